@@ -1,0 +1,55 @@
+// Expected refusals of the lock service, typed so a caller can switch on them (STYLE.md).
+import type { SealReason } from './ports/arbiter-api.js';
+
+export type LockErrorCode =
+  /** Bad input: key, token, TTL, identity or request shape. Nothing was read or written. */
+  | 'invalid-argument'
+  /** The identity has no prefix grant covering the key (ADR-19). Same error whether or not the key exists. */
+  | 'denied'
+  /** No LockClass of that name in the key's namespace. */
+  | 'unknown-class'
+  /** The key is held by another identity, and the request did not wait (or waiting is over: see wait-timeout). */
+  | 'contended'
+  /** The key stayed held for the whole wait. */
+  | 'wait-timeout'
+  /** The key is held by the same identity under another session: a leaked hold (ADR-13). */
+  | 'leak'
+  /** The arbiter refuses to serve: the log was restored or replaced (ADR-03). */
+  | 'sealed'
+  /** The key's namespace is homed to another region (ADR-08). */
+  | 'redirect'
+  /** The key's range is moving between shards and takes no new grants (ADR-09). */
+  | 'draining'
+  /** The session's lease is gone. */
+  | 'session-expired'
+  /** The session does not belong to this identity. */
+  | 'session-mismatch'
+  /** The log could not be reached; nothing happened. */
+  | 'unavailable'
+  /** The log did not answer in time: the operation may or may not have happened. */
+  | 'indeterminate'
+  /** Force-release or epoch advance without the approvals or acknowledgements they need (ADR-20). */
+  | 'approval-required'
+  /** The hold named is not the one there now (force-release of a hold that changed). */
+  | 'stale';
+
+export class LockError extends Error {
+  override readonly name = 'LockError';
+  readonly code: LockErrorCode;
+  /** For `redirect`: the region the key is homed to. */
+  readonly region: string | undefined;
+  /** For `sealed`: why. */
+  readonly seal: SealReason | undefined;
+
+  constructor(code: LockErrorCode, message: string, details: { region?: string; seal?: SealReason; cause?: unknown } = {}) {
+    super(`${code}: ${message}`);
+    this.code = code;
+    this.region = details.region;
+    this.seal = details.seal;
+    if (details.cause !== undefined) (this as { cause?: unknown }).cause = details.cause;
+  }
+}
+
+export function isLockError(error: unknown, code?: LockErrorCode): error is LockError {
+  return error instanceof LockError && (code === undefined || error.code === code);
+}

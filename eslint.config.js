@@ -1,0 +1,70 @@
+// Lint rules that carry the house laws of ARCHITECTURE.md, as errors:
+// - determinism: core/ and sim/ take time, randomness and timers only through ports;
+// - layering: core/ imports only core/ (and pure npm packages), sim/ imports core/, scenarios/ core/ and sim/.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const nondeterministicGlobals = [
+  'Date', 'setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval',
+  'clearImmediate', 'performance', 'process', 'crypto', 'queueMicrotask',
+].map((name) => ({ name, message: `${name} is not deterministic: take it through a port (Clock, Random) wired in src/ (ARCHITECTURE.md, Determinism rule).` }));
+
+const noMathRandom = [{ object: 'Math', property: 'random', message: 'Math.random is not seeded: use the Random port (ARCHITECTURE.md, Determinism rule).' }];
+
+const layer = (forbidden, why) => ({
+  patterns: [
+    { group: forbidden, message: why },
+    { group: ['node:*'], message: 'This layer runs in a browser worker and in the simulator: no node built-ins.' },
+  ],
+});
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-constant-condition': ['error', { checkLoops: false }],
+    },
+  },
+  {
+    files: ['core/**/*.ts', 'sim/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-globals': ['error', ...nondeterministicGlobals],
+      'no-restricted-properties': ['error', ...noMathRandom],
+    },
+  },
+  {
+    files: ['core/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', layer(
+        ['**/sim/**', '**/src/**', '**/viz/**', '**/bench/**', '**/scenarios/**', 'etcd3', 'seedrandom', 'commander', 'tsx', 'vitest'],
+        'core/ imports only core/ and pure packages (ARCHITECTURE.md, Layers).',
+      )],
+    },
+  },
+  {
+    files: ['sim/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', layer(
+        ['**/src/**', '**/viz/**', '**/bench/**', '**/scenarios/**', 'etcd3', 'commander', 'tsx'],
+        'sim/ imports only core/ (ARCHITECTURE.md, Layers).',
+      )],
+    },
+  },
+  {
+    files: ['scenarios/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/src/**', '**/viz/**', '**/bench/**', 'etcd3'], message: 'scenarios/ imports core/ and sim/ only (ARCHITECTURE.md, Layers).' }] }],
+    },
+  },
+  {
+    files: ['bin/**/*.mjs', 'eslint.config.js'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+);

@@ -1,0 +1,25 @@
+// What a command needs from the outside world, so commands are testable without a child process.
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export const processIo: CliIo = {
+  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+};
+
+/** Exit codes shared by every command. */
+export const ExitCode = {
+  ok: 0,
+  /** A check failed (an invalid class, a safety violation). */
+  failed: 1,
+  /** Bad input: unreadable file, bad flag, bad YAML. */
+  badInput: 2,
+  /** Waited for a lock and it stayed held. */
+  waitTimeout: 3,
+  /** The lock was lost (fence deadline) while the command ran. */
+  fenced: 4,
+  /** The lock service refused: sealed, unavailable, denied. */
+  refused: 5,
+} as const;

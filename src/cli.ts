@@ -1,0 +1,37 @@
+// The `lockstep` command line (ARCHITECTURE.md, "Contracts others build on"). Each subcommand lives in
+// src/commands/ and registers itself here; main() returns the exit code instead of exiting, so tests
+// can call it in-process.
+import { Command, CommanderError } from 'commander';
+import { type CliIo, ExitCode, processIo } from './cli-io.js';
+import { registerClassCommands } from './commands/class-check.js';
+import { registerLockCommand } from './commands/lock.js';
+
+export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
+  const program = new Command('lockstep')
+    .description('lockstep: a distributed lock service on etcd, with a deterministic simulator and capacity planner.')
+    .version('0.1.0')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
+  registerClassCommands(program, io, setExitCode);
+  registerLockCommand(program, io, setExitCode);
+  return program;
+}
+
+export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  let exitCode: number = ExitCode.ok;
+  const program = buildProgram(io, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here with exit code 0; a bad flag is bad input.
+      return error.exitCode === 0 ? ExitCode.ok : ExitCode.badInput;
+    }
+    io.err(`lockstep: ${error instanceof Error ? error.message : String(error)}`);
+    return ExitCode.failed;
+  }
+  return exitCode;
+}
