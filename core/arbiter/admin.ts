@@ -1,0 +1,127 @@
+// Operator actions that end holds they do not own: force-release (ADR-20) and epoch advance (ADR-03).
+// Both need two different people and a reason; both are one txn, so they either happen whole or not.
+import { LockError } from '../lock-error.js';
+import { holderKeyOf, parseLockKey, HOLDER_PREFIX, WAITER_PREFIX } from '../lock-key.js';
+import type { AdvanceEpochRequest, ForceReleaseRequest, ForceReleaseResponse } from '../ports/arbiter-api.js';
+import type { KeyValue } from '../ports/lock-log.js';
+import { EPOCH_LIMIT, formatToken, packToken, parseToken } from '../token.js';
+import type { Revision } from '../units.js';
+import type { LogGateway } from './log-gateway.js';
+import type { ClassLookup } from './policy.js';
+import { EPOCH_KEY, FORCE_PREFIX, formatEpochRecord, formatForceRecord, parseEpochRecord, parseHolderValue } from './records.js';
+import { checkIdentity } from './sessions.js';
+
+/** Force records live a day on their own lease, long enough for the audit tailer to copy them (ADR-20/21). */
+export const FORCE_RECORD_TTL_SECONDS = 24 * 60 * 60;
+const MIN_REASON_LENGTH = 10;
+
+function checkTwoPeople(first: string, second: string, roles: string): void {
+  checkIdentity(first, roles.split(' and ')[0]);
+  checkIdentity(second, roles.split(' and ')[1]);
+  if (first === second) {
+    throw new LockError('approval-required', `${roles} are both ${first}; a second, different operator must approve (ADR-20)`);
+  }
+}
+
+function checkReason(reason: unknown): string {
+  if (typeof reason !== 'string' || reason.trim().length < MIN_REASON_LENGTH) {
+    throw new LockError('approval-required', `a reason of at least ${MIN_REASON_LENGTH} characters is required, saying why (it is kept with the record for audit)`);
+  }
+  return reason.trim();
+}
+
+export async function forceRelease(gateway: LogGateway, classes: ClassLookup, request: ForceReleaseRequest, epoch: number): Promise<ForceReleaseResponse> {
+  checkTwoPeople(request.requester, request.approver, 'requester and approver');
+  const reason = checkReason(request.reason);
+  const key = parseLockKey(request.key);
+  const expected = parseToken(request.expectedToken);
+  const holderKey = holderKeyOf(key);
+  const read = await gateway.range({ key: holderKey });
+  const kv = read.kvs[0];
+  const holder = kv === undefined ? undefined : parseHolderValue(kv.value);
+  if (kv === undefined || holder === undefined || packToken(epoch, kv.createRevision) !== expected) {
+    throw new LockError('stale', `${key.text} is no longer held with token ${request.expectedToken}; inspect it again before releasing`);
+  }
+  const enforcement = classes.get(key.namespace, holder.className)?.enforcement ?? 'advisory';
+  if (enforcement === 'advisory' && request.acknowledgeUnfenced !== true) {
+    // ADR-20: tell the operator whether the action is safe at the moment they choose it.
+    throw new LockError('approval-required', `${key.text} is guarded by advisory class ${holder.className}: its resource does not check tokens, so the current holder may keep writing after this release. Acknowledge that two writers may act at once to proceed`);
+  }
+  const lease = await gateway.leaseGrant(FORCE_RECORD_TTL_SECONDS);
+  const recordKey = `${FORCE_PREFIX}${key.text}/${kv.createRevision}`;
+  const record = formatForceRecord({
+    key: key.text,
+    token: formatToken(expected),
+    holder: holder.identity,
+    requester: request.requester,
+    approver: request.approver,
+    reason,
+    enforcement,
+  });
+  const response = await gateway.txn({
+    compare: [{ key: holderKey, target: 'create', op: '=', value: kv.createRevision }],
+    success: [
+      { type: 'delete', key: holderKey },
+      { type: 'put', key: recordKey, value: record, lease: lease.id },
+    ],
+    failure: [],
+  });
+  if (!response.succeeded) {
+    await gateway.leaseRevoke(lease.id, ['lease-not-found']).catch(() => undefined);
+    throw new LockError('stale', `${key.text} changed hands while the force-release was being written; inspect it again`);
+  }
+  return { released: true, enforcement, recordKey };
+}
+
+export interface EpochAdvanced {
+  readonly epoch: number;
+  readonly clusterId: bigint;
+  readonly revision: Revision;
+  readonly holdsDeleted: number;
+  readonly epochKv: KeyValue;
+}
+
+/**
+ * ADR-03: one txn sets epoch E+1 bound to the cluster ID the log answers with now, and deletes every
+ * hold and durable waiter, so no restored hold survives into the new epoch. Runs while sealed.
+ */
+export async function advanceEpoch(gateway: LogGateway, request: AdvanceEpochRequest): Promise<EpochAdvanced> {
+  const [first, second] = request.approvers;
+  checkTwoPeople(first, second, 'first approver and second approver');
+  checkReason(request.reason);
+  const read = await gateway.range({ key: EPOCH_KEY }, { whileSealed: true });
+  const kv = read.kvs[0];
+  const old = kv === undefined ? undefined : parseEpochRecord(kv.value);
+  const epoch = (old?.epoch ?? 0) + 1;
+  if (epoch >= EPOCH_LIMIT) throw new LockError('invalid-argument', `epoch ${epoch} would reach 2^15 (ADR-02); tokens cannot grow further`);
+  const clusterId = read.header.clusterId;
+  const response = await gateway.txn(
+    {
+      compare: [{ key: EPOCH_KEY, target: 'mod', op: '=', value: kv?.modRevision ?? 0n }],
+      success: [
+        { type: 'put', key: EPOCH_KEY, value: formatEpochRecord({ epoch, clusterId }) },
+        { type: 'delete', key: HOLDER_PREFIX, prefix: true },
+        { type: 'delete', key: WAITER_PREFIX, prefix: true },
+      ],
+      failure: [],
+    },
+    { whileSealed: true },
+  );
+  if (!response.succeeded) throw new LockError('stale', 'the epoch record changed during the advance (another advance ran); check status and retry');
+  const deleted = response.responses[1];
+  const epochKv: KeyValue = {
+    key: EPOCH_KEY,
+    value: formatEpochRecord({ epoch, clusterId }),
+    createRevision: kv?.createRevision ?? response.header.revision,
+    modRevision: response.header.revision,
+    version: (kv?.version ?? 0n) + 1n,
+    lease: kv?.lease ?? (0n as KeyValue['lease']),
+  };
+  return {
+    epoch,
+    clusterId,
+    revision: response.header.revision,
+    holdsDeleted: deleted?.type === 'delete' ? deleted.deleted : 0,
+    epochKv,
+  };
+}

@@ -1,0 +1,94 @@
+// The arbiter's view of the epoch record (ADR-02/03). Every grant compares the record's mod revision,
+// so a record changed by another arbiter (an epoch advance) fails the grant txn, and the arbiter
+// reloads and re-binds its seal before trying again.
+import { LockError } from '../lock-error.js';
+import type { KeyValue } from '../ports/lock-log.js';
+import type { Revision } from '../units.js';
+import type { LogGateway } from './log-gateway.js';
+import { EPOCH_KEY, type EpochRecord, formatEpochRecord, parseEpochRecord } from './records.js';
+import type { SealGuard } from './seal-guard.js';
+
+export interface CurrentEpoch {
+  readonly record: EpochRecord;
+  /** The mod revision of /sys/epoch: what every grant txn compares. */
+  readonly modRevision: Revision;
+}
+
+export class EpochState {
+  private current: CurrentEpoch | undefined;
+  private loading: Promise<CurrentEpoch> | undefined;
+
+  constructor(
+    private readonly gateway: LogGateway,
+    private readonly guard: SealGuard,
+    /** Create epoch 1 on a log that has no epoch record. Off by default: a restored log without one must seal. */
+    private readonly bootstrap: boolean,
+  ) {}
+
+  get known(): CurrentEpoch | undefined {
+    return this.current;
+  }
+
+  /** The current epoch, loading it on first use. */
+  async get(): Promise<CurrentEpoch> {
+    if (this.current !== undefined) return this.current;
+    return this.reload();
+  }
+
+  /** Reads the record again (after a grant txn saw it change). Concurrent callers share one read. */
+  reload(): Promise<CurrentEpoch> {
+    this.loading ??= this.load().finally(() => {
+      this.loading = undefined;
+    });
+    return this.loading;
+  }
+
+  /** Adopts a record the arbiter has just written or read in a txn. */
+  adopt(kv: KeyValue): CurrentEpoch {
+    const record = parseEpochRecord(kv.value);
+    if (record === undefined) throw unreadable(kv.value);
+    this.current = { record, modRevision: kv.modRevision };
+    this.guard.bindCluster(record.clusterId);
+    return this.current;
+  }
+
+  private async load(): Promise<CurrentEpoch> {
+    const response = await this.gateway.range({ key: EPOCH_KEY });
+    const kv = response.kvs[0];
+    if (kv !== undefined) {
+      const current = this.adopt(kv);
+      // Check the very header that carried the record: a restored log may carry an old record.
+      if (response.header.clusterId !== current.record.clusterId) {
+        this.guard.seal({ kind: 'cluster-id-mismatch', expected: current.record.clusterId, seen: response.header.clusterId });
+        this.guard.assertOpen();
+      }
+      return current;
+    }
+    if (!this.bootstrap) {
+      this.guard.seal({ kind: 'no-epoch-record' });
+      this.guard.assertOpen();
+    }
+    const record: EpochRecord = { epoch: 1, clusterId: response.header.clusterId };
+    const created = await this.gateway.txn({
+      compare: [{ key: EPOCH_KEY, target: 'create', op: '=', value: 0n }],
+      success: [{ type: 'put', key: EPOCH_KEY, value: formatEpochRecord(record) }],
+      failure: [{ type: 'range', key: EPOCH_KEY }],
+    });
+    if (created.succeeded) {
+      this.current = { record, modRevision: created.header.revision };
+      this.guard.bindCluster(record.clusterId);
+      return this.current;
+    }
+    // Another arbiter bootstrapped first: use its record.
+    const first = created.responses[0];
+    const existing = first?.type === 'range' ? first.kvs[0] : undefined;
+    if (existing === undefined) throw new LockError('unavailable', 'the epoch record vanished while bootstrapping; retry');
+    return this.adopt(existing);
+  }
+}
+
+function unreadable(value: string): LockError {
+  return new LockError('sealed', `the epoch record ${EPOCH_KEY} is unreadable (${JSON.stringify(value.slice(0, 80))}); refusing to mint tokens against it (ADR-03)`, {
+    seal: { kind: 'no-epoch-record' },
+  });
+}

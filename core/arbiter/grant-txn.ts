@@ -1,0 +1,66 @@
+// ADR-02/03/13/15: a grant is one txn, comparing holder-key absence and the epoch record, putting the
+// holder value on the session lease. Its failure branch reads the holder and the epoch record in the
+// same round trip, so a refusal is classified without a second read.
+import type { LockKey } from '../lock-key.js';
+import { holderKeyOf } from '../lock-key.js';
+import type { KeyValue, TxnRequest, TxnResponse } from '../ports/lock-log.js';
+import type { LeaseId, Revision } from '../units.js';
+import type { CurrentEpoch } from './epoch-state.js';
+import { EPOCH_KEY, type HolderValue, formatHolderValue, parseHolderValue } from './records.js';
+
+export interface GrantTxnInput {
+  readonly key: LockKey;
+  readonly identity: string;
+  readonly sessionId: LeaseId;
+  readonly className: string;
+  readonly epoch: CurrentEpoch;
+}
+
+export type GrantOutcome =
+  /** Granted at `revision`; `reentered` when the session already held it (idempotent). */
+  | { readonly kind: 'granted'; readonly revision: Revision; readonly reentered: boolean }
+  /** Held by another identity. `seenAt` is the txn's header revision: watch from the next one (ADR-15). */
+  | { readonly kind: 'contended'; readonly holder: HolderValue | undefined; readonly seenAt: Revision }
+  /** Held by the same identity under another session: a leaked hold (ADR-13). */
+  | { readonly kind: 'leak'; readonly holder: HolderValue }
+  /** The epoch record changed since the arbiter read it: reload and try again. */
+  | { readonly kind: 'epoch-changed'; readonly epochKv: KeyValue | undefined };
+
+export function grantTxn(input: GrantTxnInput): TxnRequest {
+  const holderKey = holderKeyOf(input.key);
+  const value = formatHolderValue({ identity: input.identity, sessionId: input.sessionId, className: input.className });
+  return {
+    compare: [
+      { key: holderKey, target: 'create', op: '=', value: 0n },
+      { key: EPOCH_KEY, target: 'mod', op: '=', value: input.epoch.modRevision },
+    ],
+    success: [{ type: 'put', key: holderKey, value, lease: input.sessionId }],
+    failure: [
+      { type: 'range', key: holderKey },
+      { type: 'range', key: EPOCH_KEY },
+    ],
+  };
+}
+
+export function classifyGrant(input: GrantTxnInput, response: TxnResponse): GrantOutcome {
+  if (response.succeeded) return { kind: 'granted', revision: response.header.revision, reentered: false };
+  const holderKv = rangeKv(response, 0);
+  const epochKv = rangeKv(response, 1);
+  if (epochKv === undefined || epochKv.modRevision !== input.epoch.modRevision) return { kind: 'epoch-changed', epochKv };
+  if (holderKv === undefined) {
+    // Cannot happen when the epoch compare held: the holder compare failed, so the key existed at this
+    // revision. Treat as contended so the caller retries rather than trusting a surprise.
+    return { kind: 'contended', holder: undefined, seenAt: response.header.revision };
+  }
+  const holder = parseHolderValue(holderKv.value);
+  if (holder !== undefined && holder.sessionId === input.sessionId && holderKv.lease === input.sessionId) {
+    return { kind: 'granted', revision: holderKv.createRevision, reentered: true };
+  }
+  if (holder !== undefined && holder.identity === input.identity) return { kind: 'leak', holder };
+  return { kind: 'contended', holder, seenAt: response.header.revision };
+}
+
+function rangeKv(response: TxnResponse, index: number): KeyValue | undefined {
+  const op = response.responses[index];
+  return op?.type === 'range' ? op.kvs[0] : undefined;
+}

@@ -1,0 +1,169 @@
+// ADR-14/15: waiters for one key queue in arrival order in this arbiter's memory (best effort: lost on
+// arbiter restart). Only the head of the line makes grant attempts, so one release causes one attempt.
+// A watch on the holder key, started just after the revision at which the key was seen held, wakes the
+// head; a watch event is only a hint that triggers a full grant txn, never a grant (ADR-15). A waiter
+// that misses a notification polls every second with jitter until its deadline.
+import { CancelSource, CancelledError } from '../cancel.js';
+import { LockError, isLockError } from '../lock-error.js';
+import type { Grant } from '../ports/arbiter-api.js';
+import type { Clock } from '../ports/clock.js';
+import type { Watch } from '../ports/lock-log.js';
+import { type Random, jitteredMs } from '../ports/random.js';
+import type { Revision } from '../units.js';
+import { revision } from '../units.js';
+import type { LogGateway } from './log-gateway.js';
+
+export type Attempt = () => Promise<{ readonly granted: Grant } | { readonly contendedAt: Revision }>;
+
+export const MAX_WAITERS_PER_KEY = 10_000;
+const POLL_JITTER_FRACTION = 0.2;
+
+interface Waiter {
+  readonly attempt: Attempt;
+  readonly deadlineMs: number;
+  readonly resolve: (grant: Grant) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+export interface KeyQueueDeps {
+  readonly gateway: LogGateway;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly holderKey: string;
+  readonly pollIntervalMs: number;
+  readonly shutdown: CancelSource;
+  readonly onEmpty: () => void;
+}
+
+export class KeyQueue {
+  private readonly waiters: Waiter[] = [];
+  private wakeSource = new CancelSource();
+  private pendingWake = false;
+  private watch: Watch | undefined;
+  private watchStarting = false;
+  /** Attempts made: the hot-key scenario reports attempts per release from it. */
+  attempts = 0;
+
+  constructor(private readonly deps: KeyQueueDeps) {}
+
+  get length(): number {
+    return this.waiters.length;
+  }
+
+  /** Joins the line. `seenHeldAt`: the revision at which the caller saw the key held, if it tried. */
+  join(attempt: Attempt, deadlineMs: number, seenHeldAt: Revision | undefined): Promise<Grant> {
+    if (this.waiters.length >= MAX_WAITERS_PER_KEY) {
+      return Promise.reject(new LockError('contended', `${MAX_WAITERS_PER_KEY} waiters already queue for this key; retry later`));
+    }
+    if (seenHeldAt !== undefined) this.ensureWatch(seenHeldAt);
+    return new Promise<Grant>((resolve, reject) => {
+      this.waiters.push({ attempt, deadlineMs, resolve, reject });
+      if (this.waiters.length === 1) void this.serve();
+    });
+  }
+
+  /** A hint that the key may be free: a watch event, or a release through this arbiter. */
+  wake(): void {
+    this.pendingWake = true;
+    this.wakeSource.cancel();
+  }
+
+  private async serve(): Promise<void> {
+    for (let head = this.waiters[0]; head !== undefined; head = this.waiters[0]) {
+      try {
+        head.resolve(await this.serveHead(head));
+      } catch (error) {
+        head.reject(error);
+      }
+      this.waiters.shift();
+    }
+    await this.stopWatch();
+    if (this.waiters.length === 0) this.deps.onEmpty();
+  }
+
+  private async serveHead(waiter: Waiter): Promise<Grant> {
+    for (;;) {
+      if (this.pendingWake) {
+        this.pendingWake = false;
+        const outcome = await this.tryOnce(waiter);
+        if (outcome !== undefined) return outcome;
+        continue; // a wake that arrived during the attempt is served at once
+      }
+      const remainingMs = waiter.deadlineMs - this.deps.clock.now();
+      if (remainingMs <= 0) throw new LockError('wait-timeout', 'the key stayed held for the whole wait; retry later or wait longer');
+      const pollMs = jitteredMs(this.deps.random, this.deps.pollIntervalMs, POLL_JITTER_FRACTION);
+      const woken = await this.sleep(Math.min(pollMs, remainingMs));
+      if (!woken && this.deps.clock.now() < waiter.deadlineMs) this.pendingWake = true; // the poll fallback (ADR-15)
+    }
+  }
+
+  /** One attempt; undefined when the key is still held (or the log is briefly unreachable). */
+  private async tryOnce(waiter: Waiter): Promise<Grant | undefined> {
+    this.attempts += 1;
+    try {
+      const outcome = await waiter.attempt();
+      if ('granted' in outcome) return outcome.granted;
+      this.ensureWatch(outcome.contendedAt);
+      return undefined;
+    } catch (error) {
+      // A grant txn that timed out may have committed; the next attempt finds our own hold and returns
+      // it as re-entered. Unreachable logs are retried at the next poll until the deadline.
+      if (isLockError(error, 'unavailable') || isLockError(error, 'indeterminate')) return undefined;
+      throw error;
+    }
+  }
+
+  /** Sleeps until woken (true) or the time passes (false); rejects when the arbiter shuts down. */
+  private async sleep(ms: number): Promise<boolean> {
+    const shutdown = this.deps.shutdown;
+    if (shutdown.aborted) throw new LockError('unavailable', 'the arbiter is shutting down');
+    const detach = (): void => this.wakeSource.cancel();
+    shutdown.addEventListener('abort', detach);
+    try {
+      await this.deps.clock.sleep(ms, this.wakeSource.signal);
+      return false;
+    } catch (error) {
+      if (!(error instanceof CancelledError)) throw error;
+      this.wakeSource = new CancelSource();
+      if (shutdown.aborted) throw new LockError('unavailable', 'the arbiter is shutting down');
+      return true;
+    } finally {
+      shutdown.removeEventListener('abort', detach);
+    }
+  }
+
+  private ensureWatch(seenHeldAt: Revision): void {
+    if (this.watch !== undefined || this.watchStarting) return;
+    this.watchStarting = true;
+    this.deps.gateway
+      .watch(
+        { key: this.deps.holderKey, startRevision: revision(seenHeldAt + 1n) },
+        {
+          onEvents: (batch) => {
+            if (batch.events.some((event) => event.type === 'delete')) this.wake();
+          },
+          onError: () => {
+            // Compacted or broken: try the grant at once; the next refusal re-watches from its revision.
+            this.watch = undefined;
+            this.wake();
+          },
+        },
+      )
+      .then(
+        async (watch) => {
+          this.watchStarting = false;
+          if (this.waiters.length === 0) await watch.cancel();
+          else this.watch = watch;
+        },
+        () => {
+          this.watchStarting = false; // polling covers a watch that could not start
+        },
+      );
+  }
+
+  private async stopWatch(): Promise<void> {
+    const watch = this.watch;
+    this.watch = undefined;
+    if (watch !== undefined) await watch.cancel().catch(() => undefined);
+  }
+}

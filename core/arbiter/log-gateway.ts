@@ -1,0 +1,108 @@
+// Every call the arbiter makes to the lock log goes through here, so that every response header is
+// checked against the seal (ADR-03) and no LockLogError leaks out of the arbiter as anything but a
+// typed LockError (STYLE.md: an RPC that can time out has an `indeterminate` outcome).
+import { LockError } from '../lock-error.js';
+import { isLockLogError, type LockLogErrorCode } from '../ports/lock-log-error.js';
+import type {
+  LeaseGrantResponse,
+  LeaseKeepAliveResponse,
+  LockLog,
+  RangeRequest,
+  RangeResponse,
+  ResponseHeader,
+  TxnRequest,
+  TxnResponse,
+  Watch,
+  WatchHandlers,
+  WatchRequest,
+} from '../ports/lock-log.js';
+import type { LeaseId } from '../units.js';
+import type { SealGuard } from './seal-guard.js';
+
+/** Error codes the caller handles itself, passed through as LockLogError. */
+export type PassThrough = readonly LockLogErrorCode[];
+
+interface CallOptions {
+  /** The header revision is linearizable: apply the revision-regression rule. */
+  readonly linearizable: boolean;
+  /** Epoch advance is the one operation a sealed arbiter performs. */
+  readonly whileSealed?: boolean;
+  readonly passThrough?: PassThrough;
+}
+
+export class LogGateway {
+  constructor(
+    private readonly log: LockLog,
+    private readonly guard: SealGuard,
+  ) {}
+
+  txn(request: TxnRequest, options: Partial<CallOptions> = {}): Promise<TxnResponse> {
+    return this.call(() => this.log.txn(request), { linearizable: true, ...options });
+  }
+
+  range(request: RangeRequest, options: Partial<CallOptions> = {}): Promise<RangeResponse> {
+    return this.call(() => this.log.range(request), { linearizable: request.serializable !== true, ...options });
+  }
+
+  leaseGrant(ttlSeconds: number): Promise<LeaseGrantResponse> {
+    return this.call(() => this.log.leaseGrant(ttlSeconds), { linearizable: true });
+  }
+
+  leaseKeepAlive(id: LeaseId): Promise<LeaseKeepAliveResponse> {
+    // A keepalive is answered by the leader without a Raft entry, its header filled before the renew
+    // (etcd-behaviour.md §2.1): not linearizable, so only the cluster-ID rule applies.
+    return this.call(() => this.log.leaseKeepAlive(id), { linearizable: false });
+  }
+
+  leaseRevoke(id: LeaseId, passThrough: PassThrough = []): Promise<{ readonly header: ResponseHeader }> {
+    return this.call(() => this.log.leaseRevoke(id), { linearizable: true, passThrough });
+  }
+
+  /** Watch headers come from whichever member serves the stream: cluster-ID rule only. */
+  async watch(request: WatchRequest, handlers: WatchHandlers): Promise<Watch> {
+    return this.call(
+      () =>
+        this.log.watch(request, {
+          onEvents: (batch) => {
+            try {
+              this.guard.observe(batch.header, undefined);
+            } catch {
+              return; // sealed: a hint from a foreign log must not wake anyone
+            }
+            handlers.onEvents(batch);
+          },
+          onError: (error) => handlers.onError(error),
+        }),
+      { linearizable: false },
+    );
+  }
+
+  private async call<T extends { readonly header: ResponseHeader }>(send: () => Promise<T>, options: CallOptions): Promise<T> {
+    if (options.whileSealed !== true) this.guard.assertOpen();
+    const floor = options.linearizable ? this.guard.floor() : undefined;
+    let response: T;
+    try {
+      response = await send();
+    } catch (error) {
+      if (isLockLogError(error) && options.passThrough?.includes(error.code)) throw error;
+      throw toLockError(error);
+    }
+    if (options.whileSealed === true) return response;
+    this.guard.observe(response.header, floor);
+    return response;
+  }
+}
+
+export function toLockError(error: unknown): LockError {
+  if (error instanceof LockError) return error;
+  if (isLockLogError(error)) {
+    if (error.code === 'lease-not-found') {
+      return new LockError('session-expired', 'the session lease is gone (expired or revoked); open a new session', { cause: error });
+    }
+    if (error.outcome === 'indeterminate') {
+      return new LockError('indeterminate', `the lock log did not answer in time (${error.message}); the operation may or may not have happened: inspect the key before retrying`, { cause: error });
+    }
+    return new LockError('unavailable', `the lock log refused or could not be reached (${error.message}); nothing happened, retry later`, { cause: error });
+  }
+  return new LockError('unavailable', `unexpected failure talking to the lock log: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+}

@@ -1,0 +1,25 @@
+// What the arbiter needs to know of classes and grants (core/classes, core/authz provide them). Kept
+// as narrow interfaces so the arbiter depends on the rule, not on how documents are parsed.
+
+export interface ArbiterClass {
+  readonly namespace: string;
+  readonly name: string;
+  readonly enforcement: 'fenced' | 'advisory';
+  readonly ttlSeconds: number;
+  readonly fairness: 'memory' | 'durable';
+}
+
+export interface ClassLookup {
+  get(namespace: string, name: string): ArbiterClass | undefined;
+}
+
+/** ADR-19: may this identity lock this key? Decided before any read of the log. */
+export interface Authorizer {
+  allows(identity: string, key: string): boolean;
+}
+
+/** Where a key is served (ADR-07/08/09); absent = everything is local. */
+export interface Placement {
+  /** undefined = served here; otherwise why not. */
+  check(key: string): { readonly kind: 'redirect'; readonly region: string } | { readonly kind: 'draining' } | undefined;
+}

@@ -1,0 +1,91 @@
+// The values the arbiter keeps in the log: the epoch record (ADR-03), holder values (ADR-13), session
+// records (ADR-10) and force-release records (ADR-20). JSON, parsed defensively: the log is shared
+// state, and a value we cannot read is a reason to refuse, not to guess.
+import type { LeaseId } from '../units.js';
+import { leaseId } from '../units.js';
+
+export const EPOCH_KEY = '/sys/epoch';
+export const FORCE_PREFIX = '/sys/force/';
+export const SESSION_PREFIX = '/s/';
+
+export interface EpochRecord {
+  readonly epoch: number;
+  /** The cluster ID the epoch was minted for (ADR-03). */
+  readonly clusterId: bigint;
+}
+
+export interface HolderValue {
+  readonly identity: string;
+  readonly sessionId: LeaseId;
+  readonly className: string;
+}
+
+export interface SessionRecord {
+  readonly identity: string;
+  readonly ttlSeconds: number;
+}
+
+export interface ForceRecord {
+  readonly key: string;
+  readonly token: string;
+  readonly holder: string;
+  readonly requester: string;
+  readonly approver: string;
+  readonly reason: string;
+  readonly enforcement: 'fenced' | 'advisory';
+}
+
+export function formatEpochRecord(record: EpochRecord): string {
+  return JSON.stringify({ epoch: record.epoch, clusterId: record.clusterId.toString(10) });
+}
+
+export function parseEpochRecord(text: string): EpochRecord | undefined {
+  const value = parseObject(text);
+  if (value === undefined) return undefined;
+  const { epoch, clusterId } = value;
+  if (typeof epoch !== 'number' || !Number.isInteger(epoch) || epoch < 0) return undefined;
+  if (typeof clusterId !== 'string' || !/^[0-9]+$/.test(clusterId)) return undefined;
+  return { epoch, clusterId: BigInt(clusterId) };
+}
+
+export function formatHolderValue(holder: HolderValue): string {
+  return JSON.stringify({ identity: holder.identity, session: holder.sessionId.toString(10), class: holder.className });
+}
+
+export function parseHolderValue(text: string): HolderValue | undefined {
+  const value = parseObject(text);
+  if (value === undefined) return undefined;
+  const { identity, session, class: className } = value;
+  if (typeof identity !== 'string' || typeof className !== 'string') return undefined;
+  if (typeof session !== 'string' || !/^[0-9]+$/.test(session)) return undefined;
+  return { identity, sessionId: leaseId(BigInt(session)), className };
+}
+
+export function sessionKeyOf(sessionId: LeaseId): string {
+  return `${SESSION_PREFIX}${sessionId.toString(10)}`;
+}
+
+export function formatSessionRecord(record: SessionRecord): string {
+  return JSON.stringify(record);
+}
+
+export function parseSessionRecord(text: string): SessionRecord | undefined {
+  const value = parseObject(text);
+  if (value === undefined) return undefined;
+  const { identity, ttlSeconds } = value;
+  if (typeof identity !== 'string' || typeof ttlSeconds !== 'number') return undefined;
+  return { identity, ttlSeconds };
+}
+
+export function formatForceRecord(record: ForceRecord): string {
+  return JSON.stringify(record);
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,85 @@
+// ADR-10: a session is one etcd lease per (identity, TTL); every hold attaches to it. The arbiter
+// records which identity owns each lease (a session record on the lease itself, so it vanishes with the
+// lease), so that nobody can attach holds to another identity's session. The arbiter is stateless for
+// correctness: its cache of owners is only a cache, refilled from the log.
+import { LockError } from '../lock-error.js';
+import type { Session } from '../ports/arbiter-api.js';
+import type { LeaseId } from '../units.js';
+import type { LogGateway } from './log-gateway.js';
+import { type SessionRecord, formatSessionRecord, parseSessionRecord, sessionKeyOf } from './records.js';
+
+export const MIN_TTL_SECONDS = 5; // ADR-11 platform range
+export const MAX_TTL_SECONDS = 300;
+const MAX_IDENTITY_LENGTH = 256;
+/** A bound on the owner cache: sessions beyond it are read from the log again (TigerStyle: a limit on everything). */
+const MAX_CACHED_SESSIONS = 100_000;
+
+export function checkIdentity(identity: unknown, role = 'identity'): string {
+  // eslint-disable-next-line no-control-regex
+  if (typeof identity !== 'string' || identity.length === 0 || identity.length > MAX_IDENTITY_LENGTH || /[\u0000-\u001f\u007f]/.test(identity)) {
+    throw new LockError('invalid-argument', `${role} ${JSON.stringify(String(identity).slice(0, 60))} must be 1..${MAX_IDENTITY_LENGTH} printable characters (a SPIFFE ID, say)`);
+  }
+  return identity;
+}
+
+export class SessionDirectory {
+  private readonly owners = new Map<LeaseId, SessionRecord>();
+
+  constructor(private readonly gateway: LogGateway) {}
+
+  async open(identity: string, ttlSeconds: number): Promise<Session> {
+    checkIdentity(identity);
+    if (!Number.isInteger(ttlSeconds) || ttlSeconds < MIN_TTL_SECONDS || ttlSeconds > MAX_TTL_SECONDS) {
+      throw new LockError('invalid-argument', `session TTL ${ttlSeconds} s is outside the platform range ${MIN_TTL_SECONDS}..${MAX_TTL_SECONDS} s (ADR-11); use the class's ttlSeconds`);
+    }
+    const lease = await this.gateway.leaseGrant(ttlSeconds);
+    const record: SessionRecord = { identity, ttlSeconds: lease.ttlSeconds };
+    const written = await this.gateway.txn(
+      {
+        compare: [],
+        success: [{ type: 'put', key: sessionKeyOf(lease.id), value: formatSessionRecord(record), lease: lease.id }],
+        failure: [],
+      },
+      { passThrough: ['lease-not-found'] },
+    ).catch(async (error: unknown) => {
+      await this.gateway.leaseRevoke(lease.id, ['lease-not-found']).catch(() => undefined);
+      throw error;
+    });
+    if (!written.succeeded) throw new LockError('unavailable', 'could not record the session; retry');
+    this.remember(lease.id, record);
+    return { sessionId: lease.id, identity, ttlSeconds: lease.ttlSeconds };
+  }
+
+  /** The session's record, checking that `identity` owns it. */
+  async ownedBy(sessionId: LeaseId, identity: string): Promise<SessionRecord> {
+    let record = this.owners.get(sessionId);
+    if (record === undefined) {
+      const response = await this.gateway.range({ key: sessionKeyOf(sessionId) });
+      const kv = response.kvs[0];
+      record = kv === undefined ? undefined : parseSessionRecord(kv.value);
+      if (record === undefined) throw expired(sessionId);
+      this.remember(sessionId, record);
+    }
+    if (record.identity !== identity) {
+      // Same words whether the session exists or not would hide nothing here: the caller named it.
+      throw new LockError('session-mismatch', `session ${sessionId} does not belong to ${identity}; open your own session`);
+    }
+    return record;
+  }
+
+  forget(sessionId: LeaseId): void {
+    this.owners.delete(sessionId);
+  }
+
+  private remember(sessionId: LeaseId, record: SessionRecord): void {
+    if (this.owners.size >= MAX_CACHED_SESSIONS) {
+      const oldest = this.owners.keys().next();
+      if (oldest.done !== true) this.owners.delete(oldest.value);
+    }
+    this.owners.set(sessionId, record);
+  }
+}
+
+export function expired(sessionId: LeaseId): LockError {
+  return new LockError('session-expired', `session ${sessionId} has expired or was closed; open a new session`);
+}

@@ -1,0 +1,55 @@
+// Lock keys: `namespace/path`. Checked before anything else touches them, so bad input gets a typed
+// error and writes nothing; held under `/l/` in the log (ARCHITECTURE.md, "Keys").
+import { LockError } from './lock-error.js';
+
+export const MAX_KEY_LENGTH = 256;
+const NAMESPACE = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+// C0 controls, DEL and C1 controls: invisible in logs and terminals, so never part of a key.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+export const HOLDER_PREFIX = '/l/';
+export const WAITER_PREFIX = '/q/';
+
+export interface LockKey {
+  readonly namespace: string;
+  readonly path: string;
+  /** `namespace/path` */
+  readonly text: string;
+}
+
+export function parseLockKey(text: unknown): LockKey {
+  const shown = JSON.stringify(String(text).slice(0, 60));
+  if (typeof text !== 'string' || text.length === 0) {
+    throw new LockError('invalid-argument', 'key is empty; give a key as namespace/path, e.g. payments/invoice-42');
+  }
+  if (text.length > MAX_KEY_LENGTH) {
+    throw new LockError('invalid-argument', `key ${shown}... is ${text.length} characters, over the limit of ${MAX_KEY_LENGTH}; lock a shorter name (a hash of a long id, say)`);
+  }
+  if (CONTROL.test(text)) {
+    throw new LockError('invalid-argument', `key ${shown} contains a control character; keys must be printable`);
+  }
+  const slash = text.indexOf('/');
+  if (slash <= 0 || slash === text.length - 1) {
+    throw new LockError('invalid-argument', `key ${shown} is not namespace/path; give both parts, e.g. payments/invoice-42`);
+  }
+  const namespace = text.slice(0, slash);
+  const path = text.slice(slash + 1);
+  if (!NAMESPACE.test(namespace)) {
+    throw new LockError('invalid-argument', `key ${shown}: namespace ${JSON.stringify(namespace)} must be a DNS label (lowercase letters, digits and '-', at most 63)`);
+  }
+  if (path.split('/').some((segment) => segment.length === 0)) {
+    throw new LockError('invalid-argument', `key ${shown}: path has an empty segment (a leading, trailing or double '/'); remove it`);
+  }
+  return { namespace, path, text };
+}
+
+/** Where the hold of a key lives in the log. */
+export function holderKeyOf(key: LockKey): string {
+  return `${HOLDER_PREFIX}${key.text}`;
+}
+
+/** Where durable waiters (fairness: durable, ADR-14) for a key live; one child per waiter's lease. */
+export function waiterPrefixOf(key: LockKey): string {
+  return `${WAITER_PREFIX}${key.text}/`;
+}
