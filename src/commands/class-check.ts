@@ -1,5 +1,108 @@
+// `lockstep class check [--now YYYY-MM-DD] [--json] <files...>`: checks LockClass, PauseTestResult and
+// LockGrant documents the way the admission webhook will (ADR-24), before the pull request merges.
+// Files are read here; parsing and every rule live in core/classes. The command only reads.
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { CliIo } from '../cli-io.js';
+import { type CheckResult, type Problem, type SourcedDocument, checkDocuments, isCivilDate, isDocumentSyntaxError, parseDocuments } from '../../core/classes/index.js';
+import { type CliIo, ExitCode } from '../cli-io.js';
 
-// Placeholder: `lockstep class check` lands with core/classes.
-export function registerClassCommands(_program: Command, _io: CliIo, _setExitCode: (code: number) => void): void {}
+export type ClassCheckOptions = { now?: string; json?: boolean };
+
+/** Input that could not be read at all: a missing file, or text that is not YAML. */
+type Unreadable = { file: string; line?: number; column?: number; message: string };
+
+export function registerClassCommands(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
+  const classCommand = program.command('class').description('Lock classes and grants (ADR-01, 04, 11, 17, 19, 24).');
+  classCommand
+    .command('check')
+    .description('Check LockClass, PauseTestResult and LockGrant documents. Exit 0: all valid; 1: a document is invalid; 2: unreadable input.')
+    .argument('<files...>', 'YAML files; documents in one file are separated by ---, and a pause test may sit in any of them')
+    .option('--now <date>', "today's date, YYYY-MM-DD, for waiver expiry and pause-test age (default: today in UTC)")
+    .option('--json', 'print one JSON object {ok, files, classes, problems, ...} on the last line')
+    .action(async (files: string[], options: ClassCheckOptions) => {
+      setExitCode(await runClassCheck(files, options, io));
+    });
+}
+
+export async function runClassCheck(files: readonly string[], options: ClassCheckOptions, io: CliIo): Promise<number> {
+  const today = options.now ?? todayUtc();
+  if (!isCivilDate(today)) {
+    io.err(`lockstep class check: --now ${JSON.stringify(today)} is not a calendar date; give it as YYYY-MM-DD, e.g. --now 2026-11-30`);
+    return ExitCode.badInput;
+  }
+  const { documents, unreadable } = await readAll(files, io);
+  if (unreadable.length > 0) {
+    // Nothing is judged from a partial read: a pause test in the unreadable file would look missing.
+    for (const entry of unreadable) io.err(formatUnreadable(entry));
+    if (options.json === true) io.out(JSON.stringify({ ok: false, files, today, classes: [], problems: [], errors: unreadable }));
+    return ExitCode.badInput;
+  }
+  const result = checkDocuments(documents, { today });
+  const ok = result.problems.length === 0;
+  if (options.json === true) {
+    io.out(JSON.stringify({ ok, files, today, classes: result.classes, problems: result.problems, pauseTests: result.pauseTests, grants: result.grants }));
+  } else {
+    for (const problem of result.problems) io.out(formatProblem(problem));
+    io.out(summary(result, files.length, documents.length, today));
+  }
+  return ok ? ExitCode.ok : ExitCode.failed;
+}
+
+async function readAll(files: readonly string[], io: CliIo): Promise<{ documents: SourcedDocument[]; unreadable: Unreadable[] }> {
+  const documents: SourcedDocument[] = [];
+  const unreadable: Unreadable[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      unreadable.push({ file, message: `cannot read the file: ${describeFsError(error)}` });
+      continue;
+    }
+    try {
+      const parsed = parseDocuments(text, file).documents;
+      if (parsed.length === 0) io.err(`${file}: note: no documents in this file`);
+      documents.push(...parsed);
+    } catch (error) {
+      if (!isDocumentSyntaxError(error)) throw error;
+      unreadable.push({ file, line: error.line, column: error.column, message: `not readable YAML: ${error.reason}` });
+    }
+  }
+  return { documents, unreadable };
+}
+
+/** `file:line: namespace/name: field: what is wrong; how to fix` (the line is left out when unknown). */
+export function formatProblem(problem: Problem): string {
+  const where = problem.line === undefined ? problem.source : `${problem.source}:${problem.line}`;
+  return `${where}: ${problem.namespace}/${problem.name}: ${problem.field}: ${problem.message}; ${problem.fix}`;
+}
+
+function formatUnreadable(entry: Unreadable): string {
+  const where = entry.line === undefined ? entry.file : `${entry.file}:${entry.line}:${entry.column ?? 1}`;
+  return `${where}: ${entry.message}`;
+}
+
+function summary(result: CheckResult, fileCount: number, documentCount: number, today: string): string {
+  const files = plural(fileCount, 'file');
+  if (result.problems.length > 0) {
+    return `invalid: ${plural(result.problems.length, 'problem')}; checked ${plural(documentCount, 'document')} in ${files} (today is ${today})`;
+  }
+  const counts = [plural(result.classes.length, 'class', 'classes'), plural(result.pauseTests.length, 'pause-test result'), plural(result.grants.length, 'grant')];
+  return `ok: ${counts.join(', ')} in ${files} (today is ${today})`;
+}
+
+function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+function describeFsError(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ENOENT') return 'no such file; check the path';
+  if (code === 'EISDIR') return 'it is a directory; pass the YAML files in it, e.g. dir/*.yaml';
+  if (code === 'EACCES') return 'permission denied';
+  return error instanceof Error ? error.message : String(error);
+}
+
+function todayUtc(): string {
+  return new Date().toISOString().slice(0, 10);
+}

@@ -1,0 +1,3 @@
+// Authorisation by prefix grants (ADR-19). See docs/lock-classes.md, "Prefix grants".
+export { type GrantMatch, PrefixGrants, namespaceGrant } from './prefix-grants.js';
+export { type PrefixMatch, RadixTree } from './radix-tree.js';

@@ -1,0 +1,60 @@
+// ADR-19: authorisation is a longest-prefix match of the key against the prefixes granted to the
+// caller's identity, evaluated in-process before any etcd read. The answer depends only on the
+// identity, the key and the grants, never on whether the key exists, so a denial reveals nothing
+// about other namespaces (the caller returns one `denied` error either way).
+//
+// Prefixes are plain string prefixes of keys (`namespace/path`), as etcd's RBAC treats key prefixes:
+// `payments/ledger` covers `payments/ledger/42` and also `payments/ledger-archive`. End a prefix with
+// "/" to grant a subtree only. Grant documents must start every prefix with `namespace/`
+// (core/classes/grant-rules.ts), so no grant reaches past its namespace.
+import type { LockGrant } from '../classes/model.js';
+import { type PrefixMatch, RadixTree } from './radix-tree.js';
+
+/** The grant that allowed a key, for diagnostics: which document, and which of its prefixes. */
+export type GrantMatch = { prefix: string; grant: LockGrant };
+
+export class PrefixGrants {
+  readonly #byIdentity = new Map<string, RadixTree<LockGrant>>();
+
+  /** When two grants of one identity list the same prefix, the first in `grants` is the one reported. */
+  constructor(grants: readonly LockGrant[]) {
+    for (const grant of grants) {
+      let tree = this.#byIdentity.get(grant.identity);
+      if (tree === undefined) {
+        tree = new RadixTree<LockGrant>();
+        this.#byIdentity.set(grant.identity, tree);
+      }
+      for (const prefix of grant.prefixes) tree.insert(prefix, grant);
+    }
+  }
+
+  /** Whether `identity` may lock `key` (ADR-19). */
+  allows(identity: string, key: string): boolean {
+    return this.matchingGrant(identity, key) !== undefined;
+  }
+
+  /** The longest granted prefix of `key` for `identity`, with its grant; undefined means denied. */
+  matchingGrant(identity: string, key: string): GrantMatch | undefined {
+    const match: PrefixMatch<LockGrant> | undefined = this.#byIdentity.get(identity)?.longestPrefixOf(key);
+    return match === undefined ? undefined : { prefix: match.prefix, grant: match.value };
+  }
+
+  /** Every prefix granted to `identity`, in lexicographic order (for `inspect` and error hints). */
+  prefixesOf(identity: string): string[] {
+    return (this.#byIdentity.get(identity)?.entries() ?? []).map((entry) => entry.prefix);
+  }
+
+  /** Identities with at least one grant, sorted. */
+  identities(): string[] {
+    return [...this.#byIdentity.keys()].sort();
+  }
+}
+
+/**
+ * The grant an identity has when no grant documents are given (`--grants` omitted): the whole of one
+ * namespace, `namespace/`. Used by tools and the simulator, where the class's namespace is the
+ * natural scope; a deployment always declares its grants (ADR-24).
+ */
+export function namespaceGrant(identity: string, namespace: string): LockGrant {
+  return { namespace, name: `${namespace}-implicit`, identity, prefixes: [`${namespace}/`] };
+}

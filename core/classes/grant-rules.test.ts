@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { checkFixture, lockGrantDocument } from './fixtures.js';
+import { prefixNamespace } from './grant-rules.js';
+
+describe('LockGrant documents (ADR-19, ADR-24)', () => {
+  it('accepts prefixes of the whole namespace and of paths in it', () => {
+    const result = checkFixture([lockGrantDocument({ identity: 'spiffe://example.org/ledger', prefixes: ['payments/', 'payments/ledger/', 'payments/ledger-42'] })]);
+    expect(result.problems).toEqual([]);
+    expect(result.grants[0]?.prefixes).toEqual(['payments/', 'payments/ledger/', 'payments/ledger-42']);
+  });
+
+  it.each([
+    ['pay', /is "pay"; a prefix must be a namespace, "\/"/],
+    ['/payments/', /is "\/payments\/"/],
+    ['Payments/', /is "Payments\/"/],
+    ['payments/led ger', /is "payments\/led ger"/],
+    [42, /is 42/],
+  ])('reports the malformed prefix %j on its own list item', (prefix, message) => {
+    const result = checkFixture([lockGrantDocument({ identity: 'x', prefixes: ['payments/ok/', prefix] })]);
+    expect(result.problems).toEqual([expect.objectContaining({ field: 'spec.prefixes.1', line: 10, message: expect.stringMatching(message) })]);
+    expect(result.grants).toEqual([]);
+  });
+
+  it('refuses a prefix in another namespace than the grant\'s own', () => {
+    const result = checkFixture([lockGrantDocument({ identity: 'x', prefixes: ['billing/invoices/'] })]);
+    expect(result.problems).toEqual([
+      expect.objectContaining({ field: 'spec.prefixes.0', message: expect.stringMatching(/is in namespace billing, but this grant lives in namespace payments.*\(ADR-24\)/) }),
+    ]);
+  });
+
+  it.each([
+    ['an empty prefix list', { identity: 'x', prefixes: [] }, 'spec.prefixes'],
+    ['no prefixes', { identity: 'x' }, 'spec.prefixes'],
+    ['an identity with a space', { identity: 'spiffe://example.org/a b', prefixes: ['payments/'] }, 'spec.identity'],
+    ['no identity', { prefixes: ['payments/'] }, 'spec.identity'],
+  ])('reports %s', (_what, spec, field) => {
+    expect(checkFixture([lockGrantDocument(spec)]).problems.map((p) => p.field)).toEqual([field]);
+  });
+});
+
+describe('prefixNamespace', () => {
+  it('finds the namespace segment of a well-formed prefix only', () => {
+    expect(prefixNamespace('payments/')).toBe('payments');
+    expect(prefixNamespace('payments/ledger/42')).toBe('payments');
+    expect(prefixNamespace('payments')).toBeUndefined();
+    expect(prefixNamespace('/ledger')).toBeUndefined();
+    expect(prefixNamespace('pay ments/')).toBeUndefined();
+  });
+});
