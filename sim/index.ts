@@ -1,0 +1,25 @@
+// The simulator's foundation: kernel (virtual time, events, RNG streams, drain), processes with
+// clocks, network, disks and trace. scenarios/ and src/ import from here.
+export { Kernel, MaxEventsExceededError, DEFAULT_MAX_EVENTS } from './kernel/kernel.js';
+export type { KernelOptions, RunOptions, RunResult, Deferred, EventCallback, EventId } from './kernel/kernel.js';
+export { EventHeap, SLOT_SPACE } from './kernel/event-heap.js';
+export { Rng, RandomStream, deriveSeed } from './kernel/rng.js';
+export { compileDistribution, standardNormalQuantile } from './kernel/distribution.js';
+export type { DistributionSpec, Quantile } from './kernel/distribution.js';
+export { SimProcess } from './process/process.js';
+export type { ProcessOptions, ProcessState, CrashOptions, CrashHook, RestartHook, TimerId } from './process/process.js';
+export { LocalClock, nextUp } from './process/local-clock.js';
+export type { ClockSpec } from './process/local-clock.js';
+export { Network, DEFAULT_MAX_IN_FLIGHT } from './net/network.js';
+export type { NetworkOptions, Delivery, MessageHandler, DropReason } from './net/network.js';
+export { resolveLink, DEFAULT_LATENCY } from './net/link-spec.js';
+export type { LinkSpec, ResolvedLink } from './net/link-spec.js';
+export type { PartitionSpec, PartitionId } from './net/partition.js';
+export { Disk, DEFAULT_MAX_QUEUED_FSYNCS } from './disk/disk.js';
+export type { DiskOptions } from './disk/disk.js';
+export { Trace, DEFAULT_MAX_KEPT_RECORDS } from './trace/trace.js';
+export type { TraceOptions, TraceRecord, TraceListener } from './trace/trace.js';
+export { Fnv1a64, fnv1a64Hex } from './trace/fnv64.js';
+export { canonicalText } from './trace/canonical.js';
+export { runReferenceWorkload } from './trace/reference-workload.js';
+export type { ReferenceWorkloadOptions, ReferenceWorkloadResult } from './trace/reference-workload.js';

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { Trace } from './trace.js';
+
+describe('Trace', () => {
+  it('hashes records incrementally, independent of field order, without keeping them by default', () => {
+    let now = 0;
+    const a = new Trace(() => now);
+    const b = new Trace(() => now);
+    a.record('net.send', { id: 1, to: 'b' }, 'a');
+    b.record('net.send', { to: 'b', id: 1 }, 'a');
+    expect(a.hash()).toBe(b.hash());
+    now = 1.5;
+    a.record('x');
+    expect(a.hash()).not.toBe(b.hash());
+    expect(a.count).toBe(2);
+    expect(() => a.records()).toThrow('keepRecords');
+  });
+
+  it('is sensitive to time, process, kind and fields', () => {
+    const hashOf = (time: number, process: string, kind: string, value: number): string => {
+      const trace = new Trace(() => time);
+      trace.record(kind, { value }, process);
+      return trace.hash();
+    };
+    const base = hashOf(1, 'p', 'k', 1);
+    expect(new Set([base, hashOf(2, 'p', 'k', 1), hashOf(1, 'q', 'k', 1), hashOf(1, 'p', 'j', 1), hashOf(1, 'p', 'k', 2)]).size).toBe(5);
+  });
+
+  it('keeps records when asked, up to the named bound, and streams them to subscribers', () => {
+    const trace = new Trace(() => 7, { keepRecords: true, maxKeptRecords: 2 });
+    const seen: string[] = [];
+    const unsubscribe = trace.subscribe((record) => seen.push(record.kind));
+    trace.record('a', { n: 1 }, 'p');
+    unsubscribe();
+    trace.record('b');
+    expect(trace.records()).toEqual([
+      { index: 0, timeMs: 7, process: 'p', kind: 'a', fields: { n: 1 } },
+      { index: 1, timeMs: 7, process: '', kind: 'b', fields: {} },
+    ]);
+    expect(seen).toEqual(['a']);
+    expect(() => trace.record('c')).toThrow('maxKeptRecords (2)');
+  });
+});

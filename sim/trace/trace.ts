@@ -1,0 +1,94 @@
+// The run's trace (ARCHITECTURE.md, "Trace"): one record per message, fsync, fault and component event,
+// stamped with true time and the process it concerns. Its 64-bit FNV-1a hash over a canonical text is
+// the determinism check: one seed, one hash, on any machine. The hash is computed as records arrive, so
+// a long run keeps no records unless asked (`keepRecords`, for the visualiser), and then only up to a
+// named bound.
+import { canonicalText } from './canonical.js';
+import { Fnv1a64 } from './fnv64.js';
+
+export interface TraceRecord {
+  /** Position in the trace, from 0. */
+  readonly index: number;
+  /** True (simulator) time, ms. */
+  readonly timeMs: number;
+  /** The process the record concerns; '' for the world itself (kernel, network-wide faults). */
+  readonly process: string;
+  /** Dotted kind, component first: 'net.send', 'disk.fsync.done', 'process.crash', 'raft.commit'. */
+  readonly kind: string;
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+export interface TraceOptions {
+  /** Keep every record in memory (for viz and debugging). Default false: only the hash is kept. */
+  readonly keepRecords?: boolean;
+  /** Bound on kept records; exceeding it is an error naming this option. Default 1,000,000. */
+  readonly maxKeptRecords?: number;
+}
+
+export type TraceListener = (record: TraceRecord) => void;
+
+export const DEFAULT_MAX_KEPT_RECORDS = 1_000_000;
+const NO_FIELDS: Readonly<Record<string, unknown>> = Object.freeze({});
+
+export class Trace {
+  private readonly hasher = new Fnv1a64();
+  private readonly kept: TraceRecord[] | undefined;
+  private readonly maxKeptRecords: number;
+  private readonly listeners: TraceListener[] = [];
+  private recordCount = 0;
+
+  /** `nowMs` reads true time; the kernel passes its own. */
+  constructor(private readonly nowMs: () => number, options: TraceOptions = {}) {
+    this.kept = options.keepRecords === true ? [] : undefined;
+    this.maxKeptRecords = options.maxKeptRecords ?? DEFAULT_MAX_KEPT_RECORDS;
+  }
+
+  /**
+   * Appends a record at the current true time. `fields` must be plain data (see canonical.ts);
+   * key order does not matter to the hash.
+   */
+  record(kind: string, fields: Readonly<Record<string, unknown>> = NO_FIELDS, process = ''): void {
+    const index = this.recordCount++;
+    const timeMs = this.nowMs();
+    const fieldsText = canonicalText(fields);
+    // The canonical line: index, time, process and kind, then the fields; JSON-quoted strings keep the
+    // separators unambiguous.
+    this.hasher.updateString(`${index}|${JSON.stringify(timeMs)}|${JSON.stringify(process)}|${JSON.stringify(kind)}|${fieldsText}\n`);
+    if (this.kept === undefined && this.listeners.length === 0) return;
+    const entry: TraceRecord = { index, timeMs, process, kind, fields };
+    if (this.kept !== undefined) {
+      if (this.kept.length >= this.maxKeptRecords) {
+        throw new Error(`trace: more than maxKeptRecords (${this.maxKeptRecords}) records kept; raise TraceOptions.maxKeptRecords or run with keepRecords: false (the hash needs no records)`);
+      }
+      this.kept.push(entry);
+    }
+    for (const listener of this.listeners) listener(entry);
+  }
+
+  /** The hash of every record so far: 16 hex digits of FNV-1a 64 over the canonical lines. */
+  hash(): string {
+    return this.hasher.hex();
+  }
+
+  /** How many records have been appended. */
+  get count(): number {
+    return this.recordCount;
+  }
+
+  /** The kept records; an error if the trace was made without `keepRecords`. */
+  records(): readonly TraceRecord[] {
+    if (this.kept === undefined) {
+      throw new Error('trace: records were not kept; construct the kernel with trace: { keepRecords: true }');
+    }
+    return this.kept;
+  }
+
+  /** Calls `listener` for every later record (e.g. to stream them to a viewer); returns an unsubscribe. */
+  subscribe(listener: TraceListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at >= 0) this.listeners.splice(at, 1);
+    };
+  }
+}
