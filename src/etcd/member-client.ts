@@ -1,0 +1,44 @@
+// One etcd3 client per etcd endpoint, with etcd3's fault handling switched off.
+//
+// Why not one Etcd3 over all endpoints: etcd3's pool retries a failed call up to three times on any
+// "recoverable" error (deadline exceeded and unavailable included) and picks hosts with Math.random. A
+// retried txn may commit twice, and a timed-out write would come back as a later, different answer
+// instead of an indeterminate outcome (STYLE.md: unknown outcomes are first-class). It also never says
+// which member served a call, which `status` and the streams need. So each endpoint gets its own Etcd3,
+// and src/etcd/endpoint-set.ts chooses the endpoint and fails over only when nothing was sent.
+import { Etcd3, type IOptions } from 'etcd3';
+
+type FaultPolicy = ReturnType<NonNullable<NonNullable<IOptions['faultHandling']>['host']>>;
+
+const noEvents = () => ({ dispose: () => {} });
+
+/** A cockatiel-shaped policy that just runs the call: no retry, no circuit breaker. */
+const passThroughPolicy = {
+  onSuccess: noEvents,
+  onFailure: noEvents,
+  execute: async <T>(fn: (context: { signal: AbortSignal }) => PromiseLike<T> | T): Promise<T> => fn({ signal: new AbortController().signal }),
+} as unknown as FaultPolicy;
+
+// HTTP/2 pings find a dead peer under an open watch stream (a partition sends no RST). etcd's server
+// enforces a 5 s minimum ping interval (--grpc-keepalive-min-time) and no pings without streams.
+const GRPC_CHANNEL_OPTIONS = {
+  'grpc.keepalive_time_ms': 10_000,
+  'grpc.keepalive_timeout_ms': 5_000,
+  'grpc.keepalive_permit_without_calls': 0,
+};
+
+export function normaliseEndpoint(endpoint: string): string {
+  const trimmed = endpoint.trim();
+  if (trimmed === '') throw new Error('an etcd endpoint is empty');
+  if (trimmed.startsWith('https://')) throw new Error(`endpoint ${trimmed}: TLS is not supported by this adapter yet; use http://`);
+  return trimmed.startsWith('http://') ? trimmed : `http://${trimmed}`;
+}
+
+/** An etcd3 client bound to exactly one member. Use its `kv`, `leaseClient`, `watchClient`, `maintenance`. */
+export function createMemberClient(endpoint: string): Etcd3 {
+  return new Etcd3({
+    hosts: [normaliseEndpoint(endpoint)],
+    faultHandling: { host: () => passThroughPolicy, global: passThroughPolicy },
+    grpcOptions: GRPC_CHANNEL_OPTIONS,
+  });
+}

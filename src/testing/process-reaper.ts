@@ -1,0 +1,45 @@
+// Test clusters must not outlive the test process: a crashed or timed-out test run would otherwise leave
+// etcd members running and temporary data dirs behind. 'exit' handlers must be synchronous, so this kills
+// with SIGKILL and removes directories with rmSync.
+import type { ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+
+const liveProcesses = new Set<ChildProcess>();
+const liveDirectories = new Set<string>();
+let hooked = false;
+
+function reapAll(): void {
+  for (const child of liveProcesses) {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  liveProcesses.clear();
+  for (const directory of liveDirectories) rmSync(directory, { recursive: true, force: true });
+  liveDirectories.clear();
+}
+
+function hookExit(): void {
+  if (hooked) return;
+  hooked = true;
+  process.on('exit', reapAll);
+}
+
+/** Kill `child` when this process exits, unless it exited first. */
+export function reapOnExit(child: ChildProcess): void {
+  hookExit();
+  liveProcesses.add(child);
+  child.once('exit', () => liveProcesses.delete(child));
+}
+
+/** Remove `directory` when this process exits, unless forgetDirectory was called first. */
+export function removeOnExit(directory: string): void {
+  hookExit();
+  liveDirectories.add(directory);
+}
+
+export function forgetDirectory(directory: string): void {
+  liveDirectories.delete(directory);
+}
