@@ -5,4 +5,6 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { main } = await import('../src/cli.ts');
-process.exitCode = await main(process.argv.slice(2));
+// Exit as soon as the command is done: a request still waiting on an unreachable etcd must not keep
+// the process alive (stdout and stderr are synchronous for files and pipes on Linux, so nothing is lost).
+process.exit(await main(process.argv.slice(2)));

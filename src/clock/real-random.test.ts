@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { realRandom } from './index.js';
 import { createCryptoRandom, createSeededRandom } from './real-random.js';
 
 const draw = (next: () => number, count: number) => Array.from({ length: count }, next);
@@ -23,12 +22,5 @@ describe('real Random sources', () => {
       expect(mean).toBeGreaterThan(0.4);
       expect(mean).toBeLessThan(0.6);
     }
-  });
-});
-
-describe('realRandom', () => {
-  it('is seeded when given a seed', () => {
-    expect(realRandom('s').next()).toBe(createSeededRandom('s').next());
-    expect(realRandom().next()).toBeLessThan(1);
   });
 });

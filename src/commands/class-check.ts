@@ -1,15 +1,12 @@
 // `lockstep class check [--now YYYY-MM-DD] [--json] <files...>`: checks LockClass, PauseTestResult and
 // LockGrant documents the way the admission webhook will (ADR-24), before the pull request merges.
 // Files are read here; parsing and every rule live in core/classes. The command only reads.
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { type CheckResult, type Problem, type SourcedDocument, checkDocuments, isCivilDate, isDocumentSyntaxError, parseDocuments } from '../../core/classes/index.js';
+import { type CheckResult, type Problem, checkDocuments, isCivilDate } from '../../core/classes/index.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
+import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
 
 export type ClassCheckOptions = { now?: string; json?: boolean };
-
-/** Input that could not be read at all: a missing file, or text that is not YAML. */
-type Unreadable = { file: string; line?: number; column?: number; message: string };
 
 export function registerClassCommands(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   const classCommand = program.command('class').description('Lock classes and grants (ADR-01, 04, 11, 17, 19, 24).');
@@ -30,7 +27,7 @@ export async function runClassCheck(files: readonly string[], options: ClassChec
     io.err(`lockstep class check: --now ${JSON.stringify(today)} is not a calendar date; give it as YYYY-MM-DD, e.g. --now 2026-11-30`);
     return ExitCode.badInput;
   }
-  const { documents, unreadable } = await readAll(files, io);
+  const { documents, unreadable } = await readDocumentFiles(files, io);
   if (unreadable.length > 0) {
     // Nothing is judged from a partial read: a pause test in the unreadable file would look missing.
     for (const entry of unreadable) io.err(formatUnreadable(entry));
@@ -48,38 +45,10 @@ export async function runClassCheck(files: readonly string[], options: ClassChec
   return ok ? ExitCode.ok : ExitCode.failed;
 }
 
-async function readAll(files: readonly string[], io: CliIo): Promise<{ documents: SourcedDocument[]; unreadable: Unreadable[] }> {
-  const documents: SourcedDocument[] = [];
-  const unreadable: Unreadable[] = [];
-  for (const file of files) {
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      unreadable.push({ file, message: `cannot read the file: ${describeFsError(error)}` });
-      continue;
-    }
-    try {
-      const parsed = parseDocuments(text, file).documents;
-      if (parsed.length === 0) io.err(`${file}: note: no documents in this file`);
-      documents.push(...parsed);
-    } catch (error) {
-      if (!isDocumentSyntaxError(error)) throw error;
-      unreadable.push({ file, line: error.line, column: error.column, message: `not readable YAML: ${error.reason}` });
-    }
-  }
-  return { documents, unreadable };
-}
-
 /** `file:line: namespace/name: field: what is wrong; how to fix` (the line is left out when unknown). */
 export function formatProblem(problem: Problem): string {
   const where = problem.line === undefined ? problem.source : `${problem.source}:${problem.line}`;
   return `${where}: ${problem.namespace}/${problem.name}: ${problem.field}: ${problem.message}; ${problem.fix}`;
-}
-
-function formatUnreadable(entry: Unreadable): string {
-  const where = entry.line === undefined ? entry.file : `${entry.file}:${entry.line}:${entry.column ?? 1}`;
-  return `${where}: ${entry.message}`;
 }
 
 function summary(result: CheckResult, fileCount: number, documentCount: number, today: string): string {
@@ -93,16 +62,4 @@ function summary(result: CheckResult, fileCount: number, documentCount: number, 
 
 function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;
-}
-
-function describeFsError(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (code === 'ENOENT') return 'no such file; check the path';
-  if (code === 'EISDIR') return 'it is a directory; pass the YAML files in it, e.g. dir/*.yaml';
-  if (code === 'EACCES') return 'permission denied';
-  return error instanceof Error ? error.message : String(error);
-}
-
-function todayUtc(): string {
-  return new Date().toISOString().slice(0, 10);
 }

@@ -1,5 +1,135 @@
+// `lockstep lock --endpoints H:P[,..] --class FILE --identity ID <namespace/key> -- <command...>`
+// Wires the real world together: the etcd LockLog, the real clock, the in-process arbiter and the
+// client library, around one command (src/lock/run-locked-command.ts).
 import type { Command } from 'commander';
-import type { CliIo } from '../cli-io.js';
+import { PrefixGrants, namespaceGrant } from '../../core/authz/index.js';
+import { ClassRegistry, type LockClass, checkDocuments, isCivilDate } from '../../core/classes/index.js';
+import { isLockError } from '../../core/lock-error.js';
+import { type LockKey, parseLockKey } from '../../core/lock-key.js';
+import { Arbiter } from '../../core/arbiter/arbiter.js';
+import { LockClient } from '../../core/client/lock-client.js';
+import { type CliIo, ExitCode } from '../cli-io.js';
+import { createCryptoRandom, createRealClock, sleepMs } from '../clock/index.js';
+import { parseDuration } from '../duration.js';
+import { createEtcdLockLog } from '../etcd/index.js';
+import { runLockedCommand } from '../lock/run-locked-command.js';
+import { formatProblem } from './class-check.js';
+import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
 
-// Placeholder: `lockstep lock` lands with the arbiter and the etcd adapter.
-export function registerLockCommand(_program: Command, _io: CliIo, _setExitCode: (code: number) => void): void {}
+const CLOSE_GRACE_MS = 2000;
+
+interface LockOptions {
+  endpoints: string;
+  class: string[];
+  className?: string;
+  identity: string;
+  grants?: string[];
+  wait: string;
+  killAfter: string;
+  now?: string;
+}
+
+export function registerLockCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
+  program
+    .command('lock')
+    .description('Hold a lock while a command runs; the command gets the fencing token in LOCKSTEP_TOKEN. Exit: the command\'s code; 2 bad input; 3 wait timed out; 4 fenced (lock lost); 5 refused.')
+    .argument('<key>', 'the lock key, namespace/path')
+    .argument('<command...>', 'the command to run while holding the lock (after --)')
+    .requiredOption('--endpoints <list>', 'etcd client endpoints, host:port[,host:port...]')
+    .requiredOption('--class <file...>', 'YAML file(s) with the LockClass (and its PauseTestResult when fenced)')
+    .option('--class-name <name>', 'which LockClass to use when the files hold several in the key\'s namespace')
+    .requiredOption('--identity <id>', 'who is locking (a SPIFFE ID, say)')
+    .option('--grants <file...>', 'LockGrant documents; without them the identity is granted the class\'s namespace')
+    .option('--wait <duration>', 'how long to wait in line when the key is held (0 = do not wait)', '30s')
+    .option('--kill-after <duration>', 'grace between SIGTERM and SIGKILL when the lock is lost', '500ms')
+    .option('--now <date>', 'today\'s date (YYYY-MM-DD) for class checks; default today in UTC')
+    .action(async (key: string, command: string[], options: LockOptions) => {
+      setExitCode(await runLock(key, command, options, io));
+    });
+}
+
+async function runLock(keyText: string, command: string[], options: LockOptions, io: CliIo): Promise<number> {
+  const setup = await loadSetup(keyText, options, io);
+  if (typeof setup === 'number') return setup;
+  const log = createEtcdLockLog({ endpoints: setup.endpoints });
+  const clock = createRealClock();
+  const arbiter = new Arbiter({ log, clock, random: createCryptoRandom(), classes: setup.classes, authorizer: setup.grants, bootstrapEpoch: true });
+  const client = new LockClient({ arbiter, clock, identity: options.identity });
+  try {
+    return await runLockedCommand({
+      client,
+      key: keyText,
+      className: setup.lockClass.name,
+      ttlSeconds: setup.lockClass.ttlSeconds,
+      waitMs: setup.waitMs,
+      command,
+      killAfterMs: setup.killAfterMs,
+      io,
+    });
+  } finally {
+    // Closing revokes the session so waiters need not sit out its TTL; but a log that stopped answering
+    // (the very reason for a fence) must not hold the exit hostage: the lease then expires by itself.
+    await Promise.race([client.close(), sleepMs(CLOSE_GRACE_MS)]);
+    arbiter.close();
+    await Promise.race([log.close(), sleepMs(CLOSE_GRACE_MS)]);
+  }
+}
+
+interface Setup {
+  endpoints: string[];
+  classes: ClassRegistry;
+  lockClass: LockClass;
+  grants: PrefixGrants;
+  waitMs: number;
+  killAfterMs: number;
+}
+
+/** Everything checked before anything touches etcd: bad input exits 2 having written nothing. */
+async function loadSetup(keyText: string, options: LockOptions, io: CliIo): Promise<Setup | number> {
+  const fail = (message: string): number => {
+    io.err(`lockstep lock: ${message}`);
+    return ExitCode.badInput;
+  };
+  let waitMs: number;
+  let killAfterMs: number;
+  try {
+    waitMs = parseDuration(options.wait, '--wait');
+    killAfterMs = parseDuration(options.killAfter, '--kill-after');
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+  let key: LockKey;
+  try {
+    key = parseLockKey(keyText);
+  } catch (error) {
+    if (!isLockError(error)) throw error;
+    return fail(error.message);
+  }
+  const endpoints = options.endpoints.split(',').map((e) => e.trim()).filter((e) => e.length > 0);
+  if (endpoints.length === 0) return fail('--endpoints is empty; give host:port of at least one etcd member');
+  const today = options.now ?? todayUtc();
+  if (!isCivilDate(today)) return fail(`--now ${JSON.stringify(today)} is not a date; give YYYY-MM-DD`);
+  const files = [...options.class, ...(options.grants ?? [])];
+  const { documents, unreadable } = await readDocumentFiles(files, io);
+  if (unreadable.length > 0) {
+    for (const entry of unreadable) io.err(formatUnreadable(entry));
+    return ExitCode.badInput;
+  }
+  const checked = checkDocuments(documents, { today });
+  if (checked.problems.length > 0) {
+    for (const problem of checked.problems) io.err(formatProblem(problem));
+    return fail(`the class or grant files have ${checked.problems.length} problem(s); fix them (lockstep class check) and run again`);
+  }
+  const candidates = checked.classes.filter((c) => c.namespace === key.namespace && (options.className === undefined || c.name === options.className));
+  if (candidates.length === 0) {
+    const wanted = options.className === undefined ? `a LockClass in namespace ${key.namespace}` : `LockClass ${key.namespace}/${options.className}`;
+    return fail(`${options.class.join(', ')} hold no ${wanted}; a key's class must be declared in its namespace (ADR-24)`);
+  }
+  if (candidates.length > 1) {
+    return fail(`${options.class.join(', ')} hold ${candidates.length} classes in namespace ${key.namespace} (${candidates.map((c) => c.name).join(', ')}); choose one with --class-name`);
+  }
+  const lockClass = candidates[0] as LockClass;
+  const grantFiles = options.grants ?? [];
+  const grants = new PrefixGrants(grantFiles.length > 0 ? checked.grants : [namespaceGrant(options.identity, lockClass.namespace)]);
+  return { endpoints, classes: new ClassRegistry(checked.classes), lockClass, grants, waitMs, killAfterMs };
+}
