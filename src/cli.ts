@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { type CliIo, ExitCode, processIo } from './cli-io.js';
 import { registerClassCommands } from './commands/class-check.js';
+import { registerDemoCommand } from './commands/demo.js';
 import { registerLockCommand } from './commands/lock.js';
 
 export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
@@ -15,6 +16,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
   registerClassCommands(program, io, setExitCode);
   registerLockCommand(program, io, setExitCode);
+  registerDemoCommand(program, io, setExitCode);
   return program;
 }
 

@@ -1,0 +1,98 @@
+// Several `lockstep lock` processes contend for one key on a real etcd; each runs a command that
+// appends `start <token>` and `end <token>` to a shared journal. O_APPEND writes land in one order, so
+// the journal shows whether two commands ever ran at once, and in which order tokens were used.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const LOCKSTEP_BIN = resolve(fileURLToPath(new URL('../../bin/lockstep.mjs', import.meta.url)));
+
+export interface ContentionOptions {
+  readonly endpoints: readonly string[];
+  readonly classFile: string;
+  readonly key: string;
+  readonly processes: number;
+  /** How long each command holds the lock. */
+  readonly holdMs: number;
+  readonly waitSeconds: number;
+}
+
+export interface ContentionRun {
+  readonly identity: string;
+  readonly exitCode: number | null;
+  readonly stderr: string;
+}
+
+export interface ContentionReport {
+  readonly runs: readonly ContentionRun[];
+  /** Tokens in the order their commands started. */
+  readonly tokens: readonly string[];
+  /** Journal lines where a command started while another was still running. */
+  readonly overlaps: readonly string[];
+  readonly tokensStrictlyIncrease: boolean;
+  readonly allSucceeded: boolean;
+}
+
+// The guarded command: a tiny node program, so the demo needs nothing but node.
+const GUARDED = `
+const fs = require('node:fs');
+const [journal, holdMs] = process.argv.slice(1);
+fs.appendFileSync(journal, 'start ' + process.env.LOCKSTEP_TOKEN + '\\n');
+setTimeout(() => fs.appendFileSync(journal, 'end ' + process.env.LOCKSTEP_TOKEN + '\\n'), Number(holdMs));
+`;
+
+export async function runContention(options: ContentionOptions): Promise<ContentionReport> {
+  const dir = await mkdtemp(join(tmpdir(), 'lockstep-contention-'));
+  const journal = join(dir, 'journal');
+  try {
+    const runs = await Promise.all(
+      Array.from({ length: options.processes }, (_, i) => runOne(options, `demo-worker-${i + 1}`, journal)),
+    );
+    const lines = (await readFile(journal, 'utf8').catch(() => '')).split('\n').filter((line) => line.length > 0);
+    return { runs, ...analyseJournal(lines), allSucceeded: runs.every((run) => run.exitCode === 0) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Reads the journal: every start must follow the previous command's end, and tokens must rise. */
+export function analyseJournal(lines: readonly string[]): Pick<ContentionReport, 'tokens' | 'overlaps' | 'tokensStrictlyIncrease'> {
+  const tokens: string[] = [];
+  const overlaps: string[] = [];
+  let running: string | undefined;
+  for (const [index, line] of lines.entries()) {
+    const [event, token = ''] = line.split(' ');
+    if (event === 'start') {
+      if (running !== undefined) overlaps.push(`line ${index + 1}: ${token} started while ${running} was running`);
+      running = token;
+      tokens.push(token);
+    } else if (event === 'end' && running === token) {
+      running = undefined;
+    }
+  }
+  const tokensStrictlyIncrease = tokens.every((token, i) => i === 0 || BigInt(token) > BigInt(tokens[i - 1] ?? '0'));
+  return { tokens, overlaps, tokensStrictlyIncrease };
+}
+
+function runOne(options: ContentionOptions, identity: string, journal: string): Promise<ContentionRun> {
+  const args = [
+    LOCKSTEP_BIN, 'lock',
+    '--endpoints', options.endpoints.join(','),
+    '--class', options.classFile,
+    '--identity', identity,
+    '--wait', `${options.waitSeconds}s`,
+    options.key, '--',
+    process.execPath, '-e', GUARDED, journal, String(options.holdMs),
+  ];
+  return new Promise((done) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('error', (error) => done({ identity, exitCode: null, stderr: `${stderr}${error.message}` }));
+    child.on('exit', (exitCode) => done({ identity, exitCode, stderr }));
+  });
+}
