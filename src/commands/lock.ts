@@ -23,10 +23,15 @@ interface LockOptions {
   class: string[];
   className?: string;
   identity: string;
-  grants?: string[];
+  grants: string[];
   wait: string;
   killAfter: string;
   now?: string;
+}
+
+/** Repeatable options collect into a list; not variadic, so a following key is never taken for a file. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 export function registerLockCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
@@ -36,10 +41,10 @@ export function registerLockCommand(program: Command, io: CliIo, setExitCode: (c
     .argument('<key>', 'the lock key, namespace/path')
     .argument('<command...>', 'the command to run while holding the lock (after --)')
     .requiredOption('--endpoints <list>', 'etcd client endpoints, host:port[,host:port...]')
-    .requiredOption('--class <file...>', 'YAML file(s) with the LockClass (and its PauseTestResult when fenced)')
+    .requiredOption('--class <file>', 'YAML file with the LockClass (and its PauseTestResult when fenced); repeat for more files', collect, [])
     .option('--class-name <name>', 'which LockClass to use when the files hold several in the key\'s namespace')
     .requiredOption('--identity <id>', 'who is locking (a SPIFFE ID, say)')
-    .option('--grants <file...>', 'LockGrant documents; without them the identity is granted the class\'s namespace')
+    .option('--grants <file>', 'YAML file with LockGrant documents (repeatable); without it the identity is granted the class\'s namespace', collect, [])
     .option('--wait <duration>', 'how long to wait in line when the key is held (0 = do not wait)', '30s')
     .option('--kill-after <duration>', 'grace between SIGTERM and SIGKILL when the lock is lost', '500ms')
     .option('--now <date>', 'today\'s date (YYYY-MM-DD) for class checks; default today in UTC')
@@ -109,7 +114,7 @@ async function loadSetup(keyText: string, options: LockOptions, io: CliIo): Prom
   if (endpoints.length === 0) return fail('--endpoints is empty; give host:port of at least one etcd member');
   const today = options.now ?? todayUtc();
   if (!isCivilDate(today)) return fail(`--now ${JSON.stringify(today)} is not a date; give YYYY-MM-DD`);
-  const files = [...options.class, ...(options.grants ?? [])];
+  const files = [...options.class, ...options.grants];
   const { documents, unreadable } = await readDocumentFiles(files, io);
   if (unreadable.length > 0) {
     for (const entry of unreadable) io.err(formatUnreadable(entry));
@@ -122,14 +127,13 @@ async function loadSetup(keyText: string, options: LockOptions, io: CliIo): Prom
   }
   const candidates = checked.classes.filter((c) => c.namespace === key.namespace && (options.className === undefined || c.name === options.className));
   if (candidates.length === 0) {
-    const wanted = options.className === undefined ? `a LockClass in namespace ${key.namespace}` : `LockClass ${key.namespace}/${options.className}`;
+    const wanted = options.className === undefined ? `LockClass in namespace ${key.namespace}` : `LockClass ${key.namespace}/${options.className}`;
     return fail(`${options.class.join(', ')} hold no ${wanted}; a key's class must be declared in its namespace (ADR-24)`);
   }
   if (candidates.length > 1) {
     return fail(`${options.class.join(', ')} hold ${candidates.length} classes in namespace ${key.namespace} (${candidates.map((c) => c.name).join(', ')}); choose one with --class-name`);
   }
   const lockClass = candidates[0] as LockClass;
-  const grantFiles = options.grants ?? [];
-  const grants = new PrefixGrants(grantFiles.length > 0 ? checked.grants : [namespaceGrant(options.identity, lockClass.namespace)]);
+  const grants = new PrefixGrants(options.grants.length > 0 ? checked.grants : [namespaceGrant(options.identity, lockClass.namespace)]);
   return { endpoints, classes: new ClassRegistry(checked.classes), lockClass, grants, waitMs, killAfterMs };
 }
