@@ -10,7 +10,7 @@
 // world that had moved on without it.
 //
 // So the run loop is async, and after such an event it awaits the host's `yieldToHost()` port, a
-// *macrotask* (node: setImmediate; browser: MessageChannel). A host runs every queued microtask,
+// *macrotask* (node: an immediate; browser: a MessageChannel round trip). A host runs every queued microtask,
 // including the ones those microtasks queue, before it starts the next macrotask; so when the port
 // resolves, every continuation started by the event, however many awaits deep, has run, at the event's
 // time, and time has not moved. Awaiting `Promise.resolve()` a fixed number of times would not do: each
@@ -43,7 +43,7 @@ export interface KernelOptions {
   readonly seed: string;
   /**
    * Resolves after the host has run every pending microtask (a macrotask). Node:
-   * `() => new Promise((r) => setImmediate(r))`; browser: a MessageChannel round trip. Wired by src/
+   * a promise resolved by an immediate; browser: a MessageChannel round trip. Wired by src/
    * or tests; needed as soon as any event resolves a promise.
    */
   readonly yieldToHost?: () => Promise<void>;
@@ -111,7 +111,7 @@ export class Kernel implements Clock {
     this.yieldToHost = options.yieldToHost;
     this.drainAlways = options.drain === 'always';
     if (this.drainAlways && this.yieldToHost === undefined) {
-      throw new Error("kernel: drain: 'always' needs KernelOptions.yieldToHost (node: () => new Promise((r) => setImmediate(r)))");
+      throw new Error("kernel: drain: 'always' needs KernelOptions.yieldToHost (in node, resolve it from an immediate)");
     }
     this.defaultMaxEvents = options.maxEvents ?? DEFAULT_MAX_EVENTS;
   }
@@ -291,7 +291,7 @@ export class Kernel implements Clock {
   private async drain(): Promise<void> {
     this.drainNeeded = false;
     if (this.yieldToHost === undefined) {
-      throw new Error(`kernel: an event at ${this.nowMs} ms resolved a promise, but no yieldToHost port was given; pass KernelOptions.yieldToHost (node: () => new Promise((r) => setImmediate(r)))`);
+      throw new Error(`kernel: an event at ${this.nowMs} ms resolved a promise, but no yieldToHost port was given; pass KernelOptions.yieldToHost (in node, resolve it from an immediate)`);
     }
     await this.yieldToHost();
     // Every settlement made during the drain was itself drained by it.
