@@ -1,0 +1,20 @@
+// Raft as etcd 3.4.23 runs it, for simulated members (see README.md).
+export { ETCD_3_4_RAFT_CONFIG, ETCD_3_5_RAFT_CONFIG, TICK_ADVANCE_POLL_MS, TICK_ADVANCE_WAIT_MS, raftConfig } from './config.js';
+export type { RaftConfig } from './config.js';
+export type { RaftMessage, RaftMessageType } from './message.js';
+export { describeMessage } from './message.js';
+export { RaftCore } from './raft.js';
+export type { ProposeOutcome, ReadIndexOutcome, TransferOutcome, RaftCoreOptions, TraceHook } from './raft.js';
+export { RaftLog } from './raft-log.js';
+export { Progress, Inflights } from './progress.js';
+export { ReadOnly } from './read-only.js';
+export { ReadyProducer, shouldWaitWalSync } from './ready.js';
+export type { Ready } from './ready.js';
+export { replayWal } from './wal.js';
+export type { WalRecord, RecoveredState } from './wal.js';
+export { RaftNode } from './node.js';
+export type { RaftNodeOptions, RaftStatus } from './node.js';
+export { RaftGroup, DEFAULT_RAFT_LINK, DEFAULT_WAL_FSYNC } from './group.js';
+export type { RaftGroupOptions } from './group.js';
+export { EMPTY_HARD_STATE, sameHardState } from './types.js';
+export type { ConfChangeEntry, HardState, LogEntry, MemberId, NormalEntry, RaftRole, ReadState, SoftState } from './types.js';
