@@ -103,7 +103,6 @@ async function runScenario(s: Scenario): Promise<void> {
   const reference = group.applied(names[0]!);
   for (const name of names) expect(group.applied(name)).toEqual(reference);
   expect(appliedData(reference)).toContain('final');
-  if (process.env['RAFT_STATS'] !== undefined) console.log(`faults=${s.faults.length} terms=${group.leaderOfTerm.size} maxTerm=${Math.max(...group.leaderOfTerm.keys())} acked=${acknowledged.size} applied=${reference.length} proposed=${next}`);
   for (const [value, index] of acknowledged) {
     const entry = reference[index - 1];
     expect(entry?.type === 'normal' ? entry.data : undefined, `acknowledged ${value} at ${index}`).toBe(value);

@@ -13,7 +13,7 @@ export interface TestWorld {
   readonly group: RaftGroup<string>;
 }
 
-/** `yieldToHost` comes from the test file (setImmediate is a test-only global here). */
+/** `yieldToHost` comes from the test file: host scheduling is wired by tests, never by sim/ code. */
 export function testWorld(
   yieldToHost: () => Promise<void>,
   seed: string,
