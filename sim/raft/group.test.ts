@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { Kernel } from '../kernel/kernel.js';
+import { RaftGroup } from './group.js';
 import { appliedData, memberNames, recordsOf, testWorld } from './test-world.js';
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
@@ -241,6 +243,22 @@ describe('RaftGroup: replication, persistence timing and reads', () => {
     expect(group.node(followers[0]).term).toBe(3);
   });
 
+  it('a paused leader (a stop-the-world pause) is replaced, and steps down when it resumes', async () => {
+    const { kernel, group, leader } = await steadyGroup('paused-leader');
+    const term = group.node(leader).term;
+    group.process(leader).pause();
+    await kernel.runFor(3_000);
+    const next = group.leaders().find((name) => name !== leader);
+    expect(next).toBeDefined();
+    // Raft's state is frozen with the process: it still thinks it leads the old term.
+    expect(group.node(leader).status()).toMatchObject({ role: 'leader', term });
+    group.process(leader).resume();
+    await kernel.runFor(100);
+    expect(group.leaders()).toEqual([next]);
+    expect(group.node(leader).lead).toBe(next);
+    expect(group.violations).toEqual([]);
+  });
+
   it('is deterministic: the same seed gives the same trace hash', async () => {
     const run = async (seed: string) => {
       const { kernel, group } = world(seed, 3);
@@ -252,5 +270,17 @@ describe('RaftGroup: replication, persistence timing and reads', () => {
     };
     expect(await run('det-1')).toBe(await run('det-1'));
     expect(await run('det-1')).not.toBe(await run('det-2'));
+  });
+
+  it("drains exactly: draining after every event gives the same hash (no promise escapes the kernel)", async () => {
+    const run = async (drain: 'auto' | 'always') => {
+      const kernel = new Kernel({ seed: 'drain', yieldToHost, drain });
+      const group = new RaftGroup<string>({ kernel, members: memberNames(3) });
+      const leader = (await group.runUntilLeader(5_000))!;
+      for (let i = 0; i < 5; i++) group.node(leader).propose(`v${i}`);
+      await kernel.runFor(2_000);
+      return kernel.trace.hash();
+    };
+    expect(await run('always')).toBe(await run('auto'));
   });
 });
