@@ -30,11 +30,13 @@ function checkReason(reason: unknown): string {
   return reason.trim();
 }
 
-export async function forceRelease(gateway: LogGateway, classes: ClassLookup, request: ForceReleaseRequest, epoch: number): Promise<ForceReleaseResponse> {
+/** `currentEpoch` is asked only once the request has passed every check, so bad input touches no log. */
+export async function forceRelease(gateway: LogGateway, classes: ClassLookup, request: ForceReleaseRequest, currentEpoch: () => Promise<number>): Promise<ForceReleaseResponse> {
   checkTwoPeople(request.requester, request.approver, 'requester and approver');
   const reason = checkReason(request.reason);
   const key = parseLockKey(request.key);
   const expected = parseToken(request.expectedToken);
+  const epoch = await currentEpoch();
   const holderKey = holderKeyOf(key);
   const read = await gateway.range({ key: holderKey });
   const kv = read.kvs[0];
@@ -84,15 +86,22 @@ export interface EpochAdvanced {
 /**
  * ADR-03: one txn sets epoch E+1 bound to the cluster ID the log answers with now, and deletes every
  * hold and durable waiter, so no restored hold survives into the new epoch. Runs while sealed.
+ * `servedEpoch` is the highest epoch this arbiter has minted tokens in (0 if none).
  */
-export async function advanceEpoch(gateway: LogGateway, request: AdvanceEpochRequest): Promise<EpochAdvanced> {
+export async function advanceEpoch(gateway: LogGateway, request: AdvanceEpochRequest, servedEpoch: number): Promise<EpochAdvanced> {
   const [first, second] = request.approvers;
   checkTwoPeople(first, second, 'first approver and second approver');
   checkReason(request.reason);
   const read = await gateway.range({ key: EPOCH_KEY }, { whileSealed: true });
   const kv = read.kvs[0];
   const old = kv === undefined ? undefined : parseEpochRecord(kv.value);
-  const epoch = (old?.epoch ?? 0) + 1;
+  // ADR-02/03: E+1 must be above every epoch whose tokens are already out there. The log being advanced
+  // is the one that was replaced or restored, so its record cannot be trusted for that: a fresh or wiped
+  // cluster has none (this minted epoch 1 again, and with the new cluster's low revisions every later
+  // token was below earlier ones), and an old snapshot has an older one. The epoch this arbiter served
+  // is a second floor. It is lost when the arbiter restarts: ADR-03 allocates epochs from the coord
+  // cluster so none is reused, and until that exists an operator must check the epoch after a restart.
+  const epoch = Math.max(old?.epoch ?? 0, servedEpoch) + 1;
   if (epoch >= EPOCH_LIMIT) throw new LockError('invalid-argument', `epoch ${epoch} would reach 2^15 (ADR-02); tokens cannot grow further`);
   const clusterId = read.header.clusterId;
   const response = await gateway.txn(

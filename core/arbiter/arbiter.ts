@@ -36,7 +36,7 @@ import { KeyQueue } from './key-queue.js';
 import { LogGateway } from './log-gateway.js';
 import type { ArbiterClass, Authorizer, ClassLookup, Placement } from './policy.js';
 import { SealGuard } from './seal-guard.js';
-import { SessionDirectory, checkIdentity, expired } from './sessions.js';
+import { SessionDirectory, checkIdentity, checkSessionTtl, expired } from './sessions.js';
 
 export interface ArbiterOptions {
   readonly log: LockLog;
@@ -73,6 +73,10 @@ export class Arbiter implements ArbiterApi {
   }
 
   async openSession(request: OpenSessionRequest): Promise<Session> {
+    // Bad input is refused before the log is touched: on a brand-new log the first epoch.get() writes
+    // the epoch record, which a refused request must not do.
+    checkIdentity(request.identity);
+    checkSessionTtl(request.ttlSeconds);
     await this.epoch.get();
     return this.sessions.open(request.identity, request.ttlSeconds);
   }
@@ -153,14 +157,14 @@ export class Arbiter implements ArbiterApi {
   }
 
   async forceRelease(request: ForceReleaseRequest): Promise<ForceReleaseResponse> {
-    const current = await this.epoch.get();
-    const response = await forceRelease(this.gateway, this.options.classes, request, current.record.epoch);
+    // The epoch is read only after the request has been checked, for the same reason as in openSession.
+    const response = await forceRelease(this.gateway, this.options.classes, request, async () => (await this.epoch.get()).record.epoch);
     if (response.released) this.queues.get(parseLockKey(request.key).text)?.wake();
     return response;
   }
 
   async advanceEpoch(request: AdvanceEpochRequest): Promise<AdvanceEpochResponse> {
-    const response = await advanceEpoch(this.gateway, request);
+    const response = await advanceEpoch(this.gateway, request, this.epoch.known?.record.epoch ?? 0);
     this.guard.reset(response.clusterId, response.revision);
     this.epoch.adopt(response.epochKv);
     for (const queue of this.queues.values()) queue.wake();

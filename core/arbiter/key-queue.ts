@@ -3,7 +3,7 @@
 // A watch on the holder key, started just after the revision at which the key was seen held, wakes the
 // head; a watch event is only a hint that triggers a full grant txn, never a grant (ADR-15). A waiter
 // that misses a notification polls every second with jitter until its deadline.
-import { CancelSource, CancelledError } from '../cancel.js';
+import { CancelSource, CancelledError, onCancel } from '../cancel.js';
 import { LockError, isLockError } from '../lock-error.js';
 import type { Grant } from '../ports/arbiter-api.js';
 import type { Clock } from '../ports/clock.js';
@@ -23,6 +23,8 @@ interface Waiter {
   readonly deadlineMs: number;
   readonly resolve: (grant: Grant) => void;
   readonly reject: (error: unknown) => void;
+  /** Fires once the waiter has left the line (granted, refused or timed out): ends its deadline timer. */
+  readonly settled: CancelSource;
 }
 
 export interface KeyQueueDeps {
@@ -57,8 +59,10 @@ export class KeyQueue {
     }
     if (seenHeldAt !== undefined) this.ensureWatch(seenHeldAt);
     return new Promise<Grant>((resolve, reject) => {
-      this.waiters.push({ attempt, deadlineMs, resolve, reject });
+      const waiter: Waiter = { attempt, deadlineMs, resolve, reject, settled: new CancelSource() };
+      this.waiters.push(waiter);
       if (this.waiters.length === 1) void this.serve();
+      else void this.expireInLine(waiter);
     });
   }
 
@@ -75,6 +79,7 @@ export class KeyQueue {
       } catch (error) {
         head.reject(error);
       }
+      head.settled.cancel();
       this.waiters.shift();
     }
     await this.stopWatch();
@@ -95,6 +100,30 @@ export class KeyQueue {
       const woken = await this.sleep(Math.min(pollMs, remainingMs));
       if (!woken && this.deps.clock.now() < waiter.deadlineMs) this.pendingWake = true; // the poll fallback (ADR-15)
     }
+  }
+
+  /**
+   * Only the head is served, and serveHead enforces the head's deadline; a waiter further back must
+   * still leave at its own deadline, not when the waiters ahead of it are done (without this, a 300 ms
+   * wait behind a 3 s one ended after 3 s). Leaving keeps the others' order (ADR-14).
+   */
+  private async expireInLine(waiter: Waiter): Promise<void> {
+    const detach = onCancel(this.deps.shutdown, () => waiter.settled.cancel()); // shutdown rejects it via serve()
+    try {
+      // A timer may fire a little early by this clock: the wait ends only once the deadline has passed.
+      for (let remainingMs = waiter.deadlineMs - this.deps.clock.now(); remainingMs > 0; remainingMs = waiter.deadlineMs - this.deps.clock.now()) {
+        await this.deps.clock.sleep(remainingMs, waiter.settled.signal);
+      }
+    } catch {
+      return; // it left the line first
+    } finally {
+      detach();
+    }
+    const index = this.waiters.indexOf(waiter);
+    if (index <= 0) return; // gone, or now the head: serveHead enforces its deadline
+    this.waiters.splice(index, 1);
+    waiter.settled.cancel();
+    waiter.reject(new LockError('wait-timeout', 'the key stayed held for the whole wait; retry later or wait longer'));
   }
 
   /** One attempt; undefined when the key is still held (or the log is briefly unreachable). */

@@ -22,6 +22,14 @@ export function checkIdentity(identity: unknown, role = 'identity'): string {
   return identity;
 }
 
+/** ADR-11: a session's TTL is a whole number of seconds in the platform range. */
+export function checkSessionTtl(ttlSeconds: unknown): number {
+  if (typeof ttlSeconds !== 'number' || !Number.isInteger(ttlSeconds) || ttlSeconds < MIN_TTL_SECONDS || ttlSeconds > MAX_TTL_SECONDS) {
+    throw new LockError('invalid-argument', `session TTL ${String(ttlSeconds)} s is outside the platform range ${MIN_TTL_SECONDS}..${MAX_TTL_SECONDS} s (ADR-11); use the class's ttlSeconds`);
+  }
+  return ttlSeconds;
+}
+
 export class SessionDirectory {
   private readonly owners = new Map<LeaseId, SessionRecord>();
 
@@ -29,9 +37,7 @@ export class SessionDirectory {
 
   async open(identity: string, ttlSeconds: number): Promise<Session> {
     checkIdentity(identity);
-    if (!Number.isInteger(ttlSeconds) || ttlSeconds < MIN_TTL_SECONDS || ttlSeconds > MAX_TTL_SECONDS) {
-      throw new LockError('invalid-argument', `session TTL ${ttlSeconds} s is outside the platform range ${MIN_TTL_SECONDS}..${MAX_TTL_SECONDS} s (ADR-11); use the class's ttlSeconds`);
-    }
+    checkSessionTtl(ttlSeconds);
     const lease = await this.gateway.leaseGrant(ttlSeconds);
     const record: SessionRecord = { identity, ttlSeconds: lease.ttlSeconds };
     const written = await this.gateway.txn(

@@ -2,7 +2,7 @@
 // cluster token, zap logs captured per member, and nothing left running when the test process exits.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureEtcdBinary } from './etcd-binary.js';
@@ -46,6 +46,14 @@ export interface EtcdCluster {
   stopMember(memberIndex: number): Promise<void>;
   /** Restarts a stopped member on its data dir and ports, and waits until it is healthy. */
   startMember(memberIndex: number): Promise<void>;
+  /**
+   * Kills one member (SIGKILL) and empties its data dir, keeping only its log; startMember then boots it
+   * afresh with the same name, peer URL and cluster token. etcd derives the member ID from the peer URLs
+   * and the token, and the cluster ID from the member IDs, so a 1-member cluster comes back with the same
+   * cluster ID and its revision back at 1: a restore that keeps the cluster ID (ADR-03). In a 3-member
+   * cluster the others still know the member, so wipe every member before starting any of them again.
+   */
+  wipeMember(memberIndex: number): Promise<void>;
   /** SIGSTOP / SIGCONT: a member that is alive but does nothing (a long GC pause, a stuck disk). */
   pauseMember(memberIndex: number): void;
   resumeMember(memberIndex: number): void;
@@ -171,6 +179,13 @@ function clusterHandle(rootDir: string, members: MemberState[], clusterToken: st
       const target = member(index);
       target.process.start();
       await waitUntilHealthy([target.clientUrl], DEFAULT_START_TIMEOUT_MS, () => deadMemberReport([target]));
+    },
+    async wipeMember(index) {
+      const target = member(index);
+      await target.process.stop('SIGKILL', STOP_GRACE_MS);
+      const entries = await readdir(target.dataDir);
+      const wiped = entries.map((entry) => join(target.dataDir, entry)).filter((path) => path !== target.logFile);
+      await Promise.all(wiped.map((path) => rm(path, { recursive: true, force: true })));
     },
     pauseMember: (index) => member(index).process.signal('SIGSTOP'),
     resumeMember: (index) => member(index).process.signal('SIGCONT'),

@@ -1,0 +1,104 @@
+// The seal on real etcd (ADR-03): an arbiter whose log is replaced (another cluster ID) or restored
+// with the same cluster ID (revision gone backwards) refuses to serve until two approvers advance the
+// epoch, and every token after the advance is above every token before it.
+import { describe, expect, it } from 'vitest';
+import { ALICE, BOB, FENCED, lockErrorOf, useArbiterWorld } from '../../src/testing/arbiter-fixture.js';
+import { DelegatingLockLog } from '../../src/testing/delegating-lock-log.js';
+import type { Arbiter } from './arbiter.js';
+import { EPOCH_KEY, parseEpochRecord } from './records.js';
+import type { LockLog } from '../ports/lock-log.js';
+import type { FencingToken } from '../units.js';
+
+const world = useArbiterWorld();
+const APPROVERS = ['spiffe://ops/ana', 'spiffe://ops/ben'] as const;
+const REASON = 'restored the lock log from last night’s snapshot (INC-4711)';
+
+/** Grants and releases `count` times, so the arbiter has issued (and seen) tokens; returns them. */
+async function issueTokens(arbiter: Arbiter, identity: string, count: number, label: string): Promise<FencingToken[]> {
+  const session = await world.session(arbiter, identity, FENCED.ttlSeconds);
+  const tokens: FencingToken[] = [];
+  for (let i = 0; i < count; i++) {
+    const key = world.key(`${label}-${i}`);
+    const grant = await arbiter.acquire({ identity, sessionId: session.sessionId, key, className: FENCED.name, waitMs: 0 });
+    tokens.push(grant.token);
+    await arbiter.release({ identity, sessionId: session.sessionId, key, token: grant.token });
+  }
+  return tokens;
+}
+
+async function writeJunk(log: LockLog, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) await log.txn({ compare: [], success: [{ type: 'put', key: `/junk/${i}`, value: 'x' }], failure: [] });
+}
+
+const max = (tokens: readonly FencingToken[]): FencingToken => tokens.reduce((a, b) => (b > a ? b : a));
+
+describe('arbiter seal on real etcd', () => {
+  it('seals on a cluster-ID mismatch, refuses acquire and keepalive, and serves again with higher tokens after a two-person epoch advance', async () => {
+    const second = await world.startCluster();
+    const secondLog = world.openLog(second.endpoints);
+    const switchable = new DelegatingLockLog(world.log());
+    const arbiter = world.arbiter({ log: switchable });
+    const before = await issueTokens(arbiter, ALICE, 5, 'before-switch');
+    const firstClusterId = (await world.log().status()).header.clusterId;
+    const secondClusterId = (await secondLog.status()).header.clusterId;
+    expect(secondClusterId).not.toBe(firstClusterId);
+    const held = await world.session(arbiter, BOB, FENCED.ttlSeconds);
+    const heldKey = world.key('held-across-switch');
+    before.push((await arbiter.acquire({ identity: BOB, sessionId: held.sessionId, key: heldKey, className: FENCED.name, waitMs: 0 })).token);
+
+    switchable.target = secondLog; // the log behind the arbiter is now another cluster
+    const acquire = await lockErrorOf(arbiter.acquire({ identity: BOB, sessionId: held.sessionId, key: world.key('after-switch'), className: FENCED.name, waitMs: 0 }));
+    expect([acquire.code, acquire.seal]).toEqual(['sealed', { kind: 'cluster-id-mismatch', expected: firstClusterId, seen: secondClusterId }]);
+    const keepAlive = await lockErrorOf(arbiter.keepAlive({ identity: BOB, sessionId: held.sessionId }));
+    expect([keepAlive.code, keepAlive.seal?.kind]).toEqual(['sealed', 'cluster-id-mismatch']);
+    expect((await arbiter.status()).sealed?.kind).toBe('cluster-id-mismatch');
+    expect((await secondLog.range({ key: '/l/', prefix: true })).count).toBe(0); // the sealed arbiter granted nothing there
+
+    const oneApprover = await lockErrorOf(arbiter.advanceEpoch({ approvers: [APPROVERS[0], APPROVERS[0]], reason: REASON }));
+    expect(oneApprover.code).toBe('approval-required');
+    expect((await arbiter.status()).sealed?.kind).toBe('cluster-id-mismatch');
+
+    const advanced = await arbiter.advanceEpoch({ approvers: [...APPROVERS], reason: REASON });
+    // The new cluster now carries an epoch record bound to its own ID, and the arbiter serves it.
+    const record = parseEpochRecord((await secondLog.range({ key: EPOCH_KEY })).kvs[0]?.value ?? '');
+    expect(record).toEqual({ epoch: advanced.epoch, clusterId: secondClusterId });
+    const status = await arbiter.status();
+    expect([status.sealed, status.clusterId]).toEqual([undefined, secondClusterId]);
+
+    const after = await issueTokens(arbiter, ALICE, 3, 'after-switch');
+    expect(after[0]).toBeGreaterThan(max(before));
+  });
+
+  it('seals on a revision regression when a member is wiped and restarted with the same cluster token (same cluster ID), and serves again with higher tokens after an epoch advance', async () => {
+    const restored = await world.startCluster();
+    const log = world.openLog(restored.endpoints);
+    const arbiter = world.arbiter({ log });
+    const session = await world.session(arbiter, ALICE, FENCED.ttlSeconds);
+    await writeJunk(log, 100); // drive the revision well above what a fresh member starts at
+    const before = await issueTokens(arbiter, ALICE, 3, 'before-wipe');
+    const headerBefore = (await log.status()).header;
+
+    await restored.wipeMember(0);
+    await restored.startMember(0);
+    const headerAfter = (await log.status()).header;
+    // etcd's side of the premise (ADR-03, etcd-behaviour.md §5.1): same member and cluster ID, revision reset.
+    expect([headerAfter.clusterId, headerAfter.memberId]).toEqual([headerBefore.clusterId, headerBefore.memberId]);
+    expect(headerAfter.revision).toBeLessThan(headerBefore.revision);
+
+    // The next linearizable call (the grant txn) is answered below the revision the arbiter last saw.
+    const acquire = await lockErrorOf(arbiter.acquire({ identity: ALICE, sessionId: session.sessionId, key: world.key('after-wipe'), className: FENCED.name, waitMs: 0 }));
+    const expectedSeal = { kind: 'revision-regression', highestSeen: headerBefore.revision, seen: headerAfter.revision };
+    expect([acquire.code, acquire.seal]).toEqual(['sealed', expectedSeal]);
+    const sealedStatus = await arbiter.status();
+    expect([sealedStatus.sealed, sealedStatus.clusterId]).toEqual([expectedSeal, headerBefore.clusterId]);
+
+    const advanced = await arbiter.advanceEpoch({ approvers: [...APPROVERS], reason: REASON });
+    expect(advanced.clusterId).toBe(headerBefore.clusterId);
+    expect((await arbiter.status()).sealed).toBeUndefined();
+    const after = await issueTokens(arbiter, ALICE, 3, 'after-wipe');
+    expect(after[0]).toBeGreaterThan(max(before));
+    // The session from before the wipe died with the data: it cannot carry holds into the new epoch.
+    const stale = await lockErrorOf(arbiter.acquire({ identity: ALICE, sessionId: session.sessionId, key: world.key('old-session'), className: FENCED.name, waitMs: 0 }));
+    expect(stale.code).toBe('session-expired');
+  });
+});
