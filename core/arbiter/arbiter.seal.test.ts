@@ -101,4 +101,24 @@ describe('arbiter seal on real etcd', () => {
     const stale = await lockErrorOf(arbiter.acquire({ identity: ALICE, sessionId: session.sessionId, key: world.key('old-session'), className: FENCED.name, waitMs: 0 }));
     expect(stale.code).toBe('session-expired');
   });
+
+  it('one two-person advance reopens every arbiter replica on the log, not only the one it went through', async () => {
+    const second = await world.startCluster();
+    const secondLog = world.openLog(second.endpoints);
+    const switchable = new DelegatingLockLog(world.log());
+    const through = world.arbiter({ log: switchable, pollIntervalMs: 50 });
+    const replica = world.arbiter({ log: switchable, pollIntervalMs: 50 });
+    const before = [...(await issueTokens(through, ALICE, 2, 'replica-a')), ...(await issueTokens(replica, BOB, 2, 'replica-b'))];
+
+    switchable.target = secondLog;
+    expect((await lockErrorOf(issueTokens(replica, BOB, 1, 'replica-sealed'))).code).toBe('sealed');
+    expect((await through.status()).sealed).toBeUndefined(); // not yet asked anything of the new log
+    expect((await lockErrorOf(issueTokens(through, ALICE, 1, 'through-sealed'))).code).toBe('sealed');
+
+    await through.advanceEpoch({ approvers: [...APPROVERS], reason: REASON });
+    await new Promise((resolve) => setTimeout(resolve, 100)); // past the replica's check interval
+    expect((await replica.status()).sealed).toBeUndefined();
+    const after = await issueTokens(replica, BOB, 2, 'replica-after');
+    expect(after[0]).toBeGreaterThan(max(before));
+  });
 });

@@ -65,6 +65,7 @@ export class Arbiter implements ArbiterApi {
   private readonly sessions: SessionDirectory;
   private readonly queues = new Map<string, KeyQueue>();
   private readonly shutdown = new CancelSource();
+  private lastAdvanceCheckMs = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: ArbiterOptions) {
     this.gateway = new LogGateway(options.log, this.guard);
@@ -77,11 +78,13 @@ export class Arbiter implements ArbiterApi {
     // the epoch record, which a refused request must not do.
     checkIdentity(request.identity);
     checkSessionTtl(request.ttlSeconds);
+    await this.reopenIfAdvanced();
     await this.epoch.get();
     return this.sessions.open(request.identity, request.ttlSeconds);
   }
 
   async keepAlive(request: KeepAliveRequest): Promise<KeepAliveResponse> {
+    await this.reopenIfAdvanced();
     await this.sessions.ownedBy(request.sessionId, checkIdentity(request.identity));
     const response = await this.gateway.leaseKeepAlive(request.sessionId);
     if (response.ttlSeconds <= 0) {
@@ -106,6 +109,8 @@ export class Arbiter implements ArbiterApi {
     if (!Number.isFinite(request.waitMs) || request.waitMs < 0 || request.waitMs > (this.options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS)) {
       throw new LockError('invalid-argument', `waitMs ${request.waitMs} must be between 0 and ${this.options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS}`);
     }
+    const deadlineMs = this.options.clock.now() + request.waitMs; // the wait counts from arrival
+    await this.reopenIfAdvanced();
     this.guard.assertOpen();
     const session = await this.sessions.ownedBy(request.sessionId, identity);
     if (session.ttlSeconds !== lockClass.ttlSeconds) {
@@ -117,9 +122,9 @@ export class Arbiter implements ArbiterApi {
       const first = await attempt();
       if ('granted' in first) return first.granted;
       if (request.waitMs === 0) throw new LockError('contended', `${key.text} is held by another identity; wait in line with waitMs > 0`);
-      return this.queueFor(key).join(attempt, this.options.clock.now() + request.waitMs, first.contendedAt);
+      return this.queueFor(key).join(attempt, deadlineMs, first.contendedAt);
     }
-    return queue.join(attempt, this.options.clock.now() + request.waitMs, undefined);
+    return queue.join(attempt, deadlineMs, undefined);
   }
 
   async release(request: ReleaseRequest): Promise<ReleaseResponse> {
@@ -145,6 +150,7 @@ export class Arbiter implements ArbiterApi {
   async validate(request: ValidateRequest): Promise<ValidateResponse> {
     const key = parseLockKey(request.key);
     const token = parseToken(request.token);
+    this.checkPlacement(key);
     const inspected = await this.inspect(key.text);
     const currentToken = inspected.holder?.token;
     return { valid: currentToken !== undefined && currentToken === token, currentToken };
@@ -152,6 +158,7 @@ export class Arbiter implements ArbiterApi {
 
   async inspect(keyText: string): Promise<InspectResponse> {
     const key = parseLockKey(keyText);
+    this.checkPlacement(key);
     const current = await this.epoch.get();
     return inspectKey(this.gateway, this.options.classes, key, current.record.epoch);
   }
@@ -172,6 +179,7 @@ export class Arbiter implements ArbiterApi {
   }
 
   async status(): Promise<ArbiterStatus> {
+    await this.reopenIfAdvanced();
     await this.epoch.get().catch(() => undefined);
     const known = this.epoch.known;
     return { epoch: known?.record.epoch, clusterId: known?.record.clusterId, sealed: this.guard.sealed };
@@ -180,6 +188,20 @@ export class Arbiter implements ArbiterApi {
   /** Ends all waits; the log client belongs to the caller. */
   close(): void {
     this.shutdown.cancel();
+  }
+
+  /**
+   * While sealed, looks (at most once per poll interval) for an epoch advance made through another
+   * replica, so one two-person advance opens every arbiter (see EpochState.adoptAdvance).
+   */
+  private async reopenIfAdvanced(): Promise<void> {
+    if (this.guard.sealed === undefined) return;
+    const now = this.options.clock.now();
+    if (now - this.lastAdvanceCheckMs < (this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS)) return;
+    this.lastAdvanceCheckMs = now;
+    if (await this.epoch.adoptAdvance().catch(() => false)) {
+      for (const queue of this.queues.values()) queue.wake();
+    }
   }
 
   /** Bad input and authorisation are decided before any read of the log (ADR-19). */
@@ -192,14 +214,19 @@ export class Arbiter implements ArbiterApi {
     if (lockClass === undefined) {
       throw new LockError('unknown-class', `no LockClass ${key.namespace}/${className}; a key's class must be declared in its namespace (ADR-24)`);
     }
-    const placement = this.options.placement?.check(key.text);
+    this.checkPlacement(key, lockClass.tier);
+    return lockClass;
+  }
+
+  /** ADR-08/09: a key homed elsewhere is redirected, never forwarded; a moving range takes no new grants. */
+  private checkPlacement(key: LockKey, tier?: 'coord' | 'entity'): void {
+    const placement = this.options.placement?.check(key.text, tier);
     if (placement?.kind === 'redirect') {
       throw new LockError('redirect', `${key.text} is homed to region ${placement.region}; call that region's arbiter (ADR-08)`, { region: placement.region });
     }
     if (placement?.kind === 'draining') {
       throw new LockError('draining', `${key.text} is in a range moving between shards and takes no new grants until the move completes (ADR-09)`);
     }
-    return lockClass;
   }
 
   private async attemptGrant(input: Omit<GrantTxnInput, 'epoch'>): Promise<{ granted: Grant } | { contendedAt: Revision }> {

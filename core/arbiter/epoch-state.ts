@@ -52,6 +52,23 @@ export class EpochState {
     return this.current;
   }
 
+  /**
+   * ADR-03 with several arbiter replicas: an epoch advance made through one replica (two approvers) must
+   * open the others too, or each would need its own advance, deleting every hold again. A record whose
+   * epoch is above the one this arbiter knew, bound to the cluster the log answers as now, is exactly
+   * what an advance writes: adopt it and start the revision floor again from this read.
+   */
+  async adoptAdvance(): Promise<boolean> {
+    const knownEpoch = this.current?.record.epoch ?? 0;
+    const response = await this.gateway.range({ key: EPOCH_KEY }, { whileSealed: true });
+    const kv = response.kvs[0];
+    const record = kv === undefined ? undefined : parseEpochRecord(kv.value);
+    if (kv === undefined || record === undefined || record.epoch <= knownEpoch || record.clusterId !== response.header.clusterId) return false;
+    this.guard.reset(record.clusterId, response.header.revision);
+    this.adopt(kv);
+    return true;
+  }
+
   private async load(): Promise<CurrentEpoch> {
     const response = await this.gateway.range({ key: EPOCH_KEY });
     const kv = response.kvs[0];

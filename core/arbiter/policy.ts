@@ -7,6 +7,8 @@ export interface ArbiterClass {
   readonly enforcement: 'fenced' | 'advisory';
   readonly ttlSeconds: number;
   readonly fairness: 'memory' | 'durable';
+  /** ADR-07: which cluster tier serves the class's keys. */
+  readonly tier: 'coord' | 'entity';
 }
 
 export interface ClassLookup {
@@ -20,6 +22,9 @@ export interface Authorizer {
 
 /** Where a key is served (ADR-07/08/09); absent = everything is local. */
 export interface Placement {
-  /** undefined = served here; otherwise why not. */
-  check(key: string): { readonly kind: 'redirect'; readonly region: string } | { readonly kind: 'draining' } | undefined;
+  /**
+   * undefined = served here; otherwise why not. With a tier, the key's range is checked too (draining);
+   * without one (a read that does not know the key's class yet) only the key's region.
+   */
+  check(key: string, tier?: 'coord' | 'entity'): { readonly kind: 'redirect'; readonly region: string } | { readonly kind: 'draining' } | undefined;
 }

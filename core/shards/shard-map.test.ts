@@ -55,9 +55,11 @@ describe('shard map', () => {
 
   it('redirects keys homed to another region, naming it, and refuses draining ranges', () => {
     const placement = placementFor(map, 'eu');
+    expect(placement.check('search/index-1', 'entity')).toEqual({ kind: 'redirect', region: 'us' });
     expect(placement.check('search/index-1')).toEqual({ kind: 'redirect', region: 'us' });
-    expect(placement.check('payments/moving/1')).toEqual({ kind: 'draining' });
-    expect(placement.check('payments/invoice/1')).toBeUndefined();
+    expect(placement.check('payments/moving/1', 'entity')).toEqual({ kind: 'draining' });
+    expect(placement.check('payments/moving/1', 'coord')).toBeUndefined(); // coord keys do not move between shards
+    expect(placement.check('payments/invoice/1', 'entity')).toBeUndefined();
   });
 
   it('refuses a namespace the map does not home, naming it', () => {

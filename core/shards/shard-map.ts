@@ -60,13 +60,14 @@ export function homeOf(map: ShardMap, keyText: string, tier: Tier): Home {
  * The arbiter-side check: a key homed to another region is redirected, never forwarded, so
  * cross-region latency is never hidden inside a call (ADR-08); a draining range takes no new grants.
  */
-export function placementFor(map: ShardMap, localRegion: string, tierOf: (keyText: string) => Tier = () => 'entity'): Placement {
+export function placementFor(map: ShardMap, localRegion: string): Placement {
   const draining = new Set(map.draining ?? []);
   return {
-    check(keyText) {
-      const home = homeOf(map, keyText, tierOf(keyText));
+    check(keyText, tier) {
+      const home = homeOf(map, keyText, tier ?? 'coord'); // the region is the namespace's, whatever the tier
       if (home.region !== localRegion) return { kind: 'redirect', region: home.region };
-      if (draining.has(home.homingUnit)) return { kind: 'draining' };
+      // Only entity ranges move between shards (ADR-09); the coord tier is one cluster per region.
+      if (tier === 'entity' && draining.has(home.homingUnit)) return { kind: 'draining' };
       return undefined;
     },
   };
