@@ -29,6 +29,7 @@ import type { Random } from '../ports/random.js';
 import { packToken, parseToken, unpackToken } from '../token.js';
 import type { Revision } from '../units.js';
 import { advanceEpoch, forceRelease } from './admin.js';
+import { DurableTurn } from './durable-turn.js';
 import { EpochState } from './epoch-state.js';
 import { type GrantTxnInput, classifyGrant, grantTxn } from './grant-txn.js';
 import { inspectKey } from './inspect.js';
@@ -117,6 +118,9 @@ export class Arbiter implements ArbiterApi {
       throw new LockError('invalid-argument', `session ${request.sessionId} has TTL ${session.ttlSeconds} s but class ${lockClass.namespace}/${lockClass.name} needs ${lockClass.ttlSeconds} s; one session per (identity, TTL) (ADR-10/11)`);
     }
     const attempt = () => this.attemptGrant({ key, identity, sessionId: request.sessionId, className: lockClass.name });
+    if (lockClass.fairness === 'durable' && request.waitMs > 0) {
+      return this.waitDurably(new DurableTurn(this.gateway, key, request.sessionId), key, identity, lockClass.name, deadlineMs);
+    }
     const queue = this.queues.get(key.text);
     if (queue === undefined || request.waitMs === 0) {
       const first = await attempt();
@@ -226,6 +230,32 @@ export class Arbiter implements ArbiterApi {
     }
     if (placement?.kind === 'draining') {
       throw new LockError('draining', `${key.text} is in a range moving between shards and takes no new grants until the move completes (ADR-09)`);
+    }
+  }
+
+  /**
+   * ADR-14 `fairness: durable`: the waiter's place is a key in the log; the local FIFO still decides
+   * which of this arbiter's waiters may look, but only the first in the durable line attempts a grant.
+   */
+  private async waitDurably(turn: DurableTurn, key: LockKey, identity: string, className: string, deadlineMs: number): Promise<Grant> {
+    await turn.join();
+    const attempt = async (): Promise<{ granted: Grant } | { contendedAt: Revision }> => {
+      const position = await turn.isFirst();
+      if (!position.first) return { contendedAt: position.seenAt };
+      return this.attemptGrant({ key, identity, sessionId: turn.sessionId, className, waiterKey: turn.waiterKey });
+    };
+    try {
+      const queue = this.queues.get(key.text);
+      const first = queue === undefined ? await attempt() : undefined;
+      const outcome = first !== undefined && 'granted' in first ? first.granted : await (queue ?? this.queueFor(key)).join(attempt, deadlineMs, first?.contendedAt);
+      // A re-entered grant did not run the txn that deletes the waiter key.
+      if (outcome.reentered) await turn.leave();
+      return outcome;
+    } catch (error) {
+      // A waiter that gives up leaves the line (best effort: the key also goes with its session). An
+      // arbiter shutting down does not take its waiters' places with it: that is the point of durable.
+      if (!this.shutdown.aborted) await turn.leave().catch(() => undefined);
+      throw error;
     }
   }
 

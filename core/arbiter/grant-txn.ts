@@ -14,6 +14,8 @@ export interface GrantTxnInput {
   readonly sessionId: LeaseId;
   readonly className: string;
   readonly epoch: CurrentEpoch;
+  /** A durable waiter key (ADR-14) to delete in the same txn that grants. */
+  readonly waiterKey?: string;
 }
 
 export type GrantOutcome =
@@ -34,7 +36,10 @@ export function grantTxn(input: GrantTxnInput): TxnRequest {
       { key: holderKey, target: 'create', op: '=', value: 0n },
       { key: EPOCH_KEY, target: 'mod', op: '=', value: input.epoch.modRevision },
     ],
-    success: [{ type: 'put', key: holderKey, value, lease: input.sessionId }],
+    success: [
+      { type: 'put', key: holderKey, value, lease: input.sessionId },
+      ...(input.waiterKey === undefined ? [] : [{ type: 'delete' as const, key: input.waiterKey }]),
+    ],
     failure: [
       { type: 'range', key: holderKey },
       { type: 'range', key: EPOCH_KEY },

@@ -27,11 +27,13 @@ export const BILLER = 'spiffe://lockstep.test/ns/billing/sa/biller';
 /** The classes every namespace of the fixture declares: TTL 5 s is the platform minimum (ADR-11). */
 export const FENCED = { name: 'fenced-writes', ttlSeconds: 15 } as const;
 export const FENCED_SHORT = { name: 'fenced-short', ttlSeconds: 5 } as const;
+/** ADR-14's priced option: waiters keep their place in the log (/q keys). */
+export const DURABLE = { name: 'fenced-durable', ttlSeconds: 15 } as const;
 /** Advisory classes have a 30 s TTL floor (ADR-11). */
 export const ADVISORY = { name: 'advisory-writes', ttlSeconds: 30 } as const;
 
-function lockClass(namespace: string, name: string, enforcement: 'fenced' | 'advisory', ttlSeconds: number): LockClass {
-  const common = { namespace, name, purpose: 'correctness', ttlSeconds, tier: 'entity', onQuorumLoss: 'closed', fairness: 'memory' } as const;
+function lockClass(namespace: string, name: string, enforcement: 'fenced' | 'advisory', ttlSeconds: number, fairness: 'memory' | 'durable' = 'memory'): LockClass {
+  const common = { namespace, name, purpose: 'correctness', ttlSeconds, tier: 'entity', onQuorumLoss: 'closed', fairness } as const;
   return enforcement === 'fenced'
     ? { ...common, enforcement, resource: `postgresql://${namespace}-db/${name}` }
     : { ...common, enforcement, riskOwner: `team-${namespace}`, waiverExpires: '2099-12-31' };
@@ -43,6 +45,7 @@ export function fixtureClasses(): ClassRegistry {
       lockClass(namespace, FENCED.name, 'fenced', FENCED.ttlSeconds),
       lockClass(namespace, FENCED_SHORT.name, 'fenced', FENCED_SHORT.ttlSeconds),
       lockClass(namespace, ADVISORY.name, 'advisory', ADVISORY.ttlSeconds),
+      lockClass(namespace, DURABLE.name, 'fenced', DURABLE.ttlSeconds, 'durable'),
     ]),
   );
 }

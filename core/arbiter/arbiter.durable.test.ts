@@ -1,0 +1,60 @@
+// ADR-14's `fairness: durable` on real etcd: the line is kept in the log, so it survives an arbiter
+// restart and spans arbiter replicas; waiter keys leave with a grant or a timeout.
+import { describe, expect, it } from 'vitest';
+import { createRealClock } from '../../src/clock/index.js';
+import { ALICE, BOB, CAROL, DURABLE, lockErrorOf, useArbiterWorld } from '../../src/testing/arbiter-fixture.js';
+import { parseLockKey, waiterPrefixOf } from '../lock-key.js';
+import type { Grant } from '../ports/arbiter-api.js';
+
+const world = useArbiterWorld();
+const clock = createRealClock();
+const LONG_WAIT_MS = 20_000;
+const SETTLE_MS = 200;
+
+async function waiterKeys(key: string): Promise<string[]> {
+  return (await world.log().range({ key: waiterPrefixOf(parseLockKey(key)), prefix: true })).kvs.map((kv) => kv.key);
+}
+
+describe('durable fairness (ADR-14) on real etcd', () => {
+  it('keeps a waiter ahead after its arbiter restarts, across replicas', async () => {
+    const restarted = world.arbiter();
+    const other = world.arbiter();
+    const key = world.key('durable-line');
+    const [a, b, c] = await Promise.all([ALICE, BOB, CAROL].map((identity) => world.session(other, identity, DURABLE.ttlSeconds)));
+    if (a === undefined || b === undefined || c === undefined) throw new Error('three sessions were opened');
+    const held = await other.acquire({ identity: ALICE, sessionId: a.sessionId, key, className: DURABLE.name, waitMs: 0 });
+
+    const bobFirstTry = restarted.acquire({ identity: BOB, sessionId: b.sessionId, key, className: DURABLE.name, waitMs: LONG_WAIT_MS });
+    await clock.sleep(SETTLE_MS);
+    const order: string[] = [];
+    const carol = other.acquire({ identity: CAROL, sessionId: c.sessionId, key, className: DURABLE.name, waitMs: LONG_WAIT_MS }).then((g) => (order.push('carol'), g));
+    await clock.sleep(SETTLE_MS);
+    expect(await waiterKeys(key)).toHaveLength(2);
+
+    restarted.close(); // the arbiter holding Bob's in-memory place goes away...
+    expect((await lockErrorOf(bobFirstTry)).code).toBe('unavailable');
+    expect(await waiterKeys(key)).toHaveLength(2); // ...but not his place in the log (it is on his session)
+    const comeback = world.arbiter();
+    const bob = comeback.acquire({ identity: BOB, sessionId: b.sessionId, key, className: DURABLE.name, waitMs: LONG_WAIT_MS }).then((g) => (order.push('bob'), g));
+    await clock.sleep(SETTLE_MS);
+
+    await other.release({ identity: ALICE, sessionId: a.sessionId, key, token: held.token }); // wakes Carol's arbiter at once
+    const bobGrant: Grant = await bob;
+    expect(order).toEqual(['bob']);
+    await comeback.release({ identity: BOB, sessionId: b.sessionId, key, token: bobGrant.token });
+    const carolGrant = await carol;
+    expect(order).toEqual(['bob', 'carol']);
+    expect(carolGrant.token).toBeGreaterThan(bobGrant.token);
+    expect(await waiterKeys(key)).toEqual([]); // each grant deleted its waiter key in the granting txn
+  });
+
+  it('removes a waiter key when the wait times out', async () => {
+    const arbiter = world.arbiter();
+    const key = world.key('durable-timeout');
+    const [a, b] = await Promise.all([ALICE, BOB].map((identity) => world.session(arbiter, identity, DURABLE.ttlSeconds)));
+    if (a === undefined || b === undefined) throw new Error('two sessions were opened');
+    await arbiter.acquire({ identity: ALICE, sessionId: a.sessionId, key, className: DURABLE.name, waitMs: 0 });
+    expect((await lockErrorOf(arbiter.acquire({ identity: BOB, sessionId: b.sessionId, key, className: DURABLE.name, waitMs: 300 }))).code).toBe('wait-timeout');
+    expect(await waiterKeys(key)).toEqual([]);
+  });
+});

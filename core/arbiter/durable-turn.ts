@@ -1,0 +1,52 @@
+// ADR-14, class option `fairness: durable`: a waiter's place in line is a key in the log,
+// /q/<key>/<session lease id>, put on the waiter's own session lease, so the line survives an arbiter
+// restart or a move to another arbiter replica, and vanishes with the waiter's session. Order is the
+// waiter keys' create revision (etcd's concurrency recipe); only the first waiter attempts the grant,
+// and the grant txn deletes its waiter key. Re-putting an existing key keeps its create revision, so a
+// waiter that comes back through another arbiter keeps its place. Cost: two consensus writes per
+// waiter (put and delete), which is why it is a priced class option, not the default.
+import type { LockKey } from '../lock-key.js';
+import { waiterPrefixOf } from '../lock-key.js';
+import type { LeaseId, Revision } from '../units.js';
+import type { LogGateway } from './log-gateway.js';
+
+export class DurableTurn {
+  readonly waiterKey: string;
+
+  constructor(
+    private readonly gateway: LogGateway,
+    private readonly key: LockKey,
+    readonly sessionId: LeaseId,
+  ) {
+    this.waiterKey = `${waiterPrefixOf(key)}${sessionId.toString(10)}`;
+  }
+
+  /** Takes a place in line (or keeps the one this session already has). */
+  async join(): Promise<void> {
+    await this.gateway.txn({
+      compare: [],
+      success: [{ type: 'put', key: this.waiterKey, value: '', lease: this.sessionId }],
+      failure: [],
+    });
+  }
+
+  /** Whether this waiter is first in line; `seenAt` is the revision the line was read at. */
+  async isFirst(): Promise<{ readonly first: boolean; readonly seenAt: Revision }> {
+    const line = await this.gateway.range({ key: waiterPrefixOf(this.key), prefix: true });
+    let first: { key: string; createRevision: Revision } | undefined;
+    for (const kv of line.kvs) {
+      if (first === undefined || kv.createRevision < first.createRevision) first = kv;
+    }
+    if (!line.kvs.some((kv) => kv.key === this.waiterKey)) {
+      // Our place is gone (an epoch advance clears /q): take a new one at the back.
+      await this.join();
+      return { first: first === undefined, seenAt: line.header.revision };
+    }
+    return { first: first?.key === this.waiterKey, seenAt: line.header.revision };
+  }
+
+
+  async leave(): Promise<void> {
+    await this.gateway.txn({ compare: [], success: [{ type: 'delete', key: this.waiterKey }], failure: [] });
+  }
+}
