@@ -1,0 +1,135 @@
+// lock.v1 over the simulated network: the ArbiterApi a client library speaks, carried as messages
+// between a client process and an arbiter process (ARCHITECTURE.md, "The ports": "a simulated RPC over
+// sim links"). Calls and answers cross the network like any other message, so a partition, a pause or
+// a crash of either side shows up to the client the way a real gRPC call would: as a timeout.
+//
+// Values cross by reference (the simulator is one JS heap), but errors are rebuilt on the client side
+// from plain data, so no LockError object is shared between two simulated processes.
+import { LockError, type LockErrorCode } from '../../core/lock-error.js';
+import type { ArbiterApi, SealReason } from '../../core/ports/arbiter-api.js';
+import { CancelSource, CancelledError } from '../../core/cancel.js';
+import type { Deferred, Kernel } from '../kernel/kernel.js';
+import type { Network } from '../net/network.js';
+import type { SimProcess } from '../process/process.js';
+
+export type ArbiterMethod = keyof ArbiterApi;
+
+export interface SerializedLockError {
+  readonly code: LockErrorCode;
+  readonly message: string;
+  readonly region?: string;
+  readonly seal?: SealReason;
+}
+
+export type ArbiterRpcMessage =
+  | { readonly kind: 'arbiter.call'; readonly id: number; readonly method: ArbiterMethod; readonly argument: unknown }
+  | { readonly kind: 'arbiter.return'; readonly id: number; readonly value: unknown }
+  | { readonly kind: 'arbiter.throw'; readonly id: number; readonly error: SerializedLockError };
+
+/** Calls whose effect may have happened when their answer is lost: a timeout is `indeterminate`. */
+const MUTATING: ReadonlySet<ArbiterMethod> = new Set(['openSession', 'closeSession', 'acquire', 'release', 'forceRelease', 'advanceEpoch']);
+
+export const DEFAULT_RPC_TIMEOUT_MS = 8000;
+
+/**
+ * Serves `arbiter` on `process`: every call runs in the arbiter process and its answer is sent back.
+ * A LockError travels as data; anything else thrown is a bug in the arbiter and fails the run.
+ * Listens for the process's current incarnation: after a restart, serve the new arbiter again.
+ */
+export function serveArbiter(network: Network<ArbiterRpcMessage>, process: SimProcess, arbiter: ArbiterApi, peers: (name: string) => SimProcess): void {
+  network.listen(process, async (delivery) => {
+    const message = delivery.payload;
+    if (message.kind !== 'arbiter.call') return;
+    const caller = peers(delivery.from);
+    try {
+      const method = arbiter[message.method] as (argument: unknown) => Promise<unknown>;
+      const value = await method.call(arbiter, message.argument);
+      network.send(process, caller, { kind: 'arbiter.return', id: message.id, value });
+    } catch (error) {
+      if (!(error instanceof LockError)) throw error;
+      const serialized: SerializedLockError = {
+        code: error.code,
+        message: error.message.slice(error.code.length + 2),
+        ...(error.region === undefined ? {} : { region: error.region }),
+        ...(error.seal === undefined ? {} : { seal: error.seal }),
+      };
+      network.send(process, caller, { kind: 'arbiter.throw', id: message.id, error: serialized });
+    }
+  });
+}
+
+export interface SimArbiterClientOptions {
+  readonly kernel: Kernel;
+  readonly network: Network<ArbiterRpcMessage>;
+  readonly client: SimProcess;
+  readonly server: SimProcess;
+  /** Per-call deadline on the client's own clock; an acquire adds its waitMs. */
+  readonly timeoutMs?: number;
+}
+
+/** The client side: an ArbiterApi whose every method is one message to the arbiter process. */
+export class SimArbiterClient implements ArbiterApi {
+  private nextId = 0;
+  private readonly pending = new Map<number, Deferred<unknown>>();
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: SimArbiterClientOptions) {
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
+    options.network.listen(options.client, (delivery) => this.answer(delivery.payload));
+  }
+
+  openSession = this.method('openSession');
+  keepAlive = this.method('keepAlive');
+  closeSession = this.method('closeSession');
+  acquire = this.method('acquire');
+  release = this.method('release');
+  validate = this.method('validate');
+  inspect = this.method('inspect');
+  forceRelease = this.method('forceRelease');
+  advanceEpoch = this.method('advanceEpoch');
+  status = this.method('status');
+
+  private method<M extends ArbiterMethod>(method: M): ArbiterApi[M] {
+    return ((argument: unknown) => this.call(method, argument)) as unknown as ArbiterApi[M];
+  }
+
+  private async call(method: ArbiterMethod, argument: unknown): Promise<unknown> {
+    const id = this.nextId++;
+    const answer = this.options.kernel.deferred<unknown>();
+    this.pending.set(id, answer);
+    this.options.network.send(this.options.client, this.options.server, { kind: 'arbiter.call', id, method, argument });
+    const waitMs = method === 'acquire' ? ((argument as { waitMs?: number }).waitMs ?? 0) : 0;
+    const answered = new CancelSource();
+    const timer = this.options.client
+      .clock()
+      .sleep(this.timeoutMs + waitMs, answered.signal)
+      .then(
+        () => {
+          if (!this.pending.delete(id)) return;
+          const outcome = MUTATING.has(method) ? 'indeterminate' : 'unavailable';
+          answer.reject(new LockError(outcome, `${method} got no answer from the arbiter within ${this.timeoutMs + waitMs} ms${outcome === 'indeterminate' ? '; it may or may not have happened' : ''}`));
+        },
+        (error: unknown) => {
+          if (!(error instanceof CancelledError)) throw error;
+        },
+      );
+    try {
+      return await answer.promise;
+    } finally {
+      answered.cancel();
+      await timer;
+    }
+  }
+
+  private answer(message: ArbiterRpcMessage): void {
+    if (message.kind === 'arbiter.call') return;
+    const waiting = this.pending.get(message.id);
+    if (waiting === undefined) return; // a late answer to a call that already timed out
+    this.pending.delete(message.id);
+    if (message.kind === 'arbiter.return') waiting.resolve(message.value);
+    else {
+      const { code, message: text, region, seal } = message.error;
+      waiting.reject(new LockError(code, text, { ...(region === undefined ? {} : { region }), ...(seal === undefined ? {} : { seal }) }));
+    }
+  }
+}
