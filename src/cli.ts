@@ -6,6 +6,7 @@ import { type CliIo, ExitCode, processIo } from './cli-io.js';
 import { registerClassCommands } from './commands/class-check.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerLockCommand } from './commands/lock.js';
+import { registerShardsCommand } from './commands/shards.js';
 
 export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   const program = new Command('lockstep')
@@ -17,6 +18,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
   registerClassCommands(program, io, setExitCode);
   registerLockCommand(program, io, setExitCode);
   registerDemoCommand(program, io, setExitCode);
+  registerShardsCommand(program, io, setExitCode);
   return program;
 }
 
