@@ -23,3 +23,13 @@ export { Fnv1a64, fnv1a64Hex } from './trace/fnv64.js';
 export { canonicalText } from './trace/canonical.js';
 export { runReferenceWorkload } from './trace/reference-workload.js';
 export type { ReferenceWorkloadOptions, ReferenceWorkloadResult } from './trace/reference-workload.js';
+// The simulated etcd cluster: members, builder, snapshot/restore, the LockLog client and the test driver.
+export {
+  EtcdMember, CONNECTION_RESET_DELAY_MS, createSimCluster, restoreSimCluster, createClusterNetwork, etcdTiming, DEFAULT_REQUEST_COST_MS,
+  ETCD_SIM_VERSION, computeMemberId, computeClusterId, clusterIds, defaultPeerUrl, idHex, DEFAULT_CLUSTER_TOKEN, bumpSnapshot, snapshotOf,
+  stateFromOps, createSimLockLog, DEFAULT_SIM_REQUEST_TIMEOUT_MS, SimDriver, DEFAULT_MAX_WAIT_MS, portsOf, processNamed, PortMux, MEMBER_PORT,
+} from './cluster/index.js';
+export type {
+  EtcdMemberOptions, MemberObserver, MemberRuntime, SimCluster, SimClusterOptions, EtcdTiming, EtcdTimingInput, EtcdSnapshot, SnapshotOp,
+  SimLockLog, SimLockLogOptions, SimDriverOptions, ClusterNetwork, PortHandler, ClusterMessage, ClientRequest, EtcdEntry, ResultBody, WireError,
+} from './cluster/index.js';

@@ -95,6 +95,23 @@ export class MvccStore {
     return succeed(undefined);
   }
 
+  /**
+   * What `etcdutl snapshot restore --bump-revision N --mark-compacted` does to a restored store (3.5
+   * etcdutl/snapshot/v3_snapshot.go modifyLatestRevision): the latest revision moves up by `amount` (an
+   * empty record at the new revision) and that revision becomes the compaction point, so the next write
+   * gets old + amount + 1 and nothing below the new revision can be read or watched. Only a restore
+   * calls it, before the store serves anything.
+   */
+  bumpRevision(amount: number): void {
+    if (!(Number.isInteger(amount) && amount > 0)) throw new RangeError(`mvcc: bumpRevision needs a positive whole amount, got ${amount}`);
+    this.rev += amount;
+    this.compactMainRev = this.rev;
+    this.index.compact(this.rev);
+    // Nothing is stored at the bumped revision, so the history resumes at the one after it.
+    this.log.compact(this.rev + 1);
+    this.history.update(`bump ${amount}`);
+  }
+
   /** The key's newest value, if it exists. */
   latest(key: string): KeyValue | undefined {
     return this.index.get(key, this.rev);

@@ -1,0 +1,356 @@
+// The LockLog port over the simulated network: what src/etcd/ is to real etcd, SimLockLog is to the
+// simulated cluster, and it behaves the same way:
+// - one request message per call, on the current endpoint; no retries (a retried write could apply twice);
+// - a deadline per call on the client's own clock (default 8 s: etcd's 7 s ReqTimeout plus a margin, so
+//   etcd's own timeout answer normally arrives first) → `timeout`, indeterminate for writes;
+// - errors from the member keep etcd's classification: refused ones failed, the others indeterminate
+//   for writes; after `unavailable`, `timeout` or `not-leader` the next call starts at the next endpoint;
+// - failover within a call only while nothing was sent: the client keeps a health flag per endpoint,
+//   set when its connection is reset (the member's process crashed) or its keepalive ping went
+//   unanswered (a partition, a pause, a dead machine); a flagged endpoint is skipped for
+//   `reconnectBackoffMs` (gRPC's first reconnect backoff, 1 s), then tried again. The client never looks
+//   at a member's state: it learns only from messages, resets and its own timers;
+// - watches are message streams (lock-log-watch.ts); while any is open on an endpoint, the connection is
+//   pinged like the real adapter's gRPC keepalive (every 10 s, 5 s to answer).
+// A crash of the client process loses this object with the rest of its memory: pending calls never settle.
+import { LockLogError } from '../../core/ports/lock-log-error.js';
+import type {
+  LeaseGrantResponse, LeaseKeepAliveResponse, LeaseTimeToLiveResponse, LockLog, RangeRequest, RangeResponse, ResponseHeader,
+  StatusResponse, TxnRequest, TxnResponse, Watch, WatchHandlers, WatchRequest,
+} from '../../core/ports/lock-log.js';
+import type { LeaseId, Revision } from '../../core/units.js';
+import type { Deferred, Kernel } from '../kernel/kernel.js';
+import type { SimProcess, TimerId } from '../process/process.js';
+import { ClientWatches } from './lock-log-watch.js';
+import type { EtcdMember } from './member.js';
+import { portsOf, type ClusterNetwork, type PortMux } from './ports.js';
+import { mutates, type ClientRequest, type ClusterMessage, type ResponseMessage, type ResultBody } from './protocol.js';
+
+export interface SimLockLogOptions {
+  readonly kernel: Kernel;
+  readonly network: ClusterNetwork;
+  /** The process this client runs in; its clock times the calls. */
+  readonly client: SimProcess;
+  /** Members (or their process names), in the order the client tries them. */
+  readonly endpoints: readonly (EtcdMember | string)[];
+  /** Deadline of each call (and of a watch's creation). Default 8000 ms. */
+  readonly requestTimeoutMs?: number;
+  /** How long an endpoint whose connection broke is skipped. Default 1000 ms. */
+  readonly reconnectBackoffMs?: number;
+  /** gRPC keepalive while watches are open: ping interval and answer timeout. Default 10 s and 5 s. */
+  readonly keepaliveTimeMs?: number;
+  readonly keepaliveTimeoutMs?: number;
+  /** The port this client binds in its process. Default `lock-log-<n>`. */
+  readonly port?: string;
+}
+
+export interface SimLockLog extends LockLog {
+  readonly port: string;
+  /** The member the next call goes to. */
+  readonly currentEndpoint: string;
+}
+
+export const DEFAULT_SIM_REQUEST_TIMEOUT_MS = 8_000;
+const MOVE_ON_CODES: ReadonlySet<LockLogError['code']> = new Set(['unavailable', 'timeout', 'not-leader']);
+
+type Answer = { readonly header: ResponseHeader; readonly body: ResultBody };
+
+interface Endpoint {
+  readonly name: string;
+  downUntilLocalMs: number;
+  pingTimer: TimerId;
+  pongTimer: TimerId;
+}
+
+interface PendingCall {
+  readonly endpoint: number;
+  readonly mutating: boolean;
+  readonly description: string;
+  readonly answer: Deferred<Answer>;
+  readonly timer: TimerId;
+}
+
+const portCounts = new WeakMap<SimProcess, number>();
+
+export function createSimLockLog(options: SimLockLogOptions): SimLockLog {
+  return new SimLockLogClient(options);
+}
+
+class SimLockLogClient implements SimLockLog {
+  readonly port: string;
+  private readonly kernel: Kernel;
+  private readonly client: SimProcess;
+  private readonly mux: PortMux;
+  private readonly endpoints: Endpoint[];
+  private readonly indexOf = new Map<string, number>();
+  private readonly pending = new Map<number, PendingCall>();
+  private readonly watches: ClientWatches;
+  private readonly requestTimeoutMs: number;
+  private readonly reconnectBackoffMs: number;
+  private readonly keepaliveTimeMs: number;
+  private readonly keepaliveTimeoutMs: number;
+  private readonly incarnation: number;
+  private current = 0;
+  private nextRequestId = 0;
+  private nextPingId = 0;
+  private closed = false;
+  private readonly unbind: () => void;
+
+  constructor(options: SimLockLogOptions) {
+    if (options.endpoints.length === 0) throw new Error('createSimLockLog needs at least one endpoint');
+    this.kernel = options.kernel;
+    this.client = options.client;
+    this.incarnation = options.client.incarnation;
+    this.requestTimeoutMs = positive(options.requestTimeoutMs ?? DEFAULT_SIM_REQUEST_TIMEOUT_MS, 'requestTimeoutMs');
+    this.reconnectBackoffMs = positive(options.reconnectBackoffMs ?? 1_000, 'reconnectBackoffMs');
+    this.keepaliveTimeMs = positive(options.keepaliveTimeMs ?? 10_000, 'keepaliveTimeMs');
+    this.keepaliveTimeoutMs = positive(options.keepaliveTimeoutMs ?? 5_000, 'keepaliveTimeoutMs');
+    this.endpoints = options.endpoints.map((endpoint) => ({ name: typeof endpoint === 'string' ? endpoint : endpoint.name, downUntilLocalMs: -1, pingTimer: -1, pongTimer: -1 }));
+    this.endpoints.forEach((endpoint, i) => this.indexOf.set(endpoint.name, i));
+    const count = (portCounts.get(options.client) ?? 0) + 1;
+    portCounts.set(options.client, count);
+    this.port = options.port ?? `lock-log-${count}`;
+    this.mux = portsOf(options.network, options.client);
+    this.unbind = this.mux.bind(this.port, (payload, from) => this.onMessage(payload, from));
+    this.watches = new ClientWatches({
+      open: (request) => this.openWatch(request),
+      cancelOnMember: (endpoint, streamId) => this.send(endpoint, { type: 'etcd.watch-cancel', replyPort: this.port, streamId }),
+      deferred: () => this.kernel.deferred(),
+      setTimer: (delayMs, callback) => this.client.setTimer(delayMs, callback),
+      cancelTimer: (id) => void this.client.cancelTimer(id),
+      requestTimeoutMs: this.requestTimeoutMs,
+      describe: (endpoint) => this.endpoints[endpoint]!.name,
+      activeChanged: (endpoint) => this.keepPinging(endpoint),
+    });
+  }
+
+  get currentEndpoint(): string {
+    return this.endpoints[this.current]!.name;
+  }
+
+  async txn(request: TxnRequest): Promise<TxnResponse> {
+    const { header, body } = await this.call({ op: 'txn', txn: request }, 'txn');
+    const txn = expectBody(body, 'txn');
+    return { header, succeeded: txn.succeeded, responses: txn.responses };
+  }
+
+  async range(request: RangeRequest): Promise<RangeResponse> {
+    const { header, body } = await this.call({ op: 'range', range: request }, `range of ${request.key}`);
+    const range = expectBody(body, 'range');
+    return { header, kvs: range.kvs, count: range.count, more: range.more };
+  }
+
+  async leaseGrant(ttlSeconds: number): Promise<LeaseGrantResponse> {
+    const { header, body } = await this.call({ op: 'lease-grant', ttlSeconds }, 'lease grant');
+    const grant = expectBody(body, 'lease-grant');
+    return { header, id: grant.id, ttlSeconds: grant.ttlSeconds };
+  }
+
+  async leaseKeepAlive(id: LeaseId): Promise<LeaseKeepAliveResponse> {
+    const { header, body } = await this.call({ op: 'lease-keepalive', id }, `keepalive of lease ${id}`);
+    return { header, id, ttlSeconds: expectBody(body, 'lease-keepalive').ttlSeconds };
+  }
+
+  async leaseRevoke(id: LeaseId): Promise<{ readonly header: ResponseHeader }> {
+    const { header, body } = await this.call({ op: 'lease-revoke', id }, `revoke of lease ${id}`);
+    expectBody(body, 'lease-revoke');
+    return { header };
+  }
+
+  async leaseTimeToLive(id: LeaseId, options?: { readonly keys?: boolean }): Promise<LeaseTimeToLiveResponse> {
+    const { header, body } = await this.call({ op: 'lease-ttl', id, keys: options?.keys === true }, `time-to-live of lease ${id}`);
+    const ttl = expectBody(body, 'lease-ttl');
+    return { header, id, ttlSeconds: ttl.ttlSeconds, grantedTtlSeconds: ttl.grantedTtlSeconds, keys: ttl.keys };
+  }
+
+  watch(request: WatchRequest, handlers: WatchHandlers): Promise<Watch> {
+    const unusable = this.unusable(`watch of ${request.key}`);
+    if (unusable !== undefined) return Promise.reject(unusable);
+    return this.watches.watch(request, handlers);
+  }
+
+  async compact(revision: Revision): Promise<{ readonly header: ResponseHeader }> {
+    const { header, body } = await this.call({ op: 'compact', revision }, `compact at ${revision}`);
+    expectBody(body, 'compact');
+    return { header };
+  }
+
+  async status(): Promise<StatusResponse> {
+    const { header, body } = await this.call({ op: 'status' }, 'status');
+    const status = expectBody(body, 'status');
+    return { header, leader: status.leader, raftIndex: status.raftIndex, raftTerm: status.raftTerm, version: status.version, dbSizeBytes: status.dbSizeBytes };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.watches.cancelAll();
+    for (const [requestId, call] of [...this.pending]) this.settle(requestId, call, new LockLogError('cancelled', `${call.description}: the LockLog was closed`));
+    this.endpoints.forEach((_, i) => this.stopPinging(i));
+    this.unbind();
+  }
+
+  // ---- calls --------------------------------------------------------------------------------------
+
+  private call(request: ClientRequest, what: string): Promise<Answer> {
+    const unusable = this.unusable(what);
+    if (unusable !== undefined) return Promise.reject(unusable);
+    const endpoint = this.pickEndpoint();
+    if (endpoint === undefined) return Promise.reject(this.noConnection(what));
+    const requestId = this.nextRequestId++;
+    const description = `${what} on ${this.endpoints[endpoint]!.name}`;
+    const answer = this.kernel.deferred<Answer>();
+    const timer = this.client.setTimer(this.requestTimeoutMs, () => this.timeOut(requestId));
+    this.pending.set(requestId, { endpoint, mutating: mutates(request), description, answer, timer });
+    this.send(endpoint, { type: 'etcd.request', replyPort: this.port, requestId, request });
+    return answer.promise;
+  }
+
+  private openWatch(request: WatchRequest): readonly [number, number] | LockLogError {
+    const endpoint = this.pickEndpoint();
+    if (endpoint === undefined) return this.noConnection(`watch of ${request.key}`);
+    const streamId = this.nextRequestId++;
+    this.send(endpoint, { type: 'etcd.request', replyPort: this.port, requestId: streamId, request: { op: 'watch-create', watch: request } });
+    return [streamId, endpoint];
+  }
+
+  /** The current endpoint, skipping (and moving past) flagged ones: nothing is sent to those. */
+  private pickEndpoint(): number | undefined {
+    const nowMs = this.client.localNow();
+    for (let attempt = 0; attempt < this.endpoints.length; attempt++) {
+      const index = this.current;
+      if (this.endpoints[index]!.downUntilLocalMs <= nowMs) return index;
+      this.moveOn(index);
+    }
+    return undefined;
+  }
+
+  private onMessage(payload: ClusterMessage, from: string): void {
+    switch (payload.type) {
+      case 'etcd.response':
+        return this.onResponse(payload);
+      case 'etcd.watch':
+        return this.watches.onMessage(payload);
+      case 'transport.pong':
+        return this.onPong(from);
+      case 'transport.reset': {
+        const index = this.indexOf.get(payload.member);
+        if (index !== undefined) this.connectionLost(index, 'the connection was reset (the member process died)');
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private onResponse(message: ResponseMessage): void {
+    const call = this.pending.get(message.requestId);
+    if (call === undefined) return; // late: the call already timed out or was failed
+    const { result } = message;
+    if (result.ok) return this.settle(message.requestId, call, { header: result.header, body: result.body });
+    const { error } = result;
+    if (MOVE_ON_CODES.has(error.code)) this.moveOn(call.endpoint);
+    const outcome = call.mutating && !error.refused ? 'indeterminate' : 'failed';
+    const suffix = outcome === 'indeterminate' ? ' (the write may or may not have taken effect)' : '';
+    this.settle(message.requestId, call, new LockLogError(error.code, `${call.description}: ${error.message}${suffix}`, error.compactRevision === undefined ? { outcome } : { outcome, compactRevision: error.compactRevision }));
+  }
+
+  private timeOut(requestId: number): void {
+    const call = this.pending.get(requestId);
+    if (call === undefined) return;
+    this.moveOn(call.endpoint);
+    this.kernel.trace.record('lock-log.timeout', { description: call.description, port: this.port }, this.client.name);
+    const outcome = call.mutating ? 'indeterminate' : 'failed';
+    this.settle(requestId, call, new LockLogError('timeout', `${call.description}: no answer within ${this.requestTimeoutMs} ms${outcome === 'indeterminate' ? ' (the write may or may not have taken effect)' : ''}`, { outcome }));
+  }
+
+  private settle(requestId: number, call: PendingCall, result: Answer | LockLogError): void {
+    this.pending.delete(requestId);
+    this.client.cancelTimer(call.timer);
+    if (result instanceof LockLogError) call.answer.reject(result);
+    else call.answer.resolve(result);
+  }
+
+  // ---- endpoint health ----------------------------------------------------------------------------
+
+  /** The next call goes to the endpoint after `failed`, unless another call already moved on. */
+  private moveOn(failed: number): void {
+    if (this.current === failed) this.current = (failed + 1) % this.endpoints.length;
+  }
+
+  /** The connection to `index` is gone: its calls and watches fail, and it is skipped for a while. */
+  private connectionLost(index: number, why: string): void {
+    const endpoint = this.endpoints[index]!;
+    endpoint.downUntilLocalMs = this.client.localNow() + this.reconnectBackoffMs;
+    this.kernel.trace.record('lock-log.connection-lost', { endpoint: endpoint.name, port: this.port, why }, this.client.name);
+    this.stopPinging(index);
+    this.moveOn(index);
+    for (const [requestId, call] of [...this.pending]) {
+      if (call.endpoint !== index) continue;
+      const outcome = call.mutating ? 'indeterminate' : 'failed';
+      this.settle(requestId, call, new LockLogError('unavailable', `${call.description}: ${why}${outcome === 'indeterminate' ? ' (the write may or may not have taken effect)' : ''}`, { outcome }));
+    }
+    this.watches.connectionLost(index, why);
+  }
+
+  private keepPinging(index: number): void {
+    const endpoint = this.endpoints[index]!;
+    if (this.watches.activeOn(index) === 0) return this.stopPinging(index);
+    if (endpoint.pingTimer >= 0 || endpoint.pongTimer >= 0) return;
+    endpoint.pingTimer = this.client.setTimer(this.keepaliveTimeMs, () => {
+      endpoint.pingTimer = -1;
+      if (this.watches.activeOn(index) === 0) return;
+      this.send(index, { type: 'transport.ping', replyPort: this.port, pingId: this.nextPingId++ });
+      endpoint.pongTimer = this.client.setTimer(this.keepaliveTimeoutMs, () => {
+        endpoint.pongTimer = -1;
+        this.connectionLost(index, `no keepalive answer within ${this.keepaliveTimeoutMs} ms`);
+      });
+    });
+  }
+
+  private onPong(from: string): void {
+    const index = this.indexOf.get(from);
+    if (index === undefined) return;
+    const endpoint = this.endpoints[index]!;
+    if (endpoint.pongTimer < 0) return;
+    this.client.cancelTimer(endpoint.pongTimer);
+    endpoint.pongTimer = -1;
+    this.keepPinging(index);
+  }
+
+  private stopPinging(index: number): void {
+    const endpoint = this.endpoints[index]!;
+    if (endpoint.pingTimer >= 0) this.client.cancelTimer(endpoint.pingTimer);
+    if (endpoint.pongTimer >= 0) this.client.cancelTimer(endpoint.pongTimer);
+    endpoint.pingTimer = -1;
+    endpoint.pongTimer = -1;
+  }
+
+  // ---- helpers ------------------------------------------------------------------------------------
+
+  private send(endpoint: number, payload: ClusterMessage): void {
+    this.mux.send(this.endpoints[endpoint]!.name, payload);
+  }
+
+  private unusable(what: string): LockLogError | undefined {
+    if (this.closed) return new LockLogError('cancelled', `${what}: this LockLog is closed`);
+    if (this.client.incarnation !== this.incarnation || this.client.state === 'crashed') {
+      return new LockLogError('cancelled', `${what}: the client process ${this.client.name} crashed since this LockLog was made; make a new one`);
+    }
+    return undefined;
+  }
+
+  private noConnection(what: string): LockLogError {
+    return new LockLogError('unavailable', `${what}: no connection established to any endpoint (${this.endpoints.map((e) => e.name).join(', ')} are all marked down)`);
+  }
+}
+
+function expectBody<K extends ResultBody['op']>(body: ResultBody, op: K): Extract<ResultBody, { op: K }> {
+  if (body.op !== op) throw new LockLogError('internal', `expected a ${op} answer, got ${body.op}`);
+  return body as Extract<ResultBody, { op: K }>;
+}
+
+function positive(value: number, field: string): number {
+  if (!(value > 0 && Number.isFinite(value))) throw new RangeError(`SimLockLogOptions.${field} must be a positive number of milliseconds, got ${value}`);
+  return value;
+}
