@@ -6,21 +6,50 @@
 // - NaN, Infinity and -Infinity are written as such (JSON would write null); -0 is written 0.
 // Maps and Sets are written as arrays of their entries in insertion order (itself deterministic).
 // A function or symbol is a programmer error: it has no stable text, so it throws, naming the path.
+//
+// The text is produced as a sequence of fragments into a sink, so the trace can feed its hasher
+// directly without building the string (the hash of the fragments in order is the hash of the text).
+
+/** Receives the canonical text fragment by fragment, in order. */
+export interface TextSink {
+  push(text: string): void;
+}
 
 /** Canonical text of a value, for hashing and display. */
 export function canonicalText(value: unknown): string {
   const out: string[] = [];
-  write(value, out, '$');
+  writeCanonical(value, out);
   return out.join('');
 }
 
-function write(value: unknown, out: string[], path: string): void {
+/** Writes the canonical text of `value` into `sink`, fragment by fragment. */
+export function writeCanonical(value: unknown, sink: TextSink): void {
+  try {
+    write(value, sink);
+  } catch (error) {
+    if (!(error instanceof NoStableText)) throw error;
+    throw new TypeError(`canonicalText: $${error.path.join('')} is a ${error.typeName}, which has no stable text; trace plain data only`);
+  }
+}
+
+/** Thrown from deep inside a value; each enclosing level adds its step to the path on the way out. */
+class NoStableText extends Error {
+  readonly path: string[] = [];
+
+  constructor(readonly typeName: string) {
+    super(typeName);
+  }
+}
+
+function write(value: unknown, out: TextSink): void {
   switch (typeof value) {
     case 'string':
-      out.push(JSON.stringify(value));
+      out.push(quoteString(value));
       return;
     case 'number':
-      out.push(Number.isFinite(value) ? JSON.stringify(value) : String(value));
+      // String() and JSON.stringify() agree on every finite number (-0 included: both give "0"), and
+      // String() spells NaN and the infinities as this format wants.
+      out.push(String(value));
       return;
     case 'bigint':
       out.push(value.toString() + 'n');
@@ -32,50 +61,97 @@ function write(value: unknown, out: string[], path: string): void {
       out.push('null');
       return;
     case 'object':
-      writeObject(value, out, path);
+      writeObject(value, out);
       return;
     default:
-      throw new TypeError(`canonicalText: ${path} is a ${typeof value}, which has no stable text; trace plain data only`);
+      throw new NoStableText(typeof value);
   }
 }
 
-function writeObject(value: object | null, out: string[], path: string): void {
+function writeObject(value: object | null, out: TextSink): void {
   if (value === null) {
     out.push('null');
     return;
   }
   if (Array.isArray(value)) {
-    writeArray(value, out, path);
+    writeArray(value, out);
     return;
   }
   if (value instanceof Map) {
-    writeArray([...value.entries()], out, path);
+    writeArray([...value.entries()], out);
     return;
   }
   if (value instanceof Set) {
-    writeArray([...value.values()], out, path);
+    writeArray([...value.values()], out);
     return;
   }
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort();
+  const keys = sortedKeys(record);
   out.push('{');
   let first = true;
   for (const key of keys) {
     const field = record[key];
     if (field === undefined) continue;
-    if (!first) out.push(',');
+    out.push(first ? quoteKey(key) : ',' + quoteKey(key));
     first = false;
-    out.push(JSON.stringify(key), ':');
-    write(field, out, `${path}.${key}`);
+    try {
+      write(field, out);
+    } catch (error) {
+      if (error instanceof NoStableText) error.path.unshift(`.${key}`);
+      throw error;
+    }
   }
   out.push('}');
 }
 
-function writeArray(values: readonly unknown[], out: string[], path: string): void {
+function writeArray(values: readonly unknown[], out: TextSink): void {
   out.push('[');
   for (let i = 0; i < values.length; i++) {
     if (i > 0) out.push(',');
-    write(values[i], out, `${path}[${i}]`);
+    try {
+      write(values[i], out);
+    } catch (error) {
+      if (error instanceof NoStableText) error.path.unshift(`[${i}]`);
+      throw error;
+    }
   }
   out.push(']');
+}
+
+/** Object.keys, sorted by code unit; most trace records are written with their keys in order already. */
+function sortedKeys(record: Record<string, unknown>): string[] {
+  const keys = Object.keys(record);
+  for (let i = 1; i < keys.length; i++) {
+    if (keys[i - 1]! > keys[i]!) return keys.sort();
+  }
+  return keys;
+}
+
+const quotedStrings = new Map<string, string>();
+/** Bound on the cache of quoted short strings (member names, message types and the like repeat). */
+const MAX_QUOTED_STRINGS = 8192;
+const MAX_CACHED_STRING_LENGTH = 32;
+
+function quoteString(text: string): string {
+  if (text.length > MAX_CACHED_STRING_LENGTH) return JSON.stringify(text);
+  let quoted = quotedStrings.get(text);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(text);
+    if (quotedStrings.size < MAX_QUOTED_STRINGS) quotedStrings.set(text, quoted);
+  }
+  return quoted;
+}
+
+const quotedKeys = new Map<string, string>();
+/** Bound on the cache of quoted keys (field names are few; a runaway would be a bug elsewhere). */
+const MAX_QUOTED_KEYS = 4096;
+
+/** `"key":`, cached: field names repeat in every record. */
+function quoteKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key) + ':';
+    if (quotedKeys.size < MAX_QUOTED_KEYS) quotedKeys.set(key, quoted);
+  }
+  return quoted;
 }

@@ -27,9 +27,52 @@ export class Fnv1a64 {
     this.h3 = (t3 + (t2 >>> 16)) & 0xffff;
   }
 
-  /** Feeds the UTF-8 bytes of `text` (lone surrogates are encoded as U+FFFD, as TextEncoder does). */
+  /**
+   * Feeds the UTF-8 bytes of `text` (lone surrogates are encoded as U+FFFD, as TextEncoder does). The
+   * ASCII bytes that make up nearly all trace text take an inlined path on local limbs.
+   */
   updateString(text: string): void {
+    let h0 = this.h0;
+    let h1 = this.h1;
+    let h2 = this.h2;
+    let h3 = this.h3;
     for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code >= 0x80) {
+        this.h0 = h0;
+        this.h1 = h1;
+        this.h2 = h2;
+        this.h3 = h3;
+        this.updateFrom(text, i);
+        return;
+      }
+      // updateByte(code), inlined.
+      const x0 = h0 ^ code;
+      const t0 = x0 * PRIME_LOW;
+      let t1 = h1 * PRIME_LOW;
+      let t2 = h2 * PRIME_LOW + (x0 << 8);
+      const t3 = h3 * PRIME_LOW + (h1 << 8);
+      t1 += t0 >>> 16;
+      t2 += t1 >>> 16;
+      h0 = t0 & 0xffff;
+      h1 = t1 & 0xffff;
+      h2 = t2 & 0xffff;
+      h3 = (t3 + (t2 >>> 16)) & 0xffff;
+    }
+    this.h0 = h0;
+    this.h1 = h1;
+    this.h2 = h2;
+    this.h3 = h3;
+  }
+
+  /** A TextSink: canonical text can be written straight into the hash. */
+  push(text: string): void {
+    this.updateString(text);
+  }
+
+  /** The general UTF-8 path, from code unit `start` on. */
+  private updateFrom(text: string, start: number): void {
+    for (let i = start; i < text.length; i++) {
       let code = text.charCodeAt(i);
       if (code < 0x80) {
         this.updateByte(code);
