@@ -1,6 +1,6 @@
 // The simulated etcd cluster (see README.md): members, cluster builder, snapshot and restore, the
 // LockLog client over the simulated network, and the driver that runs async tests in virtual time.
-export { EtcdMember, CONNECTION_RESET_DELAY_MS } from './member.js';
+export { EtcdMember } from './member.js';
 export type { EtcdMemberOptions, MemberObserver } from './member.js';
 export type { MemberRuntime } from './member-runtime.js';
 export { createSimCluster, restoreSimCluster, createClusterNetwork } from './cluster.js';
@@ -15,7 +15,7 @@ export { createSimLockLog, DEFAULT_SIM_REQUEST_TIMEOUT_MS } from './lock-log.js'
 export type { SimLockLog, SimLockLogOptions } from './lock-log.js';
 export { SimDriver, DEFAULT_MAX_WAIT_MS } from './driver.js';
 export type { SimDriverOptions } from './driver.js';
-export { portsOf, processNamed, PortMux } from './ports.js';
+export { portsOf, processNamed, setMachineDown, PortMux, CONNECTION_RESET_DELAY_MS } from './ports.js';
 export type { ClusterNetwork, PortHandler } from './ports.js';
 export { MEMBER_PORT, mutates } from './protocol.js';
 export type { ClusterMessage, ClientRequest, EtcdEntry, ResultBody, WireError } from './protocol.js';

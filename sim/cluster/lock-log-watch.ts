@@ -25,8 +25,9 @@ export interface WatchHost {
 
 interface Stream {
   readonly streamId: number;
-  readonly endpoint: number;
-  readonly description: string;
+  endpoint: number;
+  description: string;
+  readonly what: string;
   readonly handlers: WatchHandlers;
   phase: 'creating' | 'active' | 'ended';
   expectSeq: number;
@@ -50,8 +51,9 @@ export class ClientWatches {
     const opened = this.host.open(request);
     if (opened instanceof LockLogError) return Promise.reject(opened);
     const [streamId, endpoint] = opened;
-    const description = `watch of ${request.key}${request.prefix === true ? '*' : ''} on ${this.host.describe(endpoint)}`;
-    const stream: Stream = { streamId, endpoint, description, handlers, phase: 'creating', expectSeq: 0, created: this.host.deferred<Watch>(), timer: -1 };
+    const what = `watch of ${request.key}${request.prefix === true ? '*' : ''}`;
+    const description = `${what} on ${this.host.describe(endpoint)}`;
+    const stream: Stream = { streamId, endpoint, description, what, handlers, phase: 'creating', expectSeq: 0, created: this.host.deferred<Watch>(), timer: -1 };
     stream.timer = this.host.setTimer(this.host.requestTimeoutMs, () => {
       this.fail(stream, new LockLogError('timeout', `${description}: no "created" answer within ${this.host.requestTimeoutMs} ms`));
     });
@@ -89,6 +91,24 @@ export class ClientWatches {
         this.fail(stream, new LockLogError('internal', `${stream.description}: the onEvents handler threw, so the watch was ended: ${String(error)}`, { cause: error }));
       }
     }
+  }
+
+  isCreating(streamId: number): boolean {
+    return this.streams.get(streamId)?.phase === 'creating';
+  }
+
+  /** The create was refused on one endpoint and goes to another. */
+  retarget(streamId: number, endpoint: number, name: string): void {
+    const stream = this.streams.get(streamId);
+    if (stream === undefined || stream.phase !== 'creating') return;
+    stream.endpoint = endpoint;
+    stream.description = `${stream.what} on ${name}`;
+  }
+
+  /** The create could not be sent anywhere. */
+  failCreating(streamId: number, why: string): void {
+    const stream = this.streams.get(streamId);
+    if (stream !== undefined && stream.phase === 'creating') this.end(stream, new LockLogError('unavailable', `${stream.description}: ${why}`), false);
   }
 
   /** The connection to `endpoint` is gone: every stream on it ends with `unavailable`. */

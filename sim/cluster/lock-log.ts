@@ -5,11 +5,13 @@
 //   etcd's own timeout answer normally arrives first) → `timeout`, indeterminate for writes;
 // - errors from the member keep etcd's classification: refused ones failed, the others indeterminate
 //   for writes; after `unavailable`, `timeout` or `not-leader` the next call starts at the next endpoint;
-// - failover within a call only while nothing was sent: the client keeps a health flag per endpoint,
-//   set when its connection is reset (the member's process crashed) or its keepalive ping went
-//   unanswered (a partition, a pause, a dead machine); a flagged endpoint is skipped for
+// - failover within a call only while nothing was sent: a connection refused by the member's machine
+//   (its process is down, the machine up and reachable; ports.ts) sends the call to the next endpoint,
+//   like the real adapter's "No connection established". The client also keeps a health flag per
+//   endpoint, set by a refusal, a reset of its connection (the member's process died) or an unanswered
+//   keepalive ping (a partition, a pause, a machine without power); a flagged endpoint is skipped for
 //   `reconnectBackoffMs` (gRPC's first reconnect backoff, 1 s), then tried again. The client never looks
-//   at a member's state: it learns only from messages, resets and its own timers;
+//   at a member's state: it learns only from messages, refusals, resets and its own timers;
 // - watches are message streams (lock-log-watch.ts); while any is open on an endpoint, the connection is
 //   pinged like the real adapter's gRPC keepalive (every 10 s, 5 s to answer).
 // A crash of the client process loses this object with the rest of its memory: pending calls never settle.
@@ -63,9 +65,13 @@ interface Endpoint {
 }
 
 interface PendingCall {
-  readonly endpoint: number;
+  endpoint: number;
+  description: string;
+  /** Endpoints still to try if the connection is refused (nothing was sent). */
+  failoversLeft: number;
+  readonly what: string;
+  readonly request: ClientRequest;
   readonly mutating: boolean;
-  readonly description: string;
   readonly answer: Deferred<Answer>;
   readonly timer: TimerId;
 }
@@ -198,20 +204,50 @@ class SimLockLogClient implements SimLockLog {
     const endpoint = this.pickEndpoint();
     if (endpoint === undefined) return Promise.reject(this.noConnection(what));
     const requestId = this.nextRequestId++;
-    const description = `${what} on ${this.endpoints[endpoint]!.name}`;
     const answer = this.kernel.deferred<Answer>();
     const timer = this.client.setTimer(this.requestTimeoutMs, () => this.timeOut(requestId));
-    this.pending.set(requestId, { endpoint, mutating: mutates(request), description, answer, timer });
-    this.send(endpoint, { type: 'etcd.request', replyPort: this.port, requestId, request });
+    const call: PendingCall = { endpoint, description: '', failoversLeft: this.endpoints.length - 1, what, request, mutating: mutates(request), answer, timer };
+    this.pending.set(requestId, call);
+    this.dispatch(requestId, call);
     return answer.promise;
+  }
+
+  private dispatch(requestId: number, call: PendingCall): void {
+    const endpoint = this.endpoints[call.endpoint]!;
+    call.description = `${call.what} on ${endpoint.name}`;
+    this.mux.connectAndSend(endpoint.name, { type: 'etcd.request', replyPort: this.port, requestId, request: call.request }, () => this.refused(requestId));
+  }
+
+  /** The member's machine refused the connection: nothing was sent, so the call may go to another endpoint. */
+  private refused(requestId: number): void {
+    const call = this.pending.get(requestId);
+    if (call === undefined) return;
+    this.markDown(call.endpoint, 'connection refused');
+    const next = call.failoversLeft > 0 ? this.pickEndpoint() : undefined;
+    if (next === undefined) return this.settle(requestId, call, new LockLogError('unavailable', `${call.description}: connection refused, and no other endpoint to try`));
+    call.failoversLeft--;
+    call.endpoint = next;
+    this.dispatch(requestId, call);
   }
 
   private openWatch(request: WatchRequest): readonly [number, number] | LockLogError {
     const endpoint = this.pickEndpoint();
     if (endpoint === undefined) return this.noConnection(`watch of ${request.key}`);
     const streamId = this.nextRequestId++;
-    this.send(endpoint, { type: 'etcd.request', replyPort: this.port, requestId: streamId, request: { op: 'watch-create', watch: request } });
+    this.sendWatchCreate(streamId, endpoint, request, this.endpoints.length - 1);
     return [streamId, endpoint];
+  }
+
+  private sendWatchCreate(streamId: number, endpoint: number, request: WatchRequest, failoversLeft: number): void {
+    const message = { type: 'etcd.request', replyPort: this.port, requestId: streamId, request: { op: 'watch-create', watch: request } } as const;
+    this.mux.connectAndSend(this.endpoints[endpoint]!.name, message, () => {
+      if (!this.watches.isCreating(streamId)) return;
+      this.markDown(endpoint, 'connection refused');
+      const next = failoversLeft > 0 ? this.pickEndpoint() : undefined;
+      if (next === undefined) return this.watches.failCreating(streamId, 'connection refused, and no other endpoint to try');
+      this.watches.retarget(streamId, next, this.endpoints[next]!.name);
+      this.sendWatchCreate(streamId, next, request, failoversLeft - 1);
+    });
   }
 
   /** The current endpoint, skipping (and moving past) flagged ones: nothing is sent to those. */
@@ -278,13 +314,18 @@ class SimLockLogClient implements SimLockLog {
     if (this.current === failed) this.current = (failed + 1) % this.endpoints.length;
   }
 
-  /** The connection to `index` is gone: its calls and watches fail, and it is skipped for a while. */
-  private connectionLost(index: number, why: string): void {
+  /** gRPC's channel state after a failed connection: skipped for the reconnect backoff. */
+  private markDown(index: number, why: string): void {
     const endpoint = this.endpoints[index]!;
     endpoint.downUntilLocalMs = this.client.localNow() + this.reconnectBackoffMs;
-    this.kernel.trace.record('lock-log.connection-lost', { endpoint: endpoint.name, port: this.port, why }, this.client.name);
-    this.stopPinging(index);
+    this.kernel.trace.record('lock-log.endpoint-down', { endpoint: endpoint.name, port: this.port, why }, this.client.name);
     this.moveOn(index);
+  }
+
+  /** The connection to `index` is gone: its calls and watches fail, and it is skipped for a while. */
+  private connectionLost(index: number, why: string): void {
+    this.markDown(index, why);
+    this.stopPinging(index);
     for (const [requestId, call] of [...this.pending]) {
       if (call.endpoint !== index) continue;
       const outcome = call.mutating ? 'indeterminate' : 'failed';

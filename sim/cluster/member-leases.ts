@@ -14,7 +14,7 @@
 import type { LeaseId } from '../../core/units.js';
 import type { TimerId } from '../process/process.js';
 import type { MemberRuntime } from './member-runtime.js';
-import type { LeaseHttpRequest, LeaseHttpResponse, WireError } from './protocol.js';
+import { MEMBER_PORT, type LeaseHttpRequest, type LeaseHttpResponse, type WireError } from './protocol.js';
 import { APPLY_WAIT_TIMED_OUT, NO_LEADER, NOT_PRIMARY, REQUEST_TIMED_OUT } from './wire-errors.js';
 
 export type KeepAliveResult = { readonly ok: true; readonly ttlSeconds: number } | { readonly ok: false; readonly error: WireError };
@@ -26,11 +26,18 @@ type LocalRenew = { readonly kind: 'renewed'; readonly ttlSeconds: number } | { 
 type HttpAnswer = Omit<LeaseHttpResponse, 'type' | 'requestId'>;
 type Forwarded = { readonly ok: true; readonly answer: HttpAnswer } | { readonly ok: false; readonly error: WireError };
 
+interface PendingPost {
+  readonly peer: string;
+  readonly answered: (answer: HttpAnswer) => void;
+  /** The connection was refused or reset: the POST failed without an answer. */
+  readonly broken: () => void;
+}
+
 const NOT_FOUND_TTL: TimeToLiveResult = { ok: true, ttlSeconds: -1, grantedTtlSeconds: 0, keys: [] };
 
 export class LeaseService {
   private expiredWaits: { readonly id: LeaseId; readonly done: (renew: LocalRenew) => void }[] = [];
-  private readonly httpPending = new Map<number, (answer: HttpAnswer) => void>();
+  private readonly httpPending = new Map<number, PendingPost>();
   private nextHttpId = 0;
   private loopTimer: TimerId = -1;
 
@@ -74,6 +81,7 @@ export class LeaseService {
   // ---- leasehttp: the leader's handlers and the follower's answers ------------------------------
 
   onHttpRequest(from: string, request: LeaseHttpRequest): void {
+    this.runtime.noteConnection(from, MEMBER_PORT);
     const respond = (answer: HttpAnswer): void => this.runtime.member.mux.send(from, { type: 'leasehttp.response', requestId: request.requestId, ...answer });
     this.afterApplyCatchesUp((ok) => {
       if (!ok) return respond(httpStatus(408));
@@ -92,7 +100,16 @@ export class LeaseService {
     const pending = this.httpPending.get(response.requestId);
     if (pending === undefined) return;
     this.httpPending.delete(response.requestId);
-    pending(response);
+    pending.answered(response);
+  }
+
+  /** The peer's process died with our POSTs on its connection: they fail (and are retried). */
+  onPeerReset(peer: string): void {
+    for (const [requestId, pending] of [...this.httpPending]) {
+      if (pending.peer !== peer) continue;
+      this.httpPending.delete(requestId);
+      pending.broken();
+    }
   }
 
   // ---- lessor primacy and the expiry loop -------------------------------------------------------
@@ -158,8 +175,9 @@ export class LeaseService {
   /**
    * The forwarding loop of LeaseRenew / LeaseTimeToLive: until ReqTimeout, find the leader (waitLeader:
    * re-check every election timeout; out of time there → ErrNoLeader) and POST to it; 200 and 404 are
-   * answers, anything else (400 not primary, 408 apply wait) is retried. An unanswered POST (a partition,
-   * a dead leader) hangs until the deadline → ErrTimeout.
+   * answers, anything else (400 not primary, 408 apply wait, a refused or reset connection to a leader
+   * whose process died) is retried. An unanswered POST (a partition, a machine without power) hangs
+   * until the deadline → ErrTimeout.
    */
   private forward(path: 'renew' | 'ttl', id: LeaseId, keys: boolean, done: (result: Forwarded) => void): void {
     const { process, timing, mux } = this.runtime.member;
@@ -183,11 +201,19 @@ export class LeaseService {
         return;
       }
       requestId = this.nextHttpId++;
-      this.httpPending.set(requestId, (answer) => {
-        if (answer.status === 200 || answer.status === 404) return settle({ ok: true, answer });
-        process.setTimer(timing.leaseForwardRetryMs, attempt);
+      const sent = requestId;
+      const retry = (): void => void process.setTimer(timing.leaseForwardRetryMs, attempt);
+      this.httpPending.set(sent, {
+        peer: leader,
+        answered: (answer) => (answer.status === 200 || answer.status === 404 ? settle({ ok: true, answer }) : retry()),
+        broken: retry,
       });
-      mux.send(leader, { type: 'leasehttp.request', requestId, path, id, keys });
+      mux.connectAndSend(leader, { type: 'leasehttp.request', requestId: sent, path, id, keys }, () => {
+        const pending = this.httpPending.get(sent);
+        if (pending === undefined) return;
+        this.httpPending.delete(sent);
+        pending.broken();
+      });
     };
     attempt();
   }

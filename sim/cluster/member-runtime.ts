@@ -134,10 +134,15 @@ export class MemberRuntime {
 
   // ---- client requests ---------------------------------------------------------------------------
 
-  onRequest(from: string, message: RequestMessage): void {
+  /** A client (or peer) opened a connection to this incarnation; a crash resets it. */
+  noteConnection(from: string, port: string): void {
     let ports = this.connections.get(from);
     if (ports === undefined) this.connections.set(from, (ports = new Set()));
-    ports.add(message.replyPort);
+    ports.add(port);
+  }
+
+  onRequest(from: string, message: RequestMessage): void {
+    this.noteConnection(from, message.replyPort);
     this.cpu.run(this.member.timing.requestCostMs, () => this.handle(from, message));
   }
 

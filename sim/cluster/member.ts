@@ -4,8 +4,9 @@
 // restart rebuilds the state machines from that snapshot and re-applies the committed log from the WAL
 // (raft has no snapshots here), so leases come back with expiry "forever" until a leader promotes.
 //
-// A process crash (not a power loss) makes the machine's TCP stack reset every client connection the
-// member had open: clients learn at once that their calls and watches on it are gone, as with etcd.
+// A process crash (not a power loss) makes the machine's TCP stack reset every connection the member had
+// open (clients' calls and watches, peers' leasehttp POSTs), and refuse new ones until it restarts:
+// callers learn at once that their requests are gone, as they do with etcd (ports.ts).
 import type { ClusterId, MemberId } from '../../core/units.js';
 import { memberId as toMemberId } from '../../core/units.js';
 import { Disk } from '../disk/disk.js';
@@ -16,7 +17,7 @@ import { RaftNode, type RaftStatus } from '../raft/node.js';
 import type { LogEntry, SoftState } from '../raft/types.js';
 import type { WalRecord } from '../raft/wal.js';
 import { MemberRuntime } from './member-runtime.js';
-import { portsOf, processNamed, type ClusterNetwork, type PortMux } from './ports.js';
+import { CONNECTION_RESET_DELAY_MS, portsOf, processNamed, setMachineDown, type ClusterNetwork, type PortMux } from './ports.js';
 import { MEMBER_PORT, type ClusterMessage, type EtcdEntry } from './protocol.js';
 import { snapshotOf, type EtcdSnapshot, type SnapshotOp } from './snapshot.js';
 import type { EtcdTiming } from './timing.js';
@@ -50,9 +51,6 @@ export interface EtcdMemberOptions {
   readonly activePeerCount?: () => number;
   readonly observer?: MemberObserver;
 }
-
-/** A process crash resets its TCP connections; the reset reaches clients about one link latency later. */
-export const CONNECTION_RESET_DELAY_MS = 1;
 
 export class EtcdMember {
   readonly name: string;
@@ -185,12 +183,15 @@ export class EtcdMember {
   }
 
   private onRestart(): void {
+    setMachineDown(this.options.network, this.name, false);
     if (this.node !== undefined) this.beginIncarnation();
   }
 
+  /** Memory is gone; unless the machine lost power, its TCP stack resets every connection the member had. */
   private onCrash(powerLoss: boolean): void {
     const runtime = this.runtime;
     this.runtime = undefined;
+    if (powerLoss) setMachineDown(this.options.network, this.name, true);
     if (runtime === undefined || powerLoss || runtime.connections.size === 0) return;
     const network = this.options.network;
     const connections = [...runtime.connections].map(([client, ports]) => [client, [...ports]] as const);
@@ -222,10 +223,11 @@ export class EtcdMember {
         return runtime.leases.onHttpRequest(from, payload);
       case 'leasehttp.response':
         return runtime.leases.onHttpResponse(payload);
+      case 'transport.reset':
+        return runtime.leases.onPeerReset(payload.member);
       case 'etcd.response':
       case 'etcd.watch':
       case 'transport.pong':
-      case 'transport.reset':
         return; // client-bound messages never carry the member port
       default:
         this.node?.receive(payload);

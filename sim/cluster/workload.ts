@@ -25,6 +25,7 @@ export interface SessionWorkloadOptions {
 
 export interface WorkloadStats {
   keepalivesOk: number;
+  /** Keepalives that failed or found the lease gone (TTL 0). */
   keepalivesFailed: number;
   writesOk: number;
   writesFailed: number;
@@ -74,18 +75,17 @@ export function startSessionWorkload(options: SessionWorkloadOptions): SessionWo
         );
         if (lease !== undefined) leases.push(lease);
       } else {
-        const alive = await log.leaseKeepAlive(lease).then(
-          (answer) => answer.ttlSeconds > 0,
+        const answer = await log.leaseKeepAlive(lease).then(
+          (response) => (response.ttlSeconds > 0 ? 'alive' : 'gone'),
           (error: unknown) => {
             noteError(error);
-            return true;
+            return 'failed';
           },
         );
-        if (alive) stats.keepalivesOk++;
-        else {
-          stats.keepalivesFailed++;
-          lease = undefined;
-        }
+        if (answer === 'alive') stats.keepalivesOk++;
+        else stats.keepalivesFailed++;
+        // A lease the cluster no longer has is replaced by a new one (the client library opens a new session).
+        if (answer === 'gone') lease = undefined;
       }
       await clock.sleep(options.keepaliveIntervalMs);
     }

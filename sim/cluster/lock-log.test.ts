@@ -1,0 +1,104 @@
+// What only the client does (like src/etcd/etcd-lock-log.test.ts does for the real adapter): failover
+// only while nothing was sent, outcomes of broken calls, watches that break, close.
+import { describe, expect, it } from 'vitest';
+import { isLockLogError, type LockLogError } from '../../core/ports/lock-log-error.js';
+import type { TxnRequest, WatchBatch } from '../../core/ports/lock-log.js';
+import { clusterWorld, rejectionOf, settledLeader } from './test-world.js';
+
+const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
+const put = (key: string, value: string): TxnRequest => ({ compare: [], success: [{ type: 'put', key, value }], failure: [] });
+
+async function twoEndpointWorld(seed: string) {
+  const world = clusterWorld(yieldToHost, seed, {}, true);
+  const leader = await settledLeader(world);
+  const [first, second] = world.cluster.members.filter((m) => m.name !== leader);
+  const { log, process } = world.client('client', { endpoints: [first!, second!] });
+  // One call opens the connection to the first endpoint.
+  await world.driver.wait(log.status());
+  return { world, leader, first: first!, second: second!, log, process };
+}
+
+describe('SimLockLog endpoints', () => {
+  it('fails over at once when the connection to its member was reset by a crash (nothing is sent there)', async () => {
+    const { world, first, second, log } = await twoEndpointWorld('failover-reset');
+    world.cluster.crash(first.name);
+    await world.driver.runFor(5);
+    const started = world.kernel.now();
+    const status = await world.driver.wait(log.status());
+    expect(status.header.memberId).toBe(second.memberId);
+    expect(world.kernel.now() - started).toBeLessThan(20);
+    expect(log.currentEndpoint).toBe(second.name);
+  });
+
+  it('fails a write in flight when the member crashes: unavailable, outcome unknown', async () => {
+    const { world, first, log } = await twoEndpointWorld('inflight-reset');
+    const write = log.txn(put('/k', 'v'));
+    world.cluster.crash(first.name);
+    const error = (await world.driver.wait(rejectionOf(write))) as LockLogError;
+    expect([error.code, error.outcome]).toEqual(['unavailable', 'indeterminate']);
+    expect(error.message).toContain('reset');
+  });
+
+  it('times out on a member that lost power (no reset arrives), then the next call moves on', async () => {
+    const { world, first, second, log } = await twoEndpointWorld('power-loss');
+    world.cluster.crash(first.name, { powerLoss: true });
+    const started = world.kernel.now();
+    const error = (await world.driver.wait(rejectionOf(log.range({ key: '/k' })))) as LockLogError;
+    expect([error.code, error.outcome]).toEqual(['timeout', 'failed']);
+    expect(world.kernel.now() - started).toBeCloseTo(8_000, 0);
+    const next = await world.driver.wait(log.range({ key: '/k' }));
+    expect(next.header.memberId).toBe(second.memberId);
+  });
+
+  it('refuses calls after close, and close fails the calls in flight with cancelled', async () => {
+    const { world, log } = await twoEndpointWorld('close');
+    const pending = log.txn(put('/k', 'v'));
+    await world.driver.wait(log.close());
+    expect(isLockLogError(await world.driver.wait(rejectionOf(pending)), 'cancelled')).toBe(true);
+    expect(isLockLogError(await world.driver.wait(rejectionOf(log.range({ key: '/k' }))), 'cancelled')).toBe(true);
+  });
+});
+
+describe('SimLockLog watches that break', () => {
+  async function watching(seed: string) {
+    const setup = await twoEndpointWorld(seed);
+    const batches: WatchBatch[] = [];
+    const errors: LockLogError[] = [];
+    await setup.world.driver.wait(setup.log.watch({ key: '/w', prefix: true }, { onEvents: (b) => batches.push(b), onError: (e) => errors.push(e) }));
+    const writer = setup.world.driver.lockLog(setup.world.client('writer', { endpoints: [setup.second] }).log);
+    await writer.txn(put('/w/1', 'a'));
+    await setup.world.driver.runUntil(() => batches.length === 1, 1_000);
+    return { ...setup, batches, errors, writer };
+  }
+
+  it('ends with unavailable moments after its member crashes', async () => {
+    const { world, first, errors } = await watching('watch-crash');
+    world.cluster.crash(first.name);
+    await world.driver.runFor(10);
+    expect(errors.map((e) => e.code)).toEqual(['unavailable']);
+  });
+
+  it('ends with unavailable within keepalive time + timeout (15 s) when a partition cuts it off', async () => {
+    const { world, first, errors, writer, batches } = await watching('watch-partition');
+    const cutAt = world.kernel.now();
+    world.cluster.partition({ from: ['client'], to: [first.name] });
+    await writer.txn(put('/w/2', 'lost'));
+    await world.driver.runUntil(() => errors.length > 0, 20_000);
+    expect(errors.map((e) => e.code)).toEqual(['unavailable']);
+    expect(world.kernel.now() - cutAt).toBeLessThanOrEqual(15_000);
+    expect(batches).toHaveLength(1);
+  });
+
+  it('ends with unavailable when a message of the stream was lost and a later one arrives', async () => {
+    const { world, first, errors, writer, batches } = await watching('watch-gap');
+    const partition = world.cluster.partition({ from: [first.name], to: ['client'], direction: 'one-way' });
+    await writer.txn(put('/w/2', 'lost'));
+    await world.driver.runFor(50);
+    world.cluster.heal(partition);
+    await writer.txn(put('/w/3', 'after the gap'));
+    await world.driver.runUntil(() => errors.length > 0, 1_000);
+    expect(errors.map((e) => e.code)).toEqual(['unavailable']);
+    expect(errors[0]?.message).toContain('lost messages');
+    expect(batches).toHaveLength(1);
+  });
+});
