@@ -1,0 +1,75 @@
+// `npm run bench:sim -- [--seed N] [--minutes M] [--json]`: how fast the simulator runs.
+// - kernelEventsPerSecond: the kernel alone, a micro workload of trivial events;
+// - speedup: simulated seconds per wall second for the issue's standard workload: 3 etcd members,
+//   1 arbiter, 200 client sessions at TTL 15 s, 100 grants/s over 1,000 keys, 10 simulated minutes;
+// - traceHash: that run's trace hash, so determinism can be checked from outside.
+// This measures the simulator itself, so it imports sim/ (the one exception bench/ makes).
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { Kernel } from '../sim/kernel/kernel.js';
+import { startLockWorkload, workloadPolicy } from '../sim/world/lock-workload.js';
+import { World } from '../sim/world/world.js';
+
+const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
+
+async function kernelEventsPerSecond(): Promise<number> {
+  const kernel = new Kernel({ seed: 'kernel-micro', yieldToHost });
+  const events = 2_000_000;
+  let left = events;
+  const tick = (): void => {
+    if (--left > 0) kernel.scheduleAfter(1, tick);
+  };
+  for (let i = 0; i < 1000; i += 1) kernel.scheduleAfter(i, tick); // 1,000 pending: a realistic heap depth
+  const start = performance.now();
+  await kernel.runUntilQuiescent({ maxEvents: events * 2 });
+  return kernel.eventsExecuted / ((performance.now() - start) / 1000);
+}
+
+async function standardRun(seed: string, minutes: number, progress: (text: string) => void) {
+  const clients = 200;
+  const ttlSeconds = 15;
+  const world = new World({ seed, yieldToHost, ...workloadPolicy(ttlSeconds, clients), kernel: { trace: { keepRecords: false } } });
+  await world.start();
+  const workload = startLockWorkload({ world, clients, ttlSeconds, grantsPerSecond: 100, keys: 1000, holdMs: 50, waitMs: 1000 });
+  const simulatedMs = minutes * 60_000;
+  const start = performance.now();
+  const from = world.kernel.now();
+  for (let t = from; t < from + simulatedMs; t += 30_000) {
+    await world.runUntil(Math.min(from + simulatedMs, t + 30_000));
+    progress(`bench:sim: ${((world.kernel.now() - from) / 1000).toFixed(0)}/${simulatedMs / 1000} simulated s, ${((performance.now() - start) / 1000).toFixed(1)} wall s, ${workload.stats.granted} grants`);
+  }
+  workload.stop();
+  const wallSeconds = (performance.now() - start) / 1000;
+  return { simulatedSeconds: simulatedMs / 1000, wallSeconds, stats: workload.stats, traceHash: world.kernel.trace.hash(), events: world.kernel.eventsExecuted };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' }, minutes: { type: 'string', default: '10' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } } });
+  if (values.help) {
+    process.stdout.write('npm run bench:sim -- [--seed N] [--minutes M] [--json]\n  kernel events/s, and the speedup of the standard workload (3 members, 1 arbiter, 200 sessions TTL 15 s, 100 grants/s over 1,000 keys)\n');
+    return;
+  }
+  const minutes = Number(values.minutes);
+  if (!(minutes > 0)) throw new Error(`--minutes ${values.minutes} must be a positive number`);
+  const progress = (text: string): void => void process.stderr.write(`${text}\n`);
+  const kernelRate = await kernelEventsPerSecond();
+  progress(`bench:sim: kernel alone ${Math.round(kernelRate).toLocaleString('en')} events/s`);
+  const run = await standardRun(`bench-${values.seed}`, minutes, progress);
+  const report = {
+    kernelEventsPerSecond: Math.round(kernelRate),
+    speedup: Math.round((run.simulatedSeconds / run.wallSeconds) * 10) / 10,
+    simulatedSeconds: run.simulatedSeconds,
+    wallSeconds: Math.round(run.wallSeconds * 100) / 100,
+    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    traceHash: run.traceHash,
+    events: run.events,
+    grants: run.stats.granted,
+    contended: run.stats.contended,
+    failed: run.stats.failed,
+    errors: run.stats.errors,
+  };
+  if (values.json) process.stdout.write(`${JSON.stringify(report)}\n`);
+  else for (const [name, value] of Object.entries(report)) process.stdout.write(`${name.padEnd(22)} ${typeof value === 'object' ? JSON.stringify(value) : value}\n`);
+}
+
+await main();
