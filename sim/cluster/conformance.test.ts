@@ -38,3 +38,18 @@ describeLockLogConformance('simulated etcd, 3 members, etcd 3.5 switches, a foll
     },
   };
 });
+
+describeLockLogConformance('simulated etcd, 5 members, costly CPU and a lagging apply', async () => {
+  const world = clusterWorld(yieldToHost, 'conformance-3', { members: 5, timing: { requestCostMs: 2, applyCostMs: 3 } });
+  await settledLeader(world);
+  const { driver } = world;
+  const { process, log } = world.client('conformance-client');
+  return {
+    log: driver.lockLog(log),
+    clock: driver.clock(process.clock()),
+    close: async () => {
+      await driver.wait(log.close());
+      driver.stop();
+    },
+  };
+});

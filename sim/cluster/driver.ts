@@ -108,7 +108,8 @@ export class SimDriver {
         const untilMs = this.kernel.now() + this.maxWaitMs;
         const result = await this.kernel.runUntilCondition(() => this.waiting === 0 || this.stopped, { untilMs });
         if (result.reason === 'condition') continue;
-        const why = result.reason === 'time' ? `nothing settled within ${this.maxWaitMs} ms of virtual time` : 'the world ran out of events';
+        const dry = result.reason === 'quiescent' || this.kernel.pendingEvents === 0;
+        const why = dry ? 'the world ran out of events' : `nothing settled within ${this.maxWaitMs} ms of virtual time`;
         this.failAll(new Error(`SimDriver: ${why} while ${this.waiting} wait(s) were pending (at ${this.kernel.now()} ms)`));
         return;
       }

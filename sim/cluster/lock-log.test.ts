@@ -101,4 +101,13 @@ describe('SimLockLog watches that break', () => {
     expect(errors[0]?.message).toContain('lost messages');
     expect(batches).toHaveLength(1);
   });
+
+  it('is cancelled on the member when the client process dies (its machine resets the connection)', async () => {
+    const { world, first, process } = await watching('watch-client-crash');
+    expect(first.current?.watches.open).toBe(1);
+    process.crash();
+    await world.driver.runFor(10);
+    expect(first.current?.watches.open).toBe(0);
+    expect(first.state?.watches.counts).toEqual({ synced: 0, unsynced: 0 });
+  });
 });

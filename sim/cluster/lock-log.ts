@@ -25,8 +25,8 @@ import type { Deferred, Kernel } from '../kernel/kernel.js';
 import type { SimProcess, TimerId } from '../process/process.js';
 import { ClientWatches } from './lock-log-watch.js';
 import type { EtcdMember } from './member.js';
-import { portsOf, type ClusterNetwork, type PortMux } from './ports.js';
-import { mutates, type ClientRequest, type ClusterMessage, type ResponseMessage, type ResultBody } from './protocol.js';
+import { portsOf, resetConnections, type ClusterNetwork, type PortMux } from './ports.js';
+import { MEMBER_PORT, mutates, type ClientRequest, type ClusterMessage, type ResponseMessage, type ResultBody } from './protocol.js';
 
 export interface SimLockLogOptions {
   readonly kernel: Kernel;
@@ -59,6 +59,8 @@ type Answer = { readonly header: ResponseHeader; readonly body: ResultBody };
 
 interface Endpoint {
   readonly name: string;
+  /** A connection to it was opened (so a crash of this client resets it). */
+  used: boolean;
   downUntilLocalMs: number;
   pingTimer: TimerId;
   pongTimer: TimerId;
@@ -101,6 +103,7 @@ class SimLockLogClient implements SimLockLog {
   private nextPingId = 0;
   private closed = false;
   private readonly unbind: () => void;
+  private readonly forgetCrashHook: () => void;
 
   constructor(options: SimLockLogOptions) {
     if (options.endpoints.length === 0) throw new Error('createSimLockLog needs at least one endpoint');
@@ -111,13 +114,20 @@ class SimLockLogClient implements SimLockLog {
     this.reconnectBackoffMs = positive(options.reconnectBackoffMs ?? 1_000, 'reconnectBackoffMs');
     this.keepaliveTimeMs = positive(options.keepaliveTimeMs ?? 10_000, 'keepaliveTimeMs');
     this.keepaliveTimeoutMs = positive(options.keepaliveTimeoutMs ?? 5_000, 'keepaliveTimeoutMs');
-    this.endpoints = options.endpoints.map((endpoint) => ({ name: typeof endpoint === 'string' ? endpoint : endpoint.name, downUntilLocalMs: -1, pingTimer: -1, pongTimer: -1 }));
+    this.endpoints = options.endpoints.map((endpoint) => ({ name: typeof endpoint === 'string' ? endpoint : endpoint.name, used: false, downUntilLocalMs: -1, pingTimer: -1, pongTimer: -1 }));
     this.endpoints.forEach((endpoint, i) => this.indexOf.set(endpoint.name, i));
     const count = (portCounts.get(options.client) ?? 0) + 1;
     portCounts.set(options.client, count);
     this.port = options.port ?? `lock-log-${count}`;
     this.mux = portsOf(options.network, options.client);
     this.unbind = this.mux.bind(this.port, (payload, from) => this.onMessage(payload, from));
+    // If this client's process dies (not its machine), the members it talked to see their connections reset.
+    const network = options.network;
+    this.forgetCrashHook = options.client.onCrash((process, { powerLoss }) => {
+      // Only the crash that ends this object's incarnation (the hook list must not change while it runs).
+      if (process.incarnation !== this.incarnation + 1 || this.closed) return;
+      if (!powerLoss) resetConnections(network, process, new Map(this.endpoints.filter((e) => e.used).map((e) => [e.name, new Set([MEMBER_PORT])])));
+    });
     this.watches = new ClientWatches({
       open: (request) => this.openWatch(request),
       cancelOnMember: (endpoint, streamId) => this.send(endpoint, { type: 'etcd.watch-cancel', replyPort: this.port, streamId }),
@@ -194,6 +204,7 @@ class SimLockLogClient implements SimLockLog {
     for (const [requestId, call] of [...this.pending]) this.settle(requestId, call, new LockLogError('cancelled', `${call.description}: the LockLog was closed`));
     this.endpoints.forEach((_, i) => this.stopPinging(i));
     this.unbind();
+    this.forgetCrashHook();
   }
 
   // ---- calls --------------------------------------------------------------------------------------
@@ -214,6 +225,7 @@ class SimLockLogClient implements SimLockLog {
 
   private dispatch(requestId: number, call: PendingCall): void {
     const endpoint = this.endpoints[call.endpoint]!;
+    endpoint.used = true;
     call.description = `${call.what} on ${endpoint.name}`;
     this.mux.connectAndSend(endpoint.name, { type: 'etcd.request', replyPort: this.port, requestId, request: call.request }, () => this.refused(requestId));
   }
@@ -240,6 +252,7 @@ class SimLockLogClient implements SimLockLog {
 
   private sendWatchCreate(streamId: number, endpoint: number, request: WatchRequest, failoversLeft: number): void {
     const message = { type: 'etcd.request', replyPort: this.port, requestId: streamId, request: { op: 'watch-create', watch: request } } as const;
+    this.endpoints[endpoint]!.used = true;
     this.mux.connectAndSend(this.endpoints[endpoint]!.name, message, () => {
       if (!this.watches.isCreating(streamId)) return;
       this.markDown(endpoint, 'connection refused');
@@ -270,7 +283,7 @@ class SimLockLogClient implements SimLockLog {
       case 'transport.pong':
         return this.onPong(from);
       case 'transport.reset': {
-        const index = this.indexOf.get(payload.member);
+        const index = this.indexOf.get(payload.peer);
         if (index !== undefined) this.connectionLost(index, 'the connection was reset (the member process died)');
         return;
       }

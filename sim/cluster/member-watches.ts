@@ -55,6 +55,15 @@ export class WatchService {
     this.runtime.state.watches.cancel(stream.watchId);
   }
 
+  /** The client's process died: its streams end (etcd sees the connection reset and cancels them). */
+  dropClient(client: string): void {
+    for (const [key, stream] of [...this.streams]) {
+      if (stream.client !== client) continue;
+      this.streams.delete(key);
+      this.runtime.state.watches.cancel(stream.watchId);
+    }
+  }
+
   private deliver(stream: Stream, delivery: WatchDelivery): void {
     if (delivery.kind === 'compacted') {
       this.streams.delete(streamKey(stream.client, stream.port, stream.streamId));

@@ -17,7 +17,7 @@ import { RaftNode, type RaftStatus } from '../raft/node.js';
 import type { LogEntry, SoftState } from '../raft/types.js';
 import type { WalRecord } from '../raft/wal.js';
 import { MemberRuntime } from './member-runtime.js';
-import { CONNECTION_RESET_DELAY_MS, portsOf, processNamed, setMachineDown, type ClusterNetwork, type PortMux } from './ports.js';
+import { portsOf, resetConnections, setMachineDown, type ClusterNetwork, type PortMux } from './ports.js';
 import { MEMBER_PORT, type ClusterMessage, type EtcdEntry } from './protocol.js';
 import { snapshotOf, type EtcdSnapshot, type SnapshotOp } from './snapshot.js';
 import type { EtcdTiming } from './timing.js';
@@ -192,20 +192,7 @@ export class EtcdMember {
     const runtime = this.runtime;
     this.runtime = undefined;
     if (powerLoss) setMachineDown(this.options.network, this.name, true);
-    if (runtime === undefined || powerLoss || runtime.connections.size === 0) return;
-    const network = this.options.network;
-    const connections = [...runtime.connections].map(([client, ports]) => [client, [...ports]] as const);
-    this.process.kernel.trace.record('etcd.connections.reset', { clients: connections.map(([client]) => client) }, this.name);
-    this.process.kernel.scheduleAfter(CONNECTION_RESET_DELAY_MS, () => {
-      for (const [client, ports] of connections) {
-        const target = processNamed(network, client);
-        if (target === undefined || network.isCut(this.name, client)) continue;
-        const mux = portsOf(network, target);
-        target.deliver(() => {
-          for (const port of ports) mux.dispatch({ type: 'transport.reset', port, member: this.name }, this.name);
-        });
-      }
-    });
+    if (runtime !== undefined && !powerLoss) resetConnections(this.options.network, this.process, runtime.connections);
   }
 
   private onMessage(payload: ClusterMessage, from: string): void {
@@ -224,7 +211,9 @@ export class EtcdMember {
       case 'leasehttp.response':
         return runtime.leases.onHttpResponse(payload);
       case 'transport.reset':
-        return runtime.leases.onPeerReset(payload.member);
+        // A peer died with our leasehttp POSTs on its connection, or a client died with streams open here.
+        runtime.leases.onPeerReset(payload.peer);
+        return runtime.watches.dropClient(payload.peer);
       case 'etcd.response':
       case 'etcd.watch':
       case 'transport.pong':

@@ -45,6 +45,26 @@ export function setMachineDown(network: ClusterNetwork, name: string, down: bool
   else machinesDown.delete(name);
 }
 
+/**
+ * What a crashed process's machine does with its open connections (unless it lost power): reset them.
+ * Each peer's ports get a `transport.reset` one link latency later, unless a partition is in the way.
+ */
+export function resetConnections(network: ClusterNetwork, dead: SimProcess, connections: ReadonlyMap<string, ReadonlySet<string>>): void {
+  if (connections.size === 0) return;
+  const copied = [...connections].map(([peer, ports]) => [peer, [...ports]] as const);
+  dead.kernel.trace.record('net.reset', { peers: copied.map(([peer]) => peer) }, dead.name);
+  dead.kernel.scheduleAfter(CONNECTION_RESET_DELAY_MS, () => {
+    for (const [peer, ports] of copied) {
+      const target = processNamed(network, peer);
+      if (target === undefined || network.isCut(dead.name, peer)) continue;
+      const mux = portsOf(network, target);
+      target.deliver(() => {
+        for (const port of ports) mux.dispatch({ type: 'transport.reset', port, peer: dead.name }, dead.name);
+      });
+    }
+  });
+}
+
 /** The port multiplexer of `process` on `network` (made and registered on first use). */
 export function portsOf(network: ClusterNetwork, process: SimProcess): PortMux {
   const directory = directoryOf(network);

@@ -105,11 +105,12 @@ export interface PongMessage {
   readonly pingId: number;
 }
 
-/** Sent by a crashed member's machine (its TCP stack), not by the member: every connection is reset. */
+/** Sent by a crashed process's machine (its TCP stack), not by the process: its connections are reset. */
 export interface ResetMessage {
   readonly type: 'transport.reset';
   readonly port: string;
-  readonly member: string;
+  /** The process that died. */
+  readonly peer: string;
 }
 
 /** leasehttp: a follower's POST to the leader's `/leases` (renew) or `/leases/internal` (time-to-live). */
@@ -131,7 +132,7 @@ export interface LeaseHttpResponse {
   readonly keys: readonly string[];
 }
 
-export type ToMember = RaftMessage<EtcdEntry> | RequestMessage | WatchCancelMessage | PingMessage | LeaseHttpRequest | LeaseHttpResponse;
+export type ToMember = RaftMessage<EtcdEntry> | RequestMessage | WatchCancelMessage | PingMessage | LeaseHttpRequest | LeaseHttpResponse | ResetMessage;
 export type ToClient = ResponseMessage | WatchStreamMessage | PongMessage | ResetMessage;
 export type ClusterMessage = ToMember | ToClient;
 
