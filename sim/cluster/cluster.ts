@@ -66,6 +66,8 @@ export interface SimCluster {
   resume(name: string): void;
   /** Holds the member's WAL disk until true time `untilMs`: its raft loop sticks on the next fsync. */
   stallDisk(name: string, untilMs: number): void;
+  /** etcd MoveLeader: the current leader hands over to `to` (proposals are dropped meanwhile); false if none leads. */
+  moveLeader(to: string): boolean;
   /** Cuts the member off from the other members (clients can still reach it). */
   isolateFromPeers(name: string): PartitionId;
   partition(spec: PartitionSpec): PartitionId;
@@ -157,6 +159,12 @@ class Cluster implements SimCluster {
 
   stallDisk(name: string, untilMs: number): void {
     this.member(name).disk.stall(untilMs);
+  }
+
+  moveLeader(to: string): boolean {
+    this.member(to);
+    const outcome = this.leader()?.raft()?.transferLeadership(to);
+    return outcome?.kind === 'started';
   }
 
   isolateFromPeers(name: string): PartitionId {

@@ -77,4 +77,18 @@ describe('writes when the leader fails', () => {
     const writeError = await driver.wait(rejectionOf(log.txn(put('/k', 'v2'))));
     expect(isLockLogError(writeError, 'timeout') && writeError.outcome).toBe('indeterminate');
   });
+
+  it('moves leadership on request (MoveLeader), and writes go on under the new leader', async () => {
+    const world = clusterWorld(yieldToHost, 'move-leader');
+    const leader = await settledLeader(world);
+    const { cluster, driver } = world;
+    const target = cluster.members.find((m) => m.name !== leader)!;
+    const { log } = world.client('writer');
+    await driver.wait(log.txn(put('/k', '1')));
+    expect(cluster.moveLeader(target.name)).toBe(true);
+    expect(await driver.runUntil(() => cluster.leader()?.name === target.name, 2_000)).toBe(true);
+    const write = await driver.wait(log.txn(put('/k', '2')));
+    expect(write.succeeded).toBe(true);
+    expect(cluster.violations).toEqual([]);
+  });
 });

@@ -78,12 +78,14 @@ export function portsOf(network: ClusterNetwork, process: SimProcess): PortMux {
 
 export class PortMux {
   private readonly handlers = new Map<string, PortHandler>();
+  private readonly directory: Directory;
   private listening = -1;
 
   constructor(
     private readonly network: ClusterNetwork,
     readonly process: SimProcess,
   ) {
+    this.directory = directoryOf(network);
     process.onCrash(() => {
       this.handlers.clear();
       this.listening = -1;
@@ -122,7 +124,7 @@ export class PortMux {
   connectAndSend(to: string, payload: ClusterMessage, onRefused: () => void): void {
     const target = this.target(to);
     const { network, process } = this;
-    const refused = target.state === 'crashed' && !directoryOf(network).machinesDown.has(to) && !network.isCut(process.name, to) && !network.isCut(to, process.name);
+    const refused = target.state === 'crashed' && !this.directory.machinesDown.has(to) && !network.isCut(process.name, to) && !network.isCut(to, process.name);
     if (!refused) {
       this.network.send(process, target, payload);
       return;
@@ -135,7 +137,7 @@ export class PortMux {
   }
 
   private target(to: string): SimProcess {
-    const target = processNamed(this.network, to);
+    const target = this.directory.processes.get(to);
     if (target === undefined) throw new Error(`cluster network: no process named ${to} is known; members and clients register when they are made`);
     return target;
   }
