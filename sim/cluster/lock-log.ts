@@ -23,6 +23,7 @@ import type {
 import type { LeaseId, Revision } from '../../core/units.js';
 import type { Deferred, Kernel } from '../kernel/kernel.js';
 import type { SimProcess, TimerId } from '../process/process.js';
+import { Endpoints } from './lock-log-endpoints.js';
 import { ClientWatches } from './lock-log-watch.js';
 import type { EtcdMember } from './member.js';
 import { portsOf, resetConnections, type ClusterNetwork, type PortMux } from './ports.js';
@@ -57,15 +58,6 @@ const MOVE_ON_CODES: ReadonlySet<LockLogError['code']> = new Set(['unavailable',
 
 type Answer = { readonly header: ResponseHeader; readonly body: ResultBody };
 
-interface Endpoint {
-  readonly name: string;
-  /** A connection to it was opened (so a crash of this client resets it). */
-  used: boolean;
-  downUntilLocalMs: number;
-  pingTimer: TimerId;
-  pongTimer: TimerId;
-}
-
 interface PendingCall {
   endpoint: number;
   description: string;
@@ -89,18 +81,12 @@ class SimLockLogClient implements SimLockLog {
   private readonly kernel: Kernel;
   private readonly client: SimProcess;
   private readonly mux: PortMux;
-  private readonly endpoints: Endpoint[];
-  private readonly indexOf = new Map<string, number>();
+  private readonly endpoints: Endpoints;
   private readonly pending = new Map<number, PendingCall>();
   private readonly watches: ClientWatches;
   private readonly requestTimeoutMs: number;
-  private readonly reconnectBackoffMs: number;
-  private readonly keepaliveTimeMs: number;
-  private readonly keepaliveTimeoutMs: number;
   private readonly incarnation: number;
-  private current = 0;
   private nextRequestId = 0;
-  private nextPingId = 0;
   private closed = false;
   private readonly unbind: () => void;
   private readonly forgetCrashHook: () => void;
@@ -111,14 +97,20 @@ class SimLockLogClient implements SimLockLog {
     this.client = options.client;
     this.incarnation = options.client.incarnation;
     this.requestTimeoutMs = positive(options.requestTimeoutMs ?? DEFAULT_SIM_REQUEST_TIMEOUT_MS, 'requestTimeoutMs');
-    this.reconnectBackoffMs = positive(options.reconnectBackoffMs ?? 1_000, 'reconnectBackoffMs');
-    this.keepaliveTimeMs = positive(options.keepaliveTimeMs ?? 10_000, 'keepaliveTimeMs');
-    this.keepaliveTimeoutMs = positive(options.keepaliveTimeoutMs ?? 5_000, 'keepaliveTimeoutMs');
-    this.endpoints = options.endpoints.map((endpoint) => ({ name: typeof endpoint === 'string' ? endpoint : endpoint.name, used: false, downUntilLocalMs: -1, pingTimer: -1, pongTimer: -1 }));
-    this.endpoints.forEach((endpoint, i) => this.indexOf.set(endpoint.name, i));
     const count = (portCounts.get(options.client) ?? 0) + 1;
     portCounts.set(options.client, count);
     this.port = options.port ?? `lock-log-${count}`;
+    const names = options.endpoints.map((endpoint) => (typeof endpoint === 'string' ? endpoint : endpoint.name));
+    const endpointOptions = {
+      reconnectBackoffMs: positive(options.reconnectBackoffMs ?? 1_000, 'reconnectBackoffMs'),
+      keepaliveTimeMs: positive(options.keepaliveTimeMs ?? 10_000, 'keepaliveTimeMs'),
+      keepaliveTimeoutMs: positive(options.keepaliveTimeoutMs ?? 5_000, 'keepaliveTimeoutMs'),
+    };
+    this.endpoints = new Endpoints(names, this.kernel, this.client, this.port, endpointOptions, {
+      sendPing: (endpoint, pingId) => this.send(endpoint, { type: 'transport.ping', replyPort: this.port, pingId }),
+      pingTimedOut: (endpoint) => this.connectionLost(endpoint, `no keepalive answer within ${endpointOptions.keepaliveTimeoutMs} ms`),
+      activeWatches: (endpoint) => this.watches.activeOn(endpoint),
+    });
     this.mux = portsOf(options.network, options.client);
     this.unbind = this.mux.bind(this.port, (payload, from) => this.onMessage(payload, from));
     // If this client's process dies (not its machine), the members it talked to see their connections reset.
@@ -126,7 +118,7 @@ class SimLockLogClient implements SimLockLog {
     this.forgetCrashHook = options.client.onCrash((process, { powerLoss }) => {
       // Only the crash that ends this object's incarnation (the hook list must not change while it runs).
       if (process.incarnation !== this.incarnation + 1 || this.closed) return;
-      if (!powerLoss) resetConnections(network, process, new Map(this.endpoints.filter((e) => e.used).map((e) => [e.name, new Set([MEMBER_PORT])])));
+      if (!powerLoss) resetConnections(network, process, new Map(this.endpoints.usedNames().map((name) => [name, new Set([MEMBER_PORT])])));
     });
     this.watches = new ClientWatches({
       open: (request) => this.openWatch(request),
@@ -135,13 +127,13 @@ class SimLockLogClient implements SimLockLog {
       setTimer: (delayMs, callback) => this.client.setTimer(delayMs, callback),
       cancelTimer: (id) => void this.client.cancelTimer(id),
       requestTimeoutMs: this.requestTimeoutMs,
-      describe: (endpoint) => this.endpoints[endpoint]!.name,
-      activeChanged: (endpoint) => this.keepPinging(endpoint),
+      describe: (endpoint) => this.endpoints.name(endpoint),
+      activeChanged: (endpoint) => this.endpoints.keepPinging(endpoint),
     });
   }
 
   get currentEndpoint(): string {
-    return this.endpoints[this.current]!.name;
+    return this.endpoints.currentName;
   }
 
   async txn(request: TxnRequest): Promise<TxnResponse> {
@@ -202,7 +194,7 @@ class SimLockLogClient implements SimLockLog {
     this.closed = true;
     await this.watches.cancelAll();
     for (const [requestId, call] of [...this.pending]) this.settle(requestId, call, new LockLogError('cancelled', `${call.description}: the LockLog was closed`));
-    this.endpoints.forEach((_, i) => this.stopPinging(i));
+    this.endpoints.stopAll();
     this.unbind();
     this.forgetCrashHook();
   }
@@ -212,30 +204,30 @@ class SimLockLogClient implements SimLockLog {
   private call(request: ClientRequest, what: string): Promise<Answer> {
     const unusable = this.unusable(what);
     if (unusable !== undefined) return Promise.reject(unusable);
-    const endpoint = this.pickEndpoint();
+    const endpoint = this.endpoints.pick();
     if (endpoint === undefined) return Promise.reject(this.noConnection(what));
     const requestId = this.nextRequestId++;
     const answer = this.kernel.deferred<Answer>();
     const timer = this.client.setTimer(this.requestTimeoutMs, () => this.timeOut(requestId));
-    const call: PendingCall = { endpoint, description: '', failoversLeft: this.endpoints.length - 1, what, request, mutating: mutates(request), answer, timer };
+    const call: PendingCall = { endpoint, description: '', failoversLeft: this.endpoints.count - 1, what, request, mutating: mutates(request), answer, timer };
     this.pending.set(requestId, call);
     this.dispatch(requestId, call);
     return answer.promise;
   }
 
   private dispatch(requestId: number, call: PendingCall): void {
-    const endpoint = this.endpoints[call.endpoint]!;
-    endpoint.used = true;
-    call.description = `${call.what} on ${endpoint.name}`;
-    this.mux.connectAndSend(endpoint.name, { type: 'etcd.request', replyPort: this.port, requestId, request: call.request }, () => this.refused(requestId));
+    const name = this.endpoints.name(call.endpoint);
+    this.endpoints.markUsed(call.endpoint);
+    call.description = `${call.what} on ${name}`;
+    this.mux.connectAndSend(name, { type: 'etcd.request', replyPort: this.port, requestId, request: call.request }, () => this.refused(requestId));
   }
 
   /** The member's machine refused the connection: nothing was sent, so the call may go to another endpoint. */
   private refused(requestId: number): void {
     const call = this.pending.get(requestId);
     if (call === undefined) return;
-    this.markDown(call.endpoint, 'connection refused');
-    const next = call.failoversLeft > 0 ? this.pickEndpoint() : undefined;
+    this.endpoints.markDown(call.endpoint, 'connection refused');
+    const next = call.failoversLeft > 0 ? this.endpoints.pick() : undefined;
     if (next === undefined) return this.settle(requestId, call, new LockLogError('unavailable', `${call.description}: connection refused, and no other endpoint to try`));
     call.failoversLeft--;
     call.endpoint = next;
@@ -243,35 +235,24 @@ class SimLockLogClient implements SimLockLog {
   }
 
   private openWatch(request: WatchRequest): readonly [number, number] | LockLogError {
-    const endpoint = this.pickEndpoint();
+    const endpoint = this.endpoints.pick();
     if (endpoint === undefined) return this.noConnection(`watch of ${request.key}`);
     const streamId = this.nextRequestId++;
-    this.sendWatchCreate(streamId, endpoint, request, this.endpoints.length - 1);
+    this.sendWatchCreate(streamId, endpoint, request, this.endpoints.count - 1);
     return [streamId, endpoint];
   }
 
   private sendWatchCreate(streamId: number, endpoint: number, request: WatchRequest, failoversLeft: number): void {
     const message = { type: 'etcd.request', replyPort: this.port, requestId: streamId, request: { op: 'watch-create', watch: request } } as const;
-    this.endpoints[endpoint]!.used = true;
-    this.mux.connectAndSend(this.endpoints[endpoint]!.name, message, () => {
+    this.endpoints.markUsed(endpoint);
+    this.mux.connectAndSend(this.endpoints.name(endpoint), message, () => {
       if (!this.watches.isCreating(streamId)) return;
-      this.markDown(endpoint, 'connection refused');
-      const next = failoversLeft > 0 ? this.pickEndpoint() : undefined;
+      this.endpoints.markDown(endpoint, 'connection refused');
+      const next = failoversLeft > 0 ? this.endpoints.pick() : undefined;
       if (next === undefined) return this.watches.failCreating(streamId, 'connection refused, and no other endpoint to try');
-      this.watches.retarget(streamId, next, this.endpoints[next]!.name);
+      this.watches.retarget(streamId, next, this.endpoints.name(next));
       this.sendWatchCreate(streamId, next, request, failoversLeft - 1);
     });
-  }
-
-  /** The current endpoint, skipping (and moving past) flagged ones: nothing is sent to those. */
-  private pickEndpoint(): number | undefined {
-    const nowMs = this.client.localNow();
-    for (let attempt = 0; attempt < this.endpoints.length; attempt++) {
-      const index = this.current;
-      if (this.endpoints[index]!.downUntilLocalMs <= nowMs) return index;
-      this.moveOn(index);
-    }
-    return undefined;
   }
 
   private onMessage(payload: ClusterMessage, from: string): void {
@@ -281,9 +262,9 @@ class SimLockLogClient implements SimLockLog {
       case 'etcd.watch':
         return this.watches.onMessage(payload);
       case 'transport.pong':
-        return this.onPong(from);
+        return this.endpoints.onPong(from);
       case 'transport.reset': {
-        const index = this.indexOf.get(payload.peer);
+        const index = this.endpoints.indexOf(payload.peer);
         if (index !== undefined) this.connectionLost(index, 'the connection was reset (the member process died)');
         return;
       }
@@ -298,7 +279,7 @@ class SimLockLogClient implements SimLockLog {
     const { result } = message;
     if (result.ok) return this.settle(message.requestId, call, { header: result.header, body: result.body });
     const { error } = result;
-    if (MOVE_ON_CODES.has(error.code)) this.moveOn(call.endpoint);
+    if (MOVE_ON_CODES.has(error.code)) this.endpoints.moveOn(call.endpoint);
     const outcome = call.mutating && !error.refused ? 'indeterminate' : 'failed';
     const suffix = outcome === 'indeterminate' ? ' (the write may or may not have taken effect)' : '';
     this.settle(message.requestId, call, new LockLogError(error.code, `${call.description}: ${error.message}${suffix}`, error.compactRevision === undefined ? { outcome } : { outcome, compactRevision: error.compactRevision }));
@@ -307,7 +288,7 @@ class SimLockLogClient implements SimLockLog {
   private timeOut(requestId: number): void {
     const call = this.pending.get(requestId);
     if (call === undefined) return;
-    this.moveOn(call.endpoint);
+    this.endpoints.moveOn(call.endpoint);
     this.kernel.trace.record('lock-log.timeout', { description: call.description, port: this.port }, this.client.name);
     const outcome = call.mutating ? 'indeterminate' : 'failed';
     this.settle(requestId, call, new LockLogError('timeout', `${call.description}: no answer within ${this.requestTimeoutMs} ms${outcome === 'indeterminate' ? ' (the write may or may not have taken effect)' : ''}`, { outcome }));
@@ -320,25 +301,11 @@ class SimLockLogClient implements SimLockLog {
     else call.answer.resolve(result);
   }
 
-  // ---- endpoint health ----------------------------------------------------------------------------
-
-  /** The next call goes to the endpoint after `failed`, unless another call already moved on. */
-  private moveOn(failed: number): void {
-    if (this.current === failed) this.current = (failed + 1) % this.endpoints.length;
-  }
-
-  /** gRPC's channel state after a failed connection: skipped for the reconnect backoff. */
-  private markDown(index: number, why: string): void {
-    const endpoint = this.endpoints[index]!;
-    endpoint.downUntilLocalMs = this.client.localNow() + this.reconnectBackoffMs;
-    this.kernel.trace.record('lock-log.endpoint-down', { endpoint: endpoint.name, port: this.port, why }, this.client.name);
-    this.moveOn(index);
-  }
+  // ---- broken connections ------------------------------------------------------------------------
 
   /** The connection to `index` is gone: its calls and watches fail, and it is skipped for a while. */
   private connectionLost(index: number, why: string): void {
-    this.markDown(index, why);
-    this.stopPinging(index);
+    this.endpoints.markDown(index, why);
     for (const [requestId, call] of [...this.pending]) {
       if (call.endpoint !== index) continue;
       const outcome = call.mutating ? 'indeterminate' : 'failed';
@@ -347,43 +314,10 @@ class SimLockLogClient implements SimLockLog {
     this.watches.connectionLost(index, why);
   }
 
-  private keepPinging(index: number): void {
-    const endpoint = this.endpoints[index]!;
-    if (this.watches.activeOn(index) === 0) return this.stopPinging(index);
-    if (endpoint.pingTimer >= 0 || endpoint.pongTimer >= 0) return;
-    endpoint.pingTimer = this.client.setTimer(this.keepaliveTimeMs, () => {
-      endpoint.pingTimer = -1;
-      if (this.watches.activeOn(index) === 0) return;
-      this.send(index, { type: 'transport.ping', replyPort: this.port, pingId: this.nextPingId++ });
-      endpoint.pongTimer = this.client.setTimer(this.keepaliveTimeoutMs, () => {
-        endpoint.pongTimer = -1;
-        this.connectionLost(index, `no keepalive answer within ${this.keepaliveTimeoutMs} ms`);
-      });
-    });
-  }
-
-  private onPong(from: string): void {
-    const index = this.indexOf.get(from);
-    if (index === undefined) return;
-    const endpoint = this.endpoints[index]!;
-    if (endpoint.pongTimer < 0) return;
-    this.client.cancelTimer(endpoint.pongTimer);
-    endpoint.pongTimer = -1;
-    this.keepPinging(index);
-  }
-
-  private stopPinging(index: number): void {
-    const endpoint = this.endpoints[index]!;
-    if (endpoint.pingTimer >= 0) this.client.cancelTimer(endpoint.pingTimer);
-    if (endpoint.pongTimer >= 0) this.client.cancelTimer(endpoint.pongTimer);
-    endpoint.pingTimer = -1;
-    endpoint.pongTimer = -1;
-  }
-
   // ---- helpers ------------------------------------------------------------------------------------
 
   private send(endpoint: number, payload: ClusterMessage): void {
-    this.mux.send(this.endpoints[endpoint]!.name, payload);
+    this.mux.send(this.endpoints.name(endpoint), payload);
   }
 
   private unusable(what: string): LockLogError | undefined {
@@ -395,7 +329,8 @@ class SimLockLogClient implements SimLockLog {
   }
 
   private noConnection(what: string): LockLogError {
-    return new LockLogError('unavailable', `${what}: no connection established to any endpoint (${this.endpoints.map((e) => e.name).join(', ')} are all marked down)`);
+    const names = Array.from({ length: this.endpoints.count }, (_, i) => this.endpoints.name(i));
+    return new LockLogError('unavailable', `${what}: no connection established to any endpoint (${names.join(', ')} are all marked down)`);
   }
 }
 
