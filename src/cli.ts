@@ -3,6 +3,7 @@
 // can call it in-process.
 import { Command, CommanderError } from 'commander';
 import { type CliIo, ExitCode, processIo } from './cli-io.js';
+import { registerCheckCommand } from './commands/check.js';
 import { registerClassCommands } from './commands/class-check.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerLockCommand } from './commands/lock.js';
@@ -16,6 +17,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
   registerClassCommands(program, io, setExitCode);
+  registerCheckCommand(program, io, setExitCode);
   registerLockCommand(program, io, setExitCode);
   registerDemoCommand(program, io, setExitCode);
   registerShardsCommand(program, io, setExitCode);

@@ -1,0 +1,78 @@
+// What every checker returns, so a run artifact (ARCHITECTURE.md, scenarios/) can list them alike.
+// Plain JSON data: tokens and revisions are decimal strings here, never bigints.
+
+export type CheckerName = 'exclusion' | 'token-order' | 'belief' | 'fence' | 'linearizability';
+
+export type ViolationKind =
+  /** Two holds of one key overlap in the log's applied order. */
+  | 'overlap'
+  /** A grant, later in true time than another of the same cluster or key, has a token not above it. */
+  | 'token-not-increasing'
+  /** Two grants of one cluster carry the same token. */
+  | 'token-reused'
+  /** A holder could still start work after another holder was granted the key. */
+  | 'belief-after-later-grant'
+  /** A holder could start work before the log granted it the key. */
+  | 'belief-before-grant'
+  /** A holder believed it held a grant the log never made. */
+  | 'belief-without-grant'
+  /** A fenced resource accepted a token below its high-water mark. */
+  | 'fence-accepted-below-mark'
+  /** Two holders wrote to an unfenced resource at once. */
+  | 'unfenced-overlap'
+  /** The operations of a key have no legal sequential order under the model. */
+  | 'not-linearizable';
+
+export interface Involved {
+  /** The holder's identity, or the process of an operation. */
+  readonly holder: string;
+  /** The fencing token as a decimal string, when one is involved. */
+  readonly token?: string;
+}
+
+export interface Violation {
+  readonly kind: ViolationKind;
+  readonly key: string;
+  /** A sentence for a person: the key, both holders, and the times or revisions. */
+  readonly message: string;
+  /** Earlier first. */
+  readonly involved: readonly Involved[];
+  /** True time in ms of the moment the rule broke, where the checker knows it. */
+  readonly atMs?: number;
+  /** Log revisions involved, as decimal strings. */
+  readonly revisions?: readonly string[];
+  readonly resource?: string;
+}
+
+export interface CheckResult {
+  readonly name: CheckerName;
+  /** True only when the verdict is `ok`. */
+  readonly ok: boolean;
+  /** `unknown`: the checker could not decide (the linearizability search ran out of budget). */
+  readonly verdict: 'ok' | 'violated' | 'unknown';
+  /** One line: what was checked and what was found. */
+  readonly detail: string;
+  /** At most MAX_VIOLATIONS; `detail` says how many more there were. */
+  readonly violations: readonly Violation[];
+}
+
+/** Put a limit on everything (STYLE.md, TigerBeetle): a broken run can have a violation per grant. */
+export const MAX_VIOLATIONS = 100;
+
+/** Builds a CheckResult from everything found, keeping the first MAX_VIOLATIONS. */
+export function checkResult(name: CheckerName, found: readonly Violation[], checked: string): CheckResult {
+  if (found.length === 0) return { name, ok: true, verdict: 'ok', detail: `ok: ${checked}`, violations: [] };
+  const shown = found.slice(0, MAX_VIOLATIONS);
+  const more = found.length > shown.length ? ` (the first ${shown.length} listed)` : '';
+  const detail = `${found.length} violation${found.length === 1 ? '' : 's'}${more}: ${checked}; first: ${(found[0] as Violation).message}`;
+  return { name, ok: false, verdict: 'violated', detail, violations: shown };
+}
+
+/** `12345 ms`: true time for messages (no locale: core/ output is the same everywhere). */
+export function ms(value: number): string {
+  return `${value} ms`;
+}
+
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}

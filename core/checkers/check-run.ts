@@ -1,0 +1,36 @@
+// Every checker over one simulated run (ARCHITECTURE.md, scenarios/): exclusion and token order always,
+// belief when the run recorded beliefs, fence when it recorded writes, linearizability when it recorded
+// the client-visible history.
+import { checkBelief } from './belief.js';
+import type { CheckResult } from './check-result.js';
+import { checkHistory } from './check-history.js';
+import { checkExclusion } from './exclusion.js';
+import { checkFence } from './fence.js';
+import type { LinearizabilityOptions } from './linearizability.js';
+import { linearizabilityCheckResult } from './linearizability-report.js';
+import { lockModel } from './lock-model.js';
+import type { ResourceKind } from './lock-rules.js';
+import type { RunHistory } from './run-history.js';
+import { checkTokenOrder } from './token-order.js';
+
+export interface CheckRunOptions extends LinearizabilityOptions {
+  /** The resource behind the lock model's writes in `events`; default fenced. */
+  readonly resource?: ResourceKind;
+}
+
+export function checkRun(history: RunHistory, options: CheckRunOptions = {}): CheckResult[] {
+  const results = [checkExclusion(history.grants), checkTokenOrder(history.grants)];
+  if (history.beliefs !== undefined) results.push(checkBelief(history.grants, history.beliefs));
+  if (history.writes !== undefined) results.push(checkFence(history.writes, history.resources ?? []));
+  if (history.events !== undefined) {
+    const model = lockModel(options.resource === undefined ? {} : { resource: options.resource });
+    const checked = checkHistory(model, history.events, options);
+    if (checked.kind === 'bad-input') {
+      // The scenario wrote the history; a malformed one is a bug in the recorder, not a finding.
+      const first = checked.problems[0];
+      throw new Error(`run history: the recorded events are malformed: event ${(first?.event ?? 0) + 1}: ${first?.message} (${checked.problems.length} problems)`);
+    }
+    results.push(linearizabilityCheckResult(model, checked.result));
+  }
+  return results;
+}

@@ -1,0 +1,83 @@
+// Fence (ADR-16, ADR-01). A fenced resource never accepts a token below its high-water mark: the mark
+// is the highest token it accepted, per (resource, key), since the fence column sits on the row the key
+// guards. An equal token is the same grant writing again and is safe either way. An unfenced resource
+// takes whatever arrives, so two holders' writes must not interleave: each holder's accepted writes
+// span [first start, last end], and the spans of two tokens must not share a moment (one span ending
+// exactly where the other begins is a handover).
+import { type CheckResult, type Violation, checkResult, plural } from './check-result.js';
+import { type ResourceSpec, type ResourceWrite, compareBigints, groupBy, holderLabel } from './run-history.js';
+
+export function checkFence(writes: readonly ResourceWrite[], resources: readonly ResourceSpec[]): CheckResult {
+  const fenced = new Map(resources.map((r) => [r.name, r.fenced]));
+  const found: Violation[] = [];
+  for (const [, group] of groupBy(writes, (w) => JSON.stringify([w.resource, w.key]))) {
+    const first = group[0] as ResourceWrite;
+    const isFenced = fenced.get(first.resource);
+    if (isFenced === undefined) throw new Error(`run history: resource ${first.resource} is written to but not declared in resources; declare it with fenced: true or false`);
+    found.push(...(isFenced ? belowMark(group) : interleaved(group)));
+  }
+  const resourceCount = new Set(writes.map((w) => w.resource)).size;
+  return checkResult('fence', found, `${plural(writes.length, 'write')} to ${plural(resourceCount, 'resource')} checked`);
+}
+
+function belowMark(writes: readonly ResourceWrite[]): Violation[] {
+  const ordered = writes.map((write, index) => ({ write, index })).sort((a, b) => a.write.atMs - b.write.atMs || a.index - b.index);
+  const found: Violation[] = [];
+  let mark: ResourceWrite | undefined;
+  for (const { write } of ordered) {
+    if (!write.accepted) continue;
+    if (mark !== undefined && write.token < mark.token) {
+      const message =
+        `key ${write.key}: fenced resource ${write.resource} accepted token ${write.token} from ${write.holder} at ${write.atMs} ms, below its high-water mark ${mark.token} ` +
+        `(set by ${holderLabel(mark)} at ${mark.atMs} ms); a fence accepts only tokens at or above its mark (ADR-16)`;
+      found.push({ kind: 'fence-accepted-below-mark', key: write.key, message, involved: [involvedIn(mark), involvedIn(write)], atMs: write.atMs, resource: write.resource });
+      continue;
+    }
+    mark = write;
+  }
+  return found;
+}
+
+type Span = { readonly holder: string; readonly token: bigint; readonly startMs: number; readonly endMs: number; readonly writes: number };
+
+function interleaved(writes: readonly ResourceWrite[]): Violation[] {
+  const first = writes[0] as ResourceWrite;
+  const spans = spansByToken(writes.filter((w) => w.accepted)).sort((a, b) => a.startMs - b.startMs || compareBigints(a.token, b.token));
+  const found: Violation[] = [];
+  spans.forEach((span, i) => {
+    for (const later of spans.slice(i + 1)) {
+      if (later.startMs > span.endMs) break;
+      if (!shareAMoment(span, later)) continue;
+      const message =
+        `key ${first.key}: unfenced resource ${first.resource} took writes from two holders at once: ${holderLabel(span)} wrote from ${span.startMs} ms to ${span.endMs} ms ` +
+        `(${plural(span.writes, 'write')}) and ${holderLabel(later)} from ${later.startMs} ms to ${later.endMs} ms (${plural(later.writes, 'write')}) (ADR-01)`;
+      found.push({ kind: 'unfenced-overlap', key: first.key, message, involved: [involvedIn(span), involvedIn(later)], atMs: later.startMs, resource: first.resource });
+    }
+  });
+  return found;
+}
+
+function spansByToken(writes: readonly ResourceWrite[]): Span[] {
+  const spans = new Map<bigint, Span>();
+  for (const w of writes) {
+    const endMs = w.endMs ?? w.atMs;
+    const span = spans.get(w.token);
+    spans.set(
+      w.token,
+      span === undefined
+        ? { holder: w.holder, token: w.token, startMs: w.atMs, endMs, writes: 1 }
+        : { ...span, startMs: Math.min(span.startMs, w.atMs), endMs: Math.max(span.endMs, endMs), writes: span.writes + 1 },
+    );
+  }
+  return [...spans.values()];
+}
+
+/** `earlier` starts no later than `later`. They share a moment unless one only ends where the other begins. */
+function shareAMoment(earlier: Span, later: Span): boolean {
+  if (later.startMs < earlier.endMs) return true;
+  return later.startMs === earlier.endMs && earlier.startMs === later.startMs;
+}
+
+function involvedIn(item: { readonly holder: string; readonly token: bigint }): { holder: string; token: string } {
+  return { holder: item.holder, token: String(item.token) };
+}

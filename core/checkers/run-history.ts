@@ -1,0 +1,89 @@
+// What a simulated run records for the direct checkers (exclusion, token order, belief, fence): pure
+// data the scenarios produce from the simulator, which knows true time and the log's applied order.
+// Tokens and revisions are bigints in memory (ADR-02); a run artifact writes them as decimal strings.
+import type { HistoryEvent } from './history.js';
+
+/** How a hold ended in the log. */
+export type HoldEndReason = 'release' | 'expiry' | 'force-release' | 'epoch-advance';
+
+/** One hold as the log applied it: granted by one txn, ended by another (or still held when the run ended). */
+export interface GrantRecord {
+  readonly key: string;
+  readonly token: bigint;
+  /** The identity (or simulated process) the grant went to. */
+  readonly holder: string;
+  /** The etcd cluster that granted it; grants without one are all of one cluster. Revisions compare only within a cluster. */
+  readonly cluster?: string;
+  /** The revision of the granting txn. */
+  readonly revision: bigint;
+  /** True time at which the log applied the grant. */
+  readonly grantedAtMs: number;
+  /** The revision of the txn that deleted the hold; absent while still held. */
+  readonly endedAtRevision?: bigint;
+  /** True time at which the log applied the end. */
+  readonly endedAtMs?: number;
+  readonly endReason?: HoldEndReason;
+}
+
+/** A span of true time during which a holder's client library said `canStart()` was true (ADR-12). */
+export interface BeliefInterval {
+  readonly holder: string;
+  readonly key: string;
+  /** The token of the grant the holder believed it had. */
+  readonly token: bigint;
+  readonly fromMs: number;
+  /** Exclusive; absent when the holder still believed at the end of the run. */
+  readonly toMs?: number;
+}
+
+/** A write that reached a guarded resource, at the resource's own true time. */
+export interface ResourceWrite {
+  readonly resource: string;
+  /** The lock key that guards the written row; a fence's high-water mark is per (resource, key). */
+  readonly key: string;
+  readonly holder: string;
+  readonly token: bigint;
+  /** When the resource applied (or refused) the write; writes at equal times count in the order given. */
+  readonly atMs: number;
+  /** When a write that takes time finished; defaults to `atMs`. */
+  readonly endMs?: number;
+  /** False when the fence refused it. */
+  readonly accepted: boolean;
+}
+
+export interface ResourceSpec {
+  readonly name: string;
+  /** Fenced resources order writes by token (ADR-16); unfenced ones take whatever arrives. */
+  readonly fenced: boolean;
+}
+
+export interface RunHistory {
+  readonly grants: readonly GrantRecord[];
+  readonly beliefs?: readonly BeliefInterval[];
+  readonly writes?: readonly ResourceWrite[];
+  /** Every resource named by a write must be declared here. */
+  readonly resources?: readonly ResourceSpec[];
+  /** The client-visible history (invoke/ok/fail/info), for the linearizability checker's lock model. */
+  readonly events?: readonly HistoryEvent[];
+}
+
+/** Describes one holder in a message: `holder a (token 5)`. */
+export function holderLabel(grant: { readonly holder: string; readonly token: bigint }): string {
+  return `holder ${grant.holder} (token ${grant.token})`;
+}
+
+export function compareBigints(a: bigint, b: bigint): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Groups items by a text key, keeping first-appearance order within a group; groups come out in key order. */
+export function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): [string, T[]][] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [item]);
+    else group.push(item);
+  }
+  return [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}

@@ -1,0 +1,179 @@
+// Legal lock histories, made up from a seed, for the checker's own property tests and its benchmark.
+// Per key, a sequential run of the lock model (fenced resource) is generated first, each operation at
+// a distinct point of time; then each process's operations get invoke and completion times around
+// their points that never overlap the process's neighbours. Every history made here is linearizable
+// by construction, and `holds` says where a second grant would certainly break it.
+import type { HistoryEvent } from './history.js';
+import { LOG_PROCESS } from './history.js';
+
+export interface SyntheticLockHistoryOptions {
+  readonly keys: number;
+  readonly eventsPerKey: number;
+  readonly processesPerKey: number;
+  readonly seed: number;
+  /** Chance that an operation's outcome is unknown (`info`); default 0.05. */
+  readonly unknownRate?: number;
+  /** Chance, while a key is held, that the log expires the hold next; default 0.08. */
+  readonly expiryRate?: number;
+}
+
+/** A hold of the history: the key is certainly held by `token` from `acquireReturnedAt` to `endInvokedAt`. */
+export interface SyntheticHold {
+  readonly key: string;
+  readonly token: bigint;
+  readonly process: string;
+  readonly acquireReturnedAt: number;
+  /** The invoke of the first release that may have ended it, or the log's expiry; undefined if still held at the end. */
+  readonly endInvokedAt: number | undefined;
+}
+
+export interface SyntheticLockHistory {
+  /** In time order, as a recorder writes them. */
+  readonly events: HistoryEvent[];
+  readonly holds: SyntheticHold[];
+}
+
+type Outcome = 'ok' | 'fail' | 'info' | 'pending';
+type Step = { process: string; f: string; outcome: Outcome; input: unknown; output: unknown; point: number; callTime: number; returnTime: number };
+type Hold = { token: bigint; process: string; acquire: Step; /** The first operation that may have ended it. */ end: Step | undefined };
+type KeyRun = { steps: Step[]; holds: Hold[] };
+
+/** Tokens of epoch 1 (ADR-02), distinct across keys and increasing with time. */
+const EPOCH_BASE = 1n << 48n;
+
+export function syntheticLockHistory(options: SyntheticLockHistoryOptions): SyntheticLockHistory {
+  const stamped: { event: HistoryEvent; seq: number }[] = [];
+  const holds: SyntheticHold[] = [];
+  for (let k = 0; k < options.keys; k += 1) {
+    const key = `k${k}`;
+    const random = mulberry32((options.seed ^ Math.imul(k + 1, 0x9e3779b9)) >>> 0);
+    const run = runKey(key, k, options, random);
+    assignTimes(run.steps, random);
+    for (const step of run.steps) for (const event of eventsOf(key, step)) stamped.push({ event, seq: stamped.length });
+    for (const hold of run.holds) {
+      holds.push({ key, token: hold.token, process: hold.process, acquireReturnedAt: hold.acquire.returnTime, endInvokedAt: hold.end?.callTime });
+    }
+  }
+  stamped.sort((a, b) => a.event.time - b.event.time || a.seq - b.seq);
+  return { events: stamped.map((s) => s.event), holds };
+}
+
+function runKey(key: string, keyIndex: number, options: SyntheticLockHistoryOptions, random: () => number): KeyRun {
+  const unknownRate = options.unknownRate ?? 0.05;
+  const expiryRate = options.expiryRate ?? 0.08;
+  const processes = Array.from({ length: options.processesPerKey }, (_, i) => ({ name: `${key}-p${i}`, current: undefined as Hold | undefined, stale: undefined as bigint | undefined }));
+  const steps: Step[] = [];
+  const holds: Hold[] = [];
+  let holder: Hold | 'unknown' | undefined;
+  let unknownToken = 0n;
+  let mark = -1n;
+  let point = 0;
+  let events = 0;
+  const add = (process: string, f: string, outcome: Outcome, input: unknown, output: unknown): Step => {
+    const step: Step = { process, f, outcome, input, output, point, callTime: point, returnTime: point };
+    steps.push(step);
+    events += process === LOG_PROCESS || outcome === 'pending' ? 1 : 2;
+    return step;
+  };
+  while (events < options.eventsPerKey) {
+    point += 2 + Math.floor(random() * 8);
+    const lastEvent = options.eventsPerKey - events === 1;
+    if (holder !== undefined && (lastEvent || random() < (holder === 'unknown' ? 0.3 : expiryRate))) {
+      const token = holder === 'unknown' ? unknownToken : holder.token;
+      const expiry = add(LOG_PROCESS, 'expire', 'ok', { token: String(token) }, { token: String(token) });
+      if (holder !== 'unknown') {
+        holder.end ??= expiry;
+        const owner = processes.find((p) => p.current === holder);
+        if (owner !== undefined) [owner.current, owner.stale] = [undefined, token];
+      }
+      holder = undefined;
+      continue;
+    }
+    const p = processes[Math.floor(random() * processes.length)] as (typeof processes)[number];
+    const unknown = random() < unknownRate;
+    if (lastEvent) {
+      add(p.name, 'acquire', 'pending', null, null);
+      continue;
+    }
+    const r = random();
+    if (p.current !== undefined) {
+      const token = p.current.token;
+      if (r < 0.45) {
+        const takesEffect = !unknown || random() < 0.5;
+        if (takesEffect) mark = token;
+        add(p.name, 'write', unknown ? 'info' : 'ok', { token: String(token) }, null);
+      } else if (r < 0.55) {
+        add(p.name, 'acquire', 'ok', null, { token: String(token), reentered: true });
+      } else {
+        const release = add(p.name, 'release', unknown ? 'info' : 'ok', { token: String(token) }, unknown ? null : { released: true });
+        // An unknown release may have ended the hold even when this run says it did not.
+        p.current.end = release;
+        if (!unknown || random() < 0.5) holder = undefined;
+        [p.current, p.stale] = [undefined, undefined];
+      }
+    } else if (p.stale !== undefined && r < 0.35) {
+      const token = p.stale;
+      if (random() < 0.5) {
+        const accepted = token >= mark;
+        if (accepted) mark = token;
+        add(p.name, 'write', accepted ? 'ok' : 'fail', { token: String(token) }, accepted ? null : { error: 'fenced' });
+      } else {
+        add(p.name, 'release', 'ok', { token: String(token) }, { released: false });
+        p.stale = undefined;
+      }
+    } else if (holder !== undefined) {
+      add(p.name, 'acquire', unknown ? 'info' : 'fail', null, unknown ? null : { error: 'contended' });
+    } else {
+      const token = EPOCH_BASE + BigInt(point * options.keys + keyIndex + 1);
+      if (unknown) {
+        add(p.name, 'acquire', 'info', null, null);
+        if (random() < 0.7) [holder, unknownToken] = ['unknown', token];
+      } else {
+        const hold: Hold = { token, process: p.name, acquire: add(p.name, 'acquire', 'ok', null, { token: String(token) }), end: undefined };
+        holds.push(hold);
+        [holder, p.current, p.stale] = [hold, hold, undefined];
+      }
+    }
+  }
+  return { steps, holds };
+}
+
+// Between two operations of one process at points a < b, the first returns before (a + b) / 2 and the
+// second is invoked after it, so a process never has two operations open.
+function assignTimes(steps: readonly Step[], random: () => number): void {
+  const byProcess = new Map<string, Step[]>();
+  for (const step of steps) {
+    if (step.process === LOG_PROCESS) continue;
+    const list = byProcess.get(step.process);
+    if (list === undefined) byProcess.set(step.process, [step]);
+    else list.push(step);
+  }
+  for (const list of byProcess.values()) {
+    list.forEach((step, i) => {
+      const previous = list[i - 1];
+      const next = list[i + 1];
+      step.callTime = previous === undefined ? step.point - Math.floor(random() * 3) : step.point - Math.floor((random() * (step.point - previous.point)) / 2);
+      step.returnTime = next === undefined ? step.point + Math.floor(random() * 3) : step.point + Math.floor((random() * (next.point - step.point)) / 2);
+    });
+  }
+}
+
+function eventsOf(key: string, step: Step): HistoryEvent[] {
+  const base = { process: step.process, f: step.f, key };
+  if (step.process === LOG_PROCESS) return [{ ...base, type: 'ok', value: step.output, time: step.point }];
+  const invoke: HistoryEvent = { ...base, type: 'invoke', value: step.input, time: step.callTime };
+  if (step.outcome === 'pending') return [invoke];
+  return [invoke, { ...base, type: step.outcome, value: step.output, time: step.returnTime }];
+}
+
+/** A small seeded generator (mulberry32): the same seed gives the same history everywhere. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
