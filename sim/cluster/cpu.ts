@@ -1,6 +1,8 @@
-// A member's CPU as one FIFO server on the member's own clock: work waits behind earlier work and then
-// takes its cost. It is the timing model's hook for request and apply costs (EtcdTiming); with cost 0
-// and nothing queued, work runs at once, adding no event. A pause holds queued work (process timers).
+// One lane of a member's CPU: a FIFO server on the member's own clock; work waits behind earlier work
+// and then takes its cost. A member has two (member-runtime.ts): one for request handling and one for its
+// apply loop, which etcd runs on a goroutine of its own. It is the timing model's hook for request and
+// apply costs (EtcdTiming); with cost 0 and nothing queued, work runs at once, adding no event. A pause
+// holds queued work (process timers).
 import type { SimProcess } from '../process/process.js';
 
 export class Cpu {

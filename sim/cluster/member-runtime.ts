@@ -29,7 +29,10 @@ interface ApplyWait {
 export class MemberRuntime {
   readonly state: EtcdState;
   readonly idGen: IdGenerator;
+  /** The request handlers' CPU (gRPC goroutines), one FIFO lane. */
   readonly cpu: Cpu;
+  /** The apply loop's CPU: etcd applies on one goroutine of its own, so apply never queues behind requests. */
+  private readonly applier: Cpu;
   readonly proposals: Proposals;
   readonly reads: ReadIndexLoop;
   readonly leases: LeaseService;
@@ -57,6 +60,7 @@ export class MemberRuntime {
     this.state = stateFromOps(member.baseOps, member.lessorConfig);
     this.idGen = new IdGenerator(member.memberId, this.startedLocalMs);
     this.cpu = new Cpu(process);
+    this.applier = new Cpu(process);
     this.proposals = new Proposals(this);
     this.reads = new ReadIndexLoop(this);
     this.leases = new LeaseService(this);
@@ -255,7 +259,7 @@ export class MemberRuntime {
       return;
     }
     this.applying = true;
-    this.cpu.run(this.member.timing.applyCostMs, () => {
+    this.applier.run(this.member.timing.applyCostMs, () => {
       this.applying = false;
       this.applyHead++;
       this.apply(entry);

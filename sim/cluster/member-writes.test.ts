@@ -91,4 +91,20 @@ describe('writes when the leader fails', () => {
     expect(write.succeeded).toBe(true);
     expect(cluster.violations).toEqual([]);
   });
+
+  it('refuses writes with too-many-requests while apply lags commit by more than maxApplyGap', async () => {
+    const world = clusterWorld(yieldToHost, 'apply-gap', { timing: { applyCostMs: 20, maxApplyGap: 3 } });
+    const leader = await settledLeader(world);
+    const { driver, cluster } = world;
+    const { log } = world.client('writer', { endpoints: [cluster.member(leader)] });
+    // Writes every 2 ms commit far faster than a 20 ms apply keeps up with.
+    const results: Promise<string>[] = [];
+    for (let i = 0; i < 20; i++) {
+      results.push(log.txn(put(`/burst/${i}`, 'v')).then(() => 'ok', (e: unknown) => (isLockLogError(e) ? `${e.code}/${e.outcome}` : String(e))));
+      await driver.runFor(2);
+    }
+    const outcomes = await driver.wait(Promise.all(results));
+    expect(outcomes).toContain('ok');
+    expect(outcomes).toContain('too-many-requests/failed');
+  });
 });
