@@ -14,6 +14,8 @@ export type { EtcdSnapshot, SnapshotOp } from './snapshot.js';
 export { createSimLockLog, DEFAULT_SIM_REQUEST_TIMEOUT_MS } from './lock-log.js';
 export type { SimLockLog, SimLockLogOptions } from './lock-log.js';
 export { SimDriver, DEFAULT_MAX_WAIT_MS } from './driver.js';
+export { startSessionWorkload } from './workload.js';
+export type { SessionWorkload, SessionWorkloadOptions, WorkloadStats } from './workload.js';
 export type { SimDriverOptions } from './driver.js';
 export { portsOf, processNamed, setMachineDown, PortMux, CONNECTION_RESET_DELAY_MS } from './ports.js';
 export type { ClusterNetwork, PortHandler } from './ports.js';
