@@ -3,6 +3,7 @@
 // can call it in-process.
 import { Command, CommanderError } from 'commander';
 import { type CliIo, ExitCode, processIo } from './cli-io.js';
+import { registerBenchCommand } from './commands/bench.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerClassCommands } from './commands/class-check.js';
 import { registerDemoCommand } from './commands/demo.js';
@@ -20,6 +21,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
   registerCheckCommand(program, io, setExitCode);
   registerLockCommand(program, io, setExitCode);
   registerDemoCommand(program, io, setExitCode);
+  registerBenchCommand(program, io, setExitCode);
   registerShardsCommand(program, io, setExitCode);
   return program;
 }

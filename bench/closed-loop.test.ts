@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { LoopTally, MAX_ERRORS_PER_RUN, runSlice } from './closed-loop.js';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+describe('closed-loop slices', () => {
+  it('runs every worker, records each phase, and counts completions in the measured window', async () => {
+    const tally = new LoopTally(4, ['work', 'cycle']);
+    const workers = new Set<number>();
+    await runSlice({
+      tally,
+      warmupMs: 50,
+      durationMs: 400,
+      operation: async (worker, _iteration, record) => {
+        workers.add(worker);
+        await sleep(10);
+        record(0, 10);
+        record(1, 12);
+      },
+    });
+    const result = tally.result();
+    expect([...workers].sort()).toEqual([0, 1, 2, 3]);
+    // 4 workers x 400 ms / ~10-15 ms per operation (timers are coarse on a loaded machine).
+    expect(result.operations).toBeGreaterThan(40);
+    expect(result.operations).toBeLessThanOrEqual(4 * 41);
+    expect(result.measuredMs).toBeGreaterThanOrEqual(399);
+    expect(result.phases['work']?.count).toBe(result.operations);
+    expect(result.phases['cycle']?.p50Ms).toBeCloseTo(12, 1);
+    expect(result.throughputPerS).toBeCloseTo((result.operations * 1000) / result.measuredMs, 1);
+  });
+
+  it('accumulates over several slices', async () => {
+    const tally = new LoopTally(1, ['op']);
+    const operation = async (_w: number, _i: number, record: (phase: number, ms: number) => void) => {
+      await sleep(5);
+      record(0, 5);
+    };
+    await runSlice({ tally, warmupMs: 0, durationMs: 100, operation });
+    const afterOne = tally.result();
+    await runSlice({ tally, warmupMs: 0, durationMs: 100, operation });
+    expect(tally.result().operations).toBeGreaterThan(afterOne.operations);
+    expect(tally.result().measuredMs).toBeGreaterThanOrEqual(199);
+  });
+
+  it('counts errors, keeps the first message, and stops a workload that keeps failing', async () => {
+    const tally = new LoopTally(2, ['op']);
+    await runSlice({
+      tally,
+      warmupMs: 0,
+      durationMs: 10_000,
+      operation: async (worker, iteration) => {
+        await sleep(1);
+        throw new Error(`boom ${worker}/${iteration}`);
+      },
+    });
+    const result = tally.result();
+    expect(result.errors).toBeGreaterThanOrEqual(MAX_ERRORS_PER_RUN);
+    expect(result.errors).toBeLessThanOrEqual(MAX_ERRORS_PER_RUN + 2);
+    expect(result.firstError).toMatch(/^boom/);
+    expect(result.operations).toBe(0);
+  });
+
+  it('stops when the signal aborts', async () => {
+    const controller = new AbortController();
+    const tally = new LoopTally(2, ['op']);
+    setTimeout(() => controller.abort(), 100);
+    const startMs = performance.now();
+    await runSlice({ tally, warmupMs: 0, durationMs: 30_000, signal: controller.signal, operation: () => sleep(5) });
+    expect(performance.now() - startMs).toBeLessThan(5_000);
+  });
+
+  it('refuses a concurrency that is not a whole number >= 1', () => {
+    expect(() => new LoopTally(0, ['op'])).toThrow(/concurrency/);
+    expect(() => new LoopTally(1.5, ['op'])).toThrow(/concurrency/);
+  });
+});

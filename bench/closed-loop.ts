@@ -1,0 +1,117 @@
+// Closed-loop load: `concurrency` workers, each starting its next operation as soon as the last one
+// ends, for a fixed time. A warm-up runs first and is not recorded; an operation counts when it ends
+// inside the measured window. Results accumulate in a LoopTally, so
+// one workload's measurement can be taken in several slices interleaved with other workloads'.
+import { LatencyHistogram, type LatencySummary, round3 } from './histogram.js';
+
+/** One operation of worker `worker`; it reports each phase's latency through `record(phase, ms)`. */
+export type Operation = (worker: number, iteration: number, record: (phase: number, ms: number) => void) => Promise<void>;
+
+export interface ClosedLoopResult {
+  readonly concurrency: number;
+  readonly measuredMs: number;
+  /** Operations that completed in the measured windows. */
+  readonly operations: number;
+  readonly throughputPerS: number;
+  /** Latency per phase, by phase name. */
+  readonly phases: Readonly<Record<string, LatencySummary>>;
+  readonly errors: number;
+  readonly firstError?: string;
+}
+
+/** TigerStyle: a limit on everything. A workload that fails this often is broken, not slow. */
+export const MAX_ERRORS_PER_RUN = 50;
+
+/** What one workload at one concurrency has measured so far, over all its slices. */
+export class LoopTally {
+  readonly histograms: LatencyHistogram[];
+  operations = 0;
+  measuredMs = 0;
+  errors = 0;
+  firstError: string | undefined;
+
+  constructor(
+    readonly concurrency: number,
+    readonly phases: readonly string[],
+  ) {
+    if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a whole number >= 1, got ${concurrency}`);
+    this.histograms = phases.map(() => new LatencyHistogram());
+  }
+
+  get failing(): boolean {
+    return this.errors >= MAX_ERRORS_PER_RUN;
+  }
+
+  result(): ClosedLoopResult {
+    const measuredMs = Math.max(1, this.measuredMs);
+    return {
+      concurrency: this.concurrency,
+      measuredMs: round3(measuredMs),
+      operations: this.operations,
+      throughputPerS: round3((this.operations * 1000) / measuredMs),
+      phases: Object.fromEntries(this.phases.map((name, i) => [name, (this.histograms[i] as LatencyHistogram).summary()])),
+      errors: this.errors,
+      ...(this.firstError === undefined ? {} : { firstError: this.firstError }),
+    };
+  }
+}
+
+export interface SliceOptions {
+  readonly tally: LoopTally;
+  readonly warmupMs: number;
+  readonly durationMs: number;
+  readonly operation: Operation;
+  readonly signal?: AbortSignal;
+  /** Called about every `progressEveryMs` with the tally's measured time (negative while warming up) and operations. */
+  readonly onProgress?: (measuredMs: number, operations: number) => void;
+  readonly progressEveryMs?: number;
+}
+
+/**
+ * Runs the tally's workers for one slice: `warmupMs` unrecorded, then `durationMs` recorded. Returns
+ * every operation that completed in the slice, warm-up included (what the slice's CPU time paid for).
+ */
+export async function runSlice(options: SliceOptions): Promise<number> {
+  const { tally } = options;
+  const startMs = performance.now();
+  const measureFromMs = startMs + options.warmupMs;
+  const endMs = measureFromMs + options.durationMs;
+  const measuredBeforeMs = tally.measuredMs;
+  const stopped = () => options.signal?.aborted === true || tally.failing;
+  let completed = 0;
+
+  const worker = async (index: number): Promise<void> => {
+    for (let iteration = 0; ; iteration++) {
+      const beganMs = performance.now();
+      if (beganMs >= endMs || stopped()) return;
+      const pending: Array<readonly [number, number]> = [];
+      try {
+        await options.operation(index, iteration, (phase, ms) => pending.push([phase, ms]));
+      } catch (error) {
+        tally.errors += 1;
+        tally.firstError ??= error instanceof Error ? error.message : String(error);
+        continue;
+      }
+      completed += 1;
+      // Counted by completion time: in steady state, completions per window are throughput x window,
+      // whatever the latency, so slower workloads are not penalised at the window's edges.
+      const endedMs = performance.now();
+      if (endedMs < measureFromMs || endedMs > endMs) continue;
+      tally.operations += 1;
+      for (const [phase, ms] of pending) tally.histograms[phase]?.record(ms);
+    }
+  };
+
+  const report = () => {
+    const nowMs = performance.now();
+    options.onProgress?.(nowMs < measureFromMs && measuredBeforeMs === 0 ? -1 : measuredBeforeMs + Math.max(0, nowMs - measureFromMs), tally.operations);
+  };
+  const ticker = options.onProgress === undefined ? undefined : setInterval(report, options.progressEveryMs ?? 1000);
+  try {
+    await Promise.all(Array.from({ length: tally.concurrency }, (_, i) => worker(i)));
+  } finally {
+    if (ticker !== undefined) clearInterval(ticker);
+  }
+  tally.measuredMs += Math.max(0, Math.min(performance.now(), endMs) - measureFromMs);
+  return completed;
+}

@@ -1,0 +1,144 @@
+// One bench run, start to finish: a cluster (a throwaway local one, or the operator's), the disk floor and
+// loopback probes, the measured workloads (measure.ts), then, if asked, the simulator's prediction of the
+// same workload from the measured costs. Always stops what it started, also when `signal` aborts (Ctrl-C).
+import { tmpdir } from 'node:os';
+import { type EtcdCluster, startEtcdCluster } from '../src/testing/etcd-cluster.js';
+import { CpuMeter } from './cpu-meter.js';
+import { type BenchEnvironment, describeDisk, describeMachine, probeCluster } from './environment.js';
+import { FSYNC_BLOCK_BYTES, probeFsync } from './fsync-probe.js';
+import { checkAborted, measureWorkloads, type Say, warmupFor } from './measure.js';
+import { buildProfile, type HardwareProfile } from './profile.js';
+import { type BenchReport, computeRatios, judgeGoals, workloadReport } from './report.js';
+import { probeLoopbackRtt } from './rtt-probe.js';
+import { calibrate } from './sim-compare/calibration.js';
+import { type SimComparison, compareWithSimulator } from './sim-compare/compare.js';
+
+export { BenchInterrupted } from './measure.js';
+
+export type BenchTarget = { readonly kind: 'local'; readonly members: 1 | 3 } | { readonly kind: 'endpoints'; readonly endpoints: readonly string[] };
+
+export interface BenchOptions {
+  readonly target: BenchTarget;
+  /** Measured time per workload and concurrency. */
+  readonly durationMs: number;
+  /** Ascending, distinct. */
+  readonly concurrency: readonly number[];
+  /** Sessions the keepalive workload renews; default max(64, 4 x the highest concurrency), at most 1024. */
+  readonly keepaliveSessions?: number;
+  readonly compareSim?: boolean;
+  /** Seed of the simulated worlds (--compare-sim). */
+  readonly simSeed?: string;
+  readonly signal?: AbortSignal;
+  /** A progress line; `final` when it ends a step (a terminal keeps it, a live line is overwritten). */
+  readonly progress?: (line: string, final: boolean) => void;
+}
+
+export interface BenchOutcome {
+  readonly report: BenchReport;
+  readonly profile: HardwareProfile;
+}
+
+const MAX_KEEPALIVE_SESSIONS = 1024;
+export const DEFAULT_SIM_SEED = 'lockstep-bench';
+
+export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
+  const say: Say = (line, final = true) => options.progress?.(`bench: ${line}`, final);
+  const startedMs = performance.now();
+  const startedAt = new Date().toISOString();
+  let cluster: EtcdCluster | undefined;
+  try {
+    if (options.target.kind === 'local') {
+      say(`starting a ${options.target.members}-member etcd on loopback (data dirs under ${tmpdir()})`);
+      cluster = await startEtcdCluster({ members: options.target.members });
+    }
+    const endpoints = cluster?.endpoints ?? (options.target.kind === 'endpoints' ? options.target.endpoints : []);
+    checkAborted(options.signal);
+    const clusterInfo = await probeCluster(endpoints);
+    // The disk under test is the data dir's: the first member's when local; this machine's temp dir
+    // otherwise (the remote members' disks cannot be probed from here: the report says which dir).
+    const fsyncDir = cluster?.members[0]?.dataDir ?? tmpdir();
+    const env: BenchEnvironment = { ...clusterInfo, local: cluster !== undefined, ...describeMachine(), disk: describeDisk(fsyncDir), startedAt };
+    say(`etcd ${env.etcdVersion}, ${env.members} member(s), talking to ${env.endpoint}${env.endpointIsLeader ? ' (the leader)' : ''}; ${env.cores} cores`);
+
+    say(`disk floor: write ${FSYNC_BLOCK_BYTES} B + fdatasync in ${fsyncDir}`);
+    const signal = options.signal === undefined ? {} : { signal: options.signal };
+    const fsync = probeFsync({ dir: fsyncDir, maxSamples: 5_000, maxDurationMs: Math.min(10_000, Math.max(1_000, options.durationMs / 2)), ...signal });
+    const rtt = await probeLoopbackRtt({ maxSamples: 2_000, maxDurationMs: 1_000, ...signal });
+    say(`disk floor: fdatasync p50 ${fsync.result.p50Ms} ms, p99 ${fsync.result.p99Ms} ms (${fsync.result.count} samples); loopback RTT p50 ${rtt.result.p50Ms} ms`);
+    checkAborted(options.signal);
+
+    const leaderIndex = cluster?.members.findIndex((m) => sameEndpoint(m.clientUrl, clusterInfo.endpoint));
+    const cpu = new CpuMeter(() => cluster?.members.map((m) => m.pid) ?? endpoints.map(() => undefined), leaderIndex === undefined || leaderIndex < 0 ? undefined : leaderIndex);
+    const keepaliveSessions = options.keepaliveSessions ?? Math.min(MAX_KEEPALIVE_SESSIONS, Math.max(64, 4 * Math.max(...options.concurrency)));
+    const measured = await measureWorkloads(
+      {
+        // The leader first, so every workload pays the same hops (a follower would forward each write).
+        endpoints: [clusterInfo.endpoint, ...endpoints.filter((e) => !sameEndpoint(e, clusterInfo.endpoint))],
+        durationMs: options.durationMs,
+        concurrency: options.concurrency,
+        keepaliveSessions,
+        cpu,
+        ...signal,
+      },
+      say,
+    );
+    const rawTxn = workloadReport('rawTxn', measured.rawTxn);
+    const grant = workloadReport('grant', measured.grant);
+    const peerLock = workloadReport('peerLock', measured.peerLock);
+    const keepaliveBase = workloadReport('keepalive', measured.keepalive);
+    const bestKeepalivesPerS = Math.max(0, ...keepaliveBase.runs.map((r) => r.throughputPerS));
+    const bareProfile = buildProfile(env, fsync.samplesMs, rtt.samplesMs);
+    const cpuByConcurrency = grant.runs.map((run) => {
+      const { requestCostMs, applyCostMs, clientCostMsPerCall, fromConcurrency } = calibrate(bareProfile, run, env.members).calibration;
+      return { requestCostMs, applyCostMs, clientCostMsPerCall, fromConcurrency };
+    });
+    const profile: HardwareProfile = { ...bareProfile, cpuByConcurrency };
+    const compareSim = await simulate(options, profile, grant, env, say);
+    const ratios = computeRatios(rawTxn, grant, peerLock);
+    const report: BenchReport = {
+      env: { ...env, durationMsPerRun: options.durationMs, warmupMsPerRun: warmupFor(options.durationMs), concurrency: options.concurrency, elapsedS: Math.round((performance.now() - startedMs) / 100) / 10 },
+      fsync: fsync.result,
+      loopbackRtt: rtt.result,
+      rawTxn,
+      grant,
+      peerLock,
+      keepalive: { ...keepaliveBase, throughputPerS: bestKeepalivesPerS, sessions: keepaliveSessions, sessionsSustainedAt5sRenewal: Math.floor(bestKeepalivesPerS * 5) },
+      ratios,
+      goals: judgeGoals(ratios, compareSim, env),
+      compareSim,
+    };
+    return { report, profile };
+  } finally {
+    if (cluster !== undefined) {
+      say('stopping the local etcd cluster');
+      await cluster.stop();
+    }
+  }
+}
+
+async function simulate(options: BenchOptions, profile: HardwareProfile, grant: BenchReport['grant'], env: BenchEnvironment, say: Say): Promise<SimComparison> {
+  if (options.compareSim !== true) return { status: 'not-requested' };
+  checkAborted(options.signal);
+  say('compare-sim: simulating the grant workload with the measured disk, network and CPU costs');
+  try {
+    const comparison = await compareWithSimulator({
+      profile,
+      grant,
+      members: env.members,
+      durationMs: options.durationMs,
+      seed: options.simSeed ?? DEFAULT_SIM_SEED,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      onRow: (row) => say(`compare-sim c=${row.concurrency}: acquire p50 predicted ${row.predicted.p50Ms} ms vs measured ${row.measured.p50Ms} ms, p99 ${row.predicted.p99Ms} vs ${row.measured.p99Ms} ms (${row.simulated.wallMs} ms to simulate ${row.simulated.virtualMs} ms)`),
+    });
+    checkAborted(options.signal);
+    return comparison;
+  } catch (error) {
+    checkAborted(options.signal);
+    return { status: 'failed', note: `the simulation failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+function sameEndpoint(a: string, b: string): boolean {
+  const strip = (e: string) => e.trim().replace(/^http:\/\//, '');
+  return strip(a) === strip(b);
+}
