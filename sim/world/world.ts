@@ -2,9 +2,10 @@
 // processes running core's Arbiter over SimLockLog, and client processes running core's LockClient
 // over lock.v1 on the simulated network. Scenarios, the planner and the speed benchmark all start here.
 //
-// Two networks carry the traffic: the cluster network (etcd clients and peers, with its port
-// multiplexer) and the RPC network (lock.v1 between clients and arbiters). A partition or a process
-// fault given to the world applies to both, so "cut the leader and a holder off" means what it says.
+// Three networks carry the traffic: the cluster network (etcd clients and peers, with its port
+// multiplexer), the RPC network (lock.v1 between clients and arbiters) and the resource network
+// (writes with tokens to guarded resources). A partition given to the world applies to all three, so
+// "cut the leader and a holder off" means what it says.
 import type { Authorizer, ClassLookup, Placement } from '../../core/arbiter/policy.js';
 import { Arbiter } from '../../core/arbiter/arbiter.js';
 import { LockClient } from '../../core/client/lock-client.js';
@@ -19,6 +20,7 @@ import type { PartitionId, PartitionSpec } from '../net/partition.js';
 import type { ClockSpec } from '../process/local-clock.js';
 import { SimProcess } from '../process/process.js';
 import { type ArbiterRpcMessage, SimArbiterClient, serveArbiter } from '../rpc/arbiter-rpc.js';
+import { ResourceClient, type ResourceMessage, type ResourceOptions, SimResource } from './resource.js';
 
 export interface WorldOptions {
   readonly seed: string;
@@ -49,6 +51,8 @@ export interface ClientNode {
   /** lock.v1 as this client sees it (through the network). */
   readonly api: ArbiterApi;
   readonly client: LockClient;
+  /** Writes to the world's guarded resources, carrying tokens. */
+  readonly resources: ResourceClient;
 }
 
 export interface ClientOptions {
@@ -65,7 +69,9 @@ export class World {
   readonly kernel: Kernel;
   readonly clusterNetwork: ClusterNetwork;
   readonly rpcNetwork: Network<ArbiterRpcMessage>;
+  readonly resourceNetwork: Network<ResourceMessage>;
   readonly cluster: SimCluster;
+  readonly resources: SimResource[] = [];
   private readonly arbiterNodes: MutableArbiterNode[] = [];
   private readonly clientNodes: ClientNode[] = [];
   private readonly processes = new Map<string, SimProcess>();
@@ -74,6 +80,7 @@ export class World {
     this.kernel = new Kernel({ ...options.kernel, seed: options.seed, yieldToHost: options.yieldToHost });
     this.clusterNetwork = createClusterNetwork(this.kernel);
     this.rpcNetwork = new Network<ArbiterRpcMessage>(this.kernel, { name: 'rpc', defaults: options.rpcLink ?? { latency: { kind: 'constant', ms: 0.25 }, ordered: true } });
+    this.resourceNetwork = new Network<ResourceMessage>(this.kernel, { name: 'resource', defaults: options.rpcLink ?? { latency: { kind: 'constant', ms: 0.25 }, ordered: true } });
     this.cluster = createSimCluster(this.kernel, this.clusterNetwork, options.cluster ?? {});
     for (const member of this.cluster.members) this.processes.set(member.process.name, member.process);
     for (let i = 1; i <= (options.arbiters ?? 1); i += 1) this.addArbiter(`arbiter-${i}`);
@@ -100,17 +107,30 @@ export class World {
     const rpc = new SimArbiterClient({ kernel: this.kernel, network: this.rpcNetwork, client: process, server: server.process, ...(this.options.rpcTimeoutMs === undefined ? {} : { timeoutMs: this.options.rpcTimeoutMs }) });
     const api = options.wrapApi === undefined ? rpc : options.wrapApi(rpc, process);
     const identity = options.identity ?? `spiffe://sim/${name}`;
-    const node: ClientNode = { process, identity, api, client: new LockClient({ arbiter: api, clock: process.clock(), identity }) };
+    const node: ClientNode = {
+      process,
+      identity,
+      api,
+      client: new LockClient({ arbiter: api, clock: process.clock(), identity }),
+      resources: new ResourceClient(this.kernel, this.resourceNetwork, process, identity),
+    };
     this.clientNodes.push(node);
     return node;
   }
 
-  /** Cuts traffic on both networks (etcd and lock.v1); heal with the returned function. */
+  /** A guarded resource process (ADR-16): fenced keeps a high-water mark per key, unfenced takes all. */
+  addResource(name: string, options: ResourceOptions): SimResource {
+    const resource = new SimResource(this.register(new SimProcess(this.kernel, { name })), this.resourceNetwork, options, (peer) => this.process(peer));
+    this.resources.push(resource);
+    return resource;
+  }
+
+  /** Cuts traffic on every network (etcd, lock.v1, resources); heal with the returned function. */
   partition(spec: PartitionSpec): () => void {
-    const ids: Array<[Network<never>, PartitionId]> = [
-      [this.clusterNetwork as unknown as Network<never>, this.clusterNetwork.partition(spec)],
-      [this.rpcNetwork as unknown as Network<never>, this.rpcNetwork.partition(spec)],
-    ];
+    const ids: Array<[Network<never>, PartitionId]> = [this.clusterNetwork, this.rpcNetwork, this.resourceNetwork].map((network) => {
+      const any = network as unknown as Network<never>;
+      return [any, any.partition(spec)];
+    });
     return () => {
       for (const [network, id] of ids) network.heal(id);
     };
