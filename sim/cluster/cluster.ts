@@ -12,7 +12,7 @@ import type { ClockSpec } from '../process/local-clock.js';
 import { SimProcess, type CrashOptions } from '../process/process.js';
 import { DEFAULT_RAFT_LINK } from '../raft/group.js';
 import { clusterIds, DEFAULT_CLUSTER_TOKEN, defaultPeerUrl } from './ids.js';
-import { EtcdMember } from './member.js';
+import { EtcdMember, type MemberObserver } from './member.js';
 import type { ClusterMessage } from './protocol.js';
 import type { ClusterNetwork } from './ports.js';
 import { bumpSnapshot, type EtcdSnapshot } from './snapshot.js';
@@ -42,6 +42,8 @@ export interface SimClusterOptions {
   readonly clock?: (member: string) => ClockSpec;
   /** Members start at times drawn from [0, startSpreadMs) (stream 'cluster/<first member>/start'). Default 100. */
   readonly startSpreadMs?: number;
+  /** Told of every entry each member applies and every soft-state change (after the cluster's own checks). */
+  readonly observer?: MemberObserver;
   /** Start every member from this snapshot (etcdctl snapshot restore). */
   readonly restoreFrom?: EtcdSnapshot;
   /** With restoreFrom: 3.5's `--bump-revision N --mark-compacted`. */
@@ -204,9 +206,13 @@ class Cluster implements SimCluster {
       ...(restoredFrom === undefined ? {} : { restoredFrom }),
       activePeerCount: () => this.activePeers(name),
       observer: {
-        onApplied: (applying, entry) => this.noteApply(applying.name, entry.index, entry.term, entry.type === 'normal' && entry.data !== null ? String(entry.data.requestId) : entry.type),
+        onApplied: (applying, entry) => {
+          this.noteApply(applying.name, entry.index, entry.term, entry.type === 'normal' && entry.data !== null ? String(entry.data.requestId) : entry.type);
+          options.observer?.onApplied?.(applying, entry);
+        },
         onSoftState: (changed, soft, term) => {
           if (soft.role === 'leader') this.noteElection(term, changed.name);
+          options.observer?.onSoftState?.(changed, soft, term);
         },
       },
     });

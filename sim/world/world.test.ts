@@ -39,6 +39,10 @@ describe('a simulated lock service from production parts', () => {
     expect(events).toEqual(['alice start', 'alice end', 'bob start', 'bob end']);
     expect(tokens).toHaveLength(2);
     expect(tokens[1]).toBeGreaterThan(tokens[0] ?? 0n);
+    // The log saw the same two holds, each ended by its release, the second granted after the first ended.
+    const holds = w.log.grants.filter((g) => g.key === 'orders/o-1');
+    expect(holds.map((g) => [g.token, g.endReason])).toEqual(tokens.map((t) => [t, 'release']));
+    expect(holds[1]?.grantedAtMs).toBeGreaterThanOrEqual(holds[0]?.endedAtMs ?? Infinity);
   });
 
   it('fences a paused holder: its lease expires while it is stopped, another holder gets the key with a higher token', async () => {
@@ -62,6 +66,10 @@ describe('a simulated lock service from production parts', () => {
     await w.runUntil(12_100);
     expect(fencedAtMs).toBeGreaterThanOrEqual(12_000); // it learns at resume, when its deadline has long passed
     expect(aliceHandle?.canStart()).toBe(false);
+    // The log: alice's hold ended by expiry (her session lease), before bob's was granted.
+    const [first, second] = w.log.grants.filter((g) => g.key === 'orders/o-2');
+    expect(first?.endReason).toBe('expiry');
+    expect(second?.token).toBe(bobToken);
   });
 
   it('is deterministic: the same seed gives the same trace hash, another seed another', async () => {

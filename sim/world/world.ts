@@ -20,6 +20,7 @@ import type { PartitionId, PartitionSpec } from '../net/partition.js';
 import type { ClockSpec } from '../process/local-clock.js';
 import { SimProcess } from '../process/process.js';
 import { type ArbiterRpcMessage, SimArbiterClient, serveArbiter } from '../rpc/arbiter-rpc.js';
+import { LogRecorder } from './log-recorder.js';
 import { ResourceClient, type ResourceMessage, type ResourceOptions, SimResource } from './resource.js';
 
 export interface WorldOptions {
@@ -72,6 +73,8 @@ export class World {
   readonly resourceNetwork: Network<ResourceMessage>;
   readonly cluster: SimCluster;
   readonly resources: SimResource[] = [];
+  /** The lock log as it happened (grants, releases, expiries), for the checkers. */
+  readonly log: LogRecorder;
   private readonly arbiterNodes: MutableArbiterNode[] = [];
   private readonly clientNodes: ClientNode[] = [];
   private readonly processes = new Map<string, SimProcess>();
@@ -81,7 +84,18 @@ export class World {
     this.clusterNetwork = createClusterNetwork(this.kernel);
     this.rpcNetwork = new Network<ArbiterRpcMessage>(this.kernel, { name: 'rpc', defaults: options.rpcLink ?? { latency: { kind: 'constant', ms: 0.25 }, ordered: true } });
     this.resourceNetwork = new Network<ResourceMessage>(this.kernel, { name: 'resource', defaults: options.rpcLink ?? { latency: { kind: 'constant', ms: 0.25 }, ordered: true } });
-    this.cluster = createSimCluster(this.kernel, this.clusterNetwork, options.cluster ?? {});
+    this.log = new LogRecorder(() => this.kernel.now());
+    const observer = options.cluster?.observer;
+    this.cluster = createSimCluster(this.kernel, this.clusterNetwork, {
+      ...options.cluster,
+      observer: {
+        onApplied: (member, entry) => {
+          this.log.observer.onApplied?.(member, entry);
+          observer?.onApplied?.(member, entry);
+        },
+        ...(observer?.onSoftState === undefined ? {} : { onSoftState: observer.onSoftState }),
+      },
+    });
     for (const member of this.cluster.members) this.processes.set(member.process.name, member.process);
     for (let i = 1; i <= (options.arbiters ?? 1); i += 1) this.addArbiter(`arbiter-${i}`);
   }
