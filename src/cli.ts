@@ -9,6 +9,7 @@ import { registerClassCommands } from './commands/class-check.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerLockCommand } from './commands/lock.js';
 import { registerShardsCommand } from './commands/shards.js';
+import { registerScenarioCommands } from './commands/run.js';
 
 export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   const program = new Command('lockstep')
@@ -23,6 +24,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
   registerDemoCommand(program, io, setExitCode);
   registerBenchCommand(program, io, setExitCode);
   registerShardsCommand(program, io, setExitCode);
+  registerScenarioCommands(program, io, setExitCode);
   return program;
 }
 

@@ -1,0 +1,11 @@
+// Every scenario the workbench runs, by name (`lockstep list`, `lockstep run --all`).
+import { pauseTest } from './pause-test.js';
+import type { Scenario } from './scenario.js';
+
+export const SCENARIOS: readonly Scenario[] = [pauseTest];
+
+export function scenarioNamed(name: string): Scenario {
+  const scenario = SCENARIOS.find((s) => s.name === name);
+  if (scenario === undefined) throw new RangeError(`no scenario ${JSON.stringify(name)}; the scenarios: ${SCENARIOS.map((s) => s.name).join(', ')} (lockstep list)`);
+  return scenario;
+}

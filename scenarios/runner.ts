@@ -1,0 +1,77 @@
+// Runs one scenario variant from a seed and turns the outcome into a run artifact (ARCHITECTURE.md):
+// scenario, variant, seed, parameters, fault schedule, history, checks, metrics, trace hash, and the
+// exact command that replays it. The artifact is plain JSON (bigints as decimal strings).
+import { type CheckResult, checkRun } from '../core/checkers/index.js';
+import type { Fault } from './faults.js';
+import { type Expectation, type Scenario, variantOf } from './scenario.js';
+
+export const ARTIFACT_FORMAT = 'lockstep.run/1';
+
+export interface ArtifactCheck {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly detail: string;
+  readonly violations: readonly unknown[];
+}
+
+export interface RunArtifact {
+  readonly format: typeof ARTIFACT_FORMAT;
+  readonly scenario: string;
+  readonly variant: string;
+  readonly expect: Expectation;
+  readonly seed: string;
+  readonly parameters: Readonly<Record<string, unknown>>;
+  readonly faults: readonly Fault[];
+  /** What each fault resolved to when it fired (roles such as @leader become member names). */
+  readonly appliedFaults: readonly string[];
+  readonly history: unknown;
+  readonly checks: readonly ArtifactCheck[];
+  /** No check found a violation. */
+  readonly ok: boolean;
+  /** The variant did what it declares: passed, or showed its violation. */
+  readonly asDeclared: boolean;
+  readonly metrics: Readonly<Record<string, number>>;
+  readonly traceHash: string;
+  readonly simulatedMs: number;
+  readonly replay: string;
+}
+
+export interface RunOptions {
+  readonly yieldToHost: () => Promise<void>;
+  readonly faults?: readonly Fault[];
+  /** Where the artifact will be saved, for the replay command. */
+  readonly artifactPath?: string;
+}
+
+export async function runScenario(scenario: Scenario, variantName: string | undefined, seed: string, options: RunOptions): Promise<RunArtifact> {
+  const variant = variantOf(scenario, variantName);
+  const outcome = await scenario.run({ seed, variant, yieldToHost: options.yieldToHost, ...(options.faults === undefined ? {} : { faults: options.faults }) });
+  const checks: ArtifactCheck[] = checkRun(outcome.history, outcome.checkOptions).map((c: CheckResult) => ({ name: c.name, ok: c.ok, detail: c.detail, violations: c.violations }));
+  const clusterViolations = outcome.world.cluster.violations;
+  checks.push({
+    name: 'raft-safety',
+    ok: clusterViolations.length === 0,
+    detail: clusterViolations.length === 0 ? 'one leader per term; every member applied the same entry at every index' : `${clusterViolations.length} violations`,
+    violations: clusterViolations,
+  });
+  const ok = checks.every((c) => c.ok);
+  const variantFlag = variant === scenario.variants[0] ? '' : ` --variant ${variant.name}`;
+  return {
+    format: ARTIFACT_FORMAT,
+    scenario: scenario.name,
+    variant: variant.name,
+    expect: variant.expect,
+    seed,
+    parameters: outcome.parameters,
+    faults: outcome.faults,
+    appliedFaults: outcome.appliedFaults,
+    history: outcome.history,
+    checks,
+    ok,
+    asDeclared: ok === (variant.expect === 'pass'),
+    metrics: outcome.metrics,
+    traceHash: outcome.world.kernel.trace.hash(),
+    simulatedMs: outcome.world.kernel.now(),
+    replay: options.artifactPath !== undefined ? `lockstep replay ${options.artifactPath}` : `lockstep run ${scenario.name}${variantFlag} --seed ${seed}`,
+  };
+}

@@ -1,0 +1,52 @@
+// A scenario (ARCHITECTURE.md, scenarios/): topology + classes + workload + fault schedule + checks, all
+// derived from one seed, all data, so a run can be saved, shrunk and replayed. Each scenario has named
+// variants that declare whether they should pass or show a violation: the failing ones show why a rule
+// of the design exists.
+import type { CheckRunOptions, RunHistory } from '../core/checkers/index.js';
+import type { World } from '../sim/world/world.js';
+import type { Fault } from './faults.js';
+
+export type Expectation = 'pass' | 'violation';
+
+export interface Variant {
+  readonly name: string;
+  readonly expect: Expectation;
+  readonly description: string;
+}
+
+export interface ScenarioContext {
+  readonly seed: string;
+  readonly variant: Variant;
+  readonly yieldToHost: () => Promise<void>;
+  /** A fault schedule to use instead of the scenario's own (replay, shrinking, exploration). */
+  readonly faults?: readonly Fault[];
+}
+
+export interface ScenarioOutcome {
+  readonly world: World;
+  /** The schedule that was applied (times relative to the start of the workload). */
+  readonly faults: readonly Fault[];
+  /** What each fault resolved to when it fired (scheduleFaults' log). */
+  readonly appliedFaults: readonly string[];
+  readonly history: RunHistory;
+  readonly checkOptions?: CheckRunOptions;
+  readonly parameters: Readonly<Record<string, unknown>>;
+  readonly metrics: Readonly<Record<string, number>>;
+}
+
+export interface Scenario {
+  readonly name: string;
+  readonly description: string;
+  /** The first variant is the default. */
+  readonly variants: readonly [Variant, ...Variant[]];
+  run(context: ScenarioContext): Promise<ScenarioOutcome>;
+}
+
+export function variantOf(scenario: Scenario, name: string | undefined): Variant {
+  if (name === undefined) return scenario.variants[0];
+  const variant = scenario.variants.find((v) => v.name === name);
+  if (variant === undefined) {
+    throw new RangeError(`scenario ${scenario.name} has no variant ${JSON.stringify(name)}; its variants: ${scenario.variants.map((v) => v.name).join(', ')}`);
+  }
+  return variant;
+}
