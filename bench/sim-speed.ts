@@ -2,6 +2,7 @@
 // - kernelEventsPerSecond: the kernel alone, a micro workload of trivial events;
 // - speedup: simulated seconds per wall second for the standard workload: 3 etcd members,
 //   1 arbiter, 200 client sessions at TTL 15 s, 100 grants/s over 1,000 keys, 10 simulated minutes;
+// - cpuSeconds: CPU time (user + system) of the standard run, steadier than wall time on a loaded machine;
 // - traceHash: that run's trace hash, so determinism can be checked from outside.
 // This measures the simulator itself, so it imports sim/ (the one exception bench/ makes).
 import { performance } from 'node:perf_hooks';
@@ -33,6 +34,7 @@ async function standardRun(seed: string, minutes: number, progress: (text: strin
   const workload = startLockWorkload({ world, clients, ttlSeconds, grantsPerSecond: 100, keys: 1000, holdMs: 50, waitMs: 1000 });
   const simulatedMs = minutes * 60_000;
   const start = performance.now();
+  const cpuStart = process.cpuUsage();
   const from = world.kernel.now();
   for (let t = from; t < from + simulatedMs; t += 30_000) {
     await world.runUntil(Math.min(from + simulatedMs, t + 30_000));
@@ -40,7 +42,10 @@ async function standardRun(seed: string, minutes: number, progress: (text: strin
   }
   workload.stop();
   const wallSeconds = (performance.now() - start) / 1000;
-  return { simulatedSeconds: simulatedMs / 1000, wallSeconds, stats: workload.stats, traceHash: world.kernel.trace.hash(), events: world.kernel.eventsExecuted };
+  const cpu = process.cpuUsage(cpuStart);
+  // CPU time (user + system, all threads, GC helpers included) sees through a shared, loaded machine.
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  return { simulatedSeconds: simulatedMs / 1000, wallSeconds, cpuSeconds, stats: workload.stats, traceHash: world.kernel.trace.hash(), events: world.kernel.eventsExecuted };
 }
 
 async function main(): Promise<void> {
@@ -60,6 +65,7 @@ async function main(): Promise<void> {
     speedup: Math.round((run.simulatedSeconds / run.wallSeconds) * 10) / 10,
     simulatedSeconds: run.simulatedSeconds,
     wallSeconds: Math.round(run.wallSeconds * 100) / 100,
+    cpuSeconds: Math.round(run.cpuSeconds * 100) / 100,
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
     traceHash: run.traceHash,
     events: run.events,
