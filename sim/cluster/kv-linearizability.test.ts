@@ -39,8 +39,10 @@ async function clientLoop(kernel: Kernel, client: Client, untilMs: number, histo
   let sequence = 0;
   const lastRead = new Map<string, string | null>();
   const record = (type: HistoryEvent['type'], f: string, key: string, value: unknown): void => {
+    if (type === 'invoke') pending = { f, key };
     history.push({ process: client.name, type, f, key, value, time: kernel.now() });
   };
+  let pending: { f: string; key: string } = { f: 'get', key: KEYS[0] ?? '/kv/a' };
   while (kernel.now() < untilMs) {
     const key = KEYS[Math.floor(rng.next() * KEYS.length)] ?? '/kv/a';
     const choice = rng.next();
@@ -64,9 +66,8 @@ async function clientLoop(kernel: Kernel, client: Client, untilMs: number, histo
         record(response.succeeded ? 'ok' : 'fail', 'cas', key, null);
       }
     } catch (error) {
-      const last = history.findLast((e) => e.process === client.name && e.type === 'invoke');
       const unknown = isLockLogError(error) && error.outcome === 'indeterminate';
-      record(unknown ? 'info' : 'fail', last?.f ?? 'get', last?.key ?? key, null);
+      record(unknown ? 'info' : 'fail', pending.f, pending.key, null);
     }
     await client.process.clock().sleep(20 + rng.next() * 80);
   }
