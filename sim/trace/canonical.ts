@@ -13,6 +13,8 @@
 /** Receives the canonical text fragment by fragment, in order. */
 export interface TextSink {
   push(text: string): void;
+  /** Optional: receives a number's text (`String(value)`) without the caller building it. */
+  pushNumber?(value: number): void;
 }
 
 /** Canonical text of a value, for hashing and display. */
@@ -49,7 +51,8 @@ function write(value: unknown, out: TextSink): void {
     case 'number':
       // String() and JSON.stringify() agree on every finite number (-0 included: both give "0"), and
       // String() spells NaN and the infinities as this format wants.
-      out.push(String(value));
+      if (out.pushNumber === undefined) out.push(String(value));
+      else out.pushNumber(value);
       return;
     case 'bigint':
       out.push(value.toString() + 'n');
@@ -92,7 +95,7 @@ function writeObject(value: object | null, out: TextSink): void {
   for (const key of keys) {
     const field = record[key];
     if (field === undefined) continue;
-    out.push(first ? quoteKey(key) : ',' + quoteKey(key));
+    out.push(first ? quoteKey(key) : quoteKeyAfterComma(key));
     first = false;
     try {
       write(field, out);
@@ -145,6 +148,18 @@ function quoteString(text: string): string {
 const quotedKeys = new Map<string, string>();
 /** Bound on the cache of quoted keys (field names are few; a runaway would be a bug elsewhere). */
 const MAX_QUOTED_KEYS = 4096;
+
+const commaQuotedKeys = new Map<string, string>();
+
+/** `,"key":`, cached, so no separator string is built per field. */
+function quoteKeyAfterComma(key: string): string {
+  let quoted = commaQuotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = ',' + quoteKey(key);
+    if (commaQuotedKeys.size < MAX_QUOTED_KEYS) commaQuotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
 
 /** `"key":`, cached: field names repeat in every record. */
 function quoteKey(key: string): string {

@@ -3,6 +3,8 @@
 // arithmetic well inside 2^53. The prime 2^40 + 0x1b3 is applied as `h * 0x1b3 + (h << 40)`.
 
 const PRIME_LOW = 0x1b3;
+/** Scratch space for the digits of a safe integer (at most 16). */
+const DIGITS = new Uint8Array(16);
 
 /** An incremental FNV-1a 64 hash over bytes; strings are fed as their UTF-8 encoding. */
 export class Fnv1a64 {
@@ -68,6 +70,28 @@ export class Fnv1a64 {
   /** A TextSink: canonical text can be written straight into the hash. */
   push(text: string): void {
     this.updateString(text);
+  }
+
+  /**
+   * Feeds `String(value)`'s bytes. A non-negative safe integer (indexes, ids, most times) is fed digit
+   * by digit without building the string; anything else goes through String().
+   */
+  pushNumber(value: number): void {
+    if (value >= 0 && value <= Number.MAX_SAFE_INTEGER && Math.floor(value) === value) this.updateUint(value);
+    else this.updateString(String(value));
+  }
+
+  /** Feeds the decimal digits of a non-negative safe integer (-0 as "0"), as String() spells them. */
+  updateUint(value: number): void {
+    if (value < 10) {
+      this.updateByte(0x30 + value);
+      return;
+    }
+    const digits = DIGITS;
+    let count = 0;
+    // n % 10 and (n - d) / 10 are exact for integers below 2^53.
+    for (let n = value; n > 0; n = (n - (n % 10)) / 10) digits[count++] = 0x30 + (n % 10);
+    while (count > 0) this.updateByte(digits[--count]!);
   }
 
   /** The general UTF-8 path, from code unit `start` on. */

@@ -18,6 +18,27 @@ describe('Trace: cheaper recording', () => {
     expect(trace.hash()).toBe('5ef10867df505b9f');
   });
 
+  it('feeds a number as the bytes of its text, whatever path it takes', () => {
+    const numbers = [0, -0, 7, 10, 99, 100, 12345, 2 ** 31, 2 ** 32 + 1, Number.MAX_SAFE_INTEGER, 2 ** 53, 1e21, 0.1, 12.5, -3, -0.5, 1e-7, NaN, Infinity, -Infinity];
+    for (const value of numbers) {
+      const fast = new Fnv1a64();
+      fast.pushNumber(value);
+      const slow = new Fnv1a64();
+      slow.updateString(String(value));
+      expect(fast.hex(), String(value)).toBe(slow.hex());
+    }
+    // Records at integer, fractional and repeated times hash as their canonical lines.
+    let nowMs = 3;
+    const trace = new Trace(() => nowMs);
+    const expected = new Fnv1a64();
+    for (const [i, timeMs] of [3, 3.25, 3.25, 1e21, 4].entries()) {
+      nowMs = timeMs;
+      trace.record('k', { a: i, b: [i, 0.5] });
+      expected.updateString(`${i}|${String(timeMs)}|""|"k"|{"a":${i},"b":[${i},0.5]}\n`);
+    }
+    expect(trace.hash()).toBe(expected.hex());
+  });
+
   it('leaves out the kinds it is told to omit, and only those', () => {
     const full = new Trace(() => 1);
     const slim = new Trace(() => 1, { omitKinds: ['net.send'] });

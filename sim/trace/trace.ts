@@ -36,6 +36,8 @@ export type TraceListener = (record: TraceRecord) => void;
 export const DEFAULT_MAX_KEPT_RECORDS = 1_000_000;
 /** Bound on cached quoted kinds and process names (they are few; the cache only saves work). */
 const MAX_QUOTED_NAMES = 4096;
+const BAR = 0x7c; // '|'
+const NEWLINE = 0x0a;
 const NO_FIELDS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 export class Trace {
@@ -46,6 +48,8 @@ export class Trace {
   private recordCount = 0;
   private readonly quotedNames = new Map<string, string>();
   private readonly omitted: ReadonlySet<string> | undefined;
+  private lastTimeMs = Number.NaN;
+  private lastTimeText = '';
 
   /** `nowMs` reads true time; the kernel passes its own. */
   constructor(private readonly nowMs: () => number, options: TraceOptions = {}) {
@@ -65,10 +69,17 @@ export class Trace {
     // The canonical line: index, time, process and kind, then the fields; JSON-quoted strings keep the
     // separators unambiguous. It is fed to the hash in fragments (the hash of the fragments in order is
     // the hash of the line), so no line is ever built; quoted kinds and process names are cached.
-    const time = Number.isFinite(timeMs) ? String(timeMs) : JSON.stringify(timeMs);
-    this.hasher.updateString(`${index}|${time}|${this.quoted(process)}|${this.quoted(kind)}|`);
-    writeCanonical(fields, this.hasher);
-    this.hasher.updateString('\n');
+    const hasher = this.hasher;
+    hasher.updateUint(index);
+    hasher.updateByte(BAR);
+    this.hashTime(timeMs);
+    hasher.updateByte(BAR);
+    hasher.updateString(this.quoted(process));
+    hasher.updateByte(BAR);
+    hasher.updateString(this.quoted(kind));
+    hasher.updateByte(BAR);
+    writeCanonical(fields, hasher);
+    hasher.updateByte(NEWLINE);
     if (this.kept === undefined && this.listeners.length === 0) return;
     const entry: TraceRecord = { index, timeMs, process, kind, fields };
     if (this.kept !== undefined) {
@@ -78,6 +89,20 @@ export class Trace {
       this.kept.push(entry);
     }
     for (const listener of this.listeners) listener(entry);
+  }
+
+  // Many records share a time (one event writes several), and a fractional time is costly to spell,
+  // so the last time's text is kept.
+  private hashTime(timeMs: number): void {
+    if (timeMs >= 0 && timeMs <= Number.MAX_SAFE_INTEGER && Math.floor(timeMs) === timeMs) {
+      this.hasher.updateUint(timeMs);
+      return;
+    }
+    if (timeMs !== this.lastTimeMs) {
+      this.lastTimeMs = timeMs;
+      this.lastTimeText = Number.isFinite(timeMs) ? String(timeMs) : JSON.stringify(timeMs);
+    }
+    this.hasher.updateString(this.lastTimeText);
   }
 
   private quoted(text: string): string {
