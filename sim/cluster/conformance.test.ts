@@ -1,6 +1,7 @@
 // The LockLog conformance suite (src/testing/lock-log-conformance.ts), the same one real etcd passes,
 // on a simulated 3-member cluster through SimLockLog. The suite awaits the simulated world through a
 // SimDriver, so virtual time moves only while it waits on the world.
+import { expect } from 'vitest';
 import { describeLockLogConformance } from '../../src/testing/lock-log-conformance.js';
 import { clusterWorld, settledLeader } from './test-world.js';
 
@@ -19,6 +20,7 @@ describeLockLogConformance('simulated etcd, 3 members', async () => {
     close: async () => {
       await Promise.all([log, ...memberLogs].map((l) => driver.wait(l.close())));
       driver.stop();
+      expect(cluster.violations).toEqual([]); // and Raft stayed safe while the suite ran
     },
   };
 });
@@ -35,6 +37,7 @@ describeLockLogConformance('simulated etcd, 3 members, etcd 3.5 switches, a foll
     close: async () => {
       await driver.wait(log.close());
       driver.stop();
+      expect(cluster.violations).toEqual([]);
     },
   };
 });
@@ -42,7 +45,7 @@ describeLockLogConformance('simulated etcd, 3 members, etcd 3.5 switches, a foll
 describeLockLogConformance('simulated etcd, 5 members, costly CPU and a lagging apply', async () => {
   const world = clusterWorld(yieldToHost, 'conformance-3', { members: 5, timing: { requestCostMs: 2, applyCostMs: 3 } });
   await settledLeader(world);
-  const { driver } = world;
+  const { driver, cluster } = world;
   const { process, log } = world.client('conformance-client');
   return {
     log: driver.lockLog(log),
@@ -50,6 +53,7 @@ describeLockLogConformance('simulated etcd, 5 members, costly CPU and a lagging 
     close: async () => {
       await driver.wait(log.close());
       driver.stop();
+      expect(cluster.violations).toEqual([]);
     },
   };
 });

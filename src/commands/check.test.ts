@@ -2,18 +2,9 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../cli.js';
-import type { CliIo } from '../cli-io.js';
+import { runCli } from '../testing/run-cli.js';
 
-type Run = { code: number; out: string[]; err: string[] };
-
-async function run(...argv: string[]): Promise<Run> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { out: (text) => out.push(...text.replace(/\n$/, '').split('\n')), err: (text) => err.push(...text.replace(/\n$/, '').split('\n')) };
-  const code = await main(argv, io);
-  return { code, out, err };
-}
+const run = (...argv: string[]) => runCli(...argv);
 
 const dir = 'examples/histories';
 const jsonl = (sub: string): string[] => readdirSync(join(dir, sub)).filter((f) => f.endsWith('.jsonl')).sort().map((f) => join(dir, sub, f));

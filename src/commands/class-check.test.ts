@@ -2,18 +2,9 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../cli.js';
-import type { CliIo } from '../cli-io.js';
+import { runCli } from '../testing/run-cli.js';
 
-type Run = { code: number; out: string[]; err: string[] };
-
-async function run(...argv: string[]): Promise<Run> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { out: (text) => out.push(...text.replace(/\n$/, '').split('\n')), err: (text) => err.push(...text.replace(/\n$/, '').split('\n')) };
-  const code = await main(argv, io);
-  return { code, out, err };
-}
+const run = (...argv: string[]) => runCli(...argv);
 
 const NOW = ['--now', '2026-11-30'];
 const yamlIn = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort().map((f) => join(dir, f));

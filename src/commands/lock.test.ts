@@ -2,13 +2,7 @@
 // (port 9 is discard), so any attempt to reach it would show up as a hang or an `unavailable` exit 5.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { main } from '../cli.js';
-import type { CliIo } from '../cli-io.js';
-
-function capture(): CliIo & { lines: string[] } {
-  const lines: string[] = [];
-  return { lines, out: (t) => lines.push(t), err: (t) => lines.push(t) };
-}
+import { runCli } from '../testing/run-cli.js';
 
 const base = ['lock', '--endpoints', '127.0.0.1:9', '--identity', 'svc-a'];
 
@@ -22,16 +16,15 @@ describe('lockstep lock: bad input exits 2 and names the problem', () => {
     [['--class', 'examples/classes/ledger-writes.yaml', '--wait', 'soon', 'payments/x', '--', 'true'], /--wait "soon" is not a duration/],
     [['--class', 'examples/classes/invalid/fenced-without-pause-test.yaml', 'payments/x', '--', 'true'], /problem/],
   ])('%j', async (args, message) => {
-    const io = capture();
-    expect(await main([...base, ...args], io)).toBe(2);
-    expect(io.lines.join('\n')).toMatch(message);
+    const { code, out, err } = await runCli(...base, ...args);
+    expect(code).toBe(2);
+    expect([...out, ...err].join('\n')).toMatch(message);
   });
 
   it('refuses a fenced class whose pause test has expired, as of --now', async () => {
-    const io = capture();
-    const code = await main([...base, '--class', 'examples/classes/ledger-writes.yaml', '--now', '2028-01-01', 'payments/x', '--', 'true'], io);
+    const { code, out, err } = await runCli(...base, '--class', 'examples/classes/ledger-writes.yaml', '--now', '2028-01-01', 'payments/x', '--', 'true');
     expect(code).toBe(2);
-    expect(io.lines.join('\n')).toMatch(/pause/i);
+    expect([...out, ...err].join('\n')).toMatch(/pause/i);
   });
 });
 

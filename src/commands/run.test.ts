@@ -2,28 +2,21 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../cli.js';
-import type { CliIo } from '../cli-io.js';
-
-function capture(): CliIo & { out_: string[]; err_: string[] } {
-  const out_: string[] = [];
-  const err_: string[] = [];
-  return { out_, err_, out: (t) => out_.push(t), err: (t) => err_.push(t) };
-}
+import { runCli } from '../testing/run-cli.js';
 
 describe('lockstep list / run / replay', () => {
   it('lists every scenario with its variants and expectations', async () => {
-    const io = capture();
-    expect(await main(['list', '--json'], io)).toBe(0);
-    const listed = JSON.parse(io.out_.at(-1) ?? '{}') as { scenarios: { name: string; variants: { name: string; expect: string }[] }[] };
+    const { code, out } = await runCli('list', '--json');
+    expect(code).toBe(0);
+    const listed = JSON.parse(out.at(-1) ?? '{}') as { scenarios: { name: string; variants: { name: string; expect: string }[] }[] };
     const pause = listed.scenarios.find((s) => s.name === 'pause-test');
     expect(pause?.variants).toEqual([{ name: 'fenced', expect: 'pass', description: expect.any(String) }, { name: 'unfenced', expect: 'violation', description: expect.any(String) }]);
   });
 
   it('exits 1 on a violation and names the failed check in --json', async () => {
-    const io = capture();
-    expect(await main(['run', 'pause-test', '--variant', 'unfenced', '--seed', '3', '--json'], io)).toBe(1);
-    const result = JSON.parse(io.out_.at(-1) ?? '{}') as { ok: boolean; asDeclared: boolean; checks: { name: string; ok: boolean }[]; replay: string };
+    const { code, out } = await runCli('run', 'pause-test', '--variant', 'unfenced', '--seed', '3', '--json');
+    expect(code).toBe(1);
+    const result = JSON.parse(out.at(-1) ?? '{}') as { ok: boolean; asDeclared: boolean; checks: { name: string; ok: boolean }[]; replay: string };
     expect([result.ok, result.asDeclared]).toEqual([false, true]);
     expect(result.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['fence']);
     expect(result.replay).toBe('lockstep run pause-test --variant unfenced --seed 3');
@@ -32,13 +25,13 @@ describe('lockstep list / run / replay', () => {
   it('saves an artifact that replays to the same trace hash, and notices a tampered one', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'lockstep-run-'));
     const file = join(dir, 'run.json');
-    expect(await main(['run', 'pause-test', '--seed', '5', '--out', file], capture())).toBe(0);
-    const io = capture();
-    expect(await main(['replay', file, '--json'], io)).toBe(0);
-    expect(JSON.parse(io.out_.at(-1) ?? '{}')).toMatchObject({ sameTraceHash: true, sameVerdict: true });
+    expect((await runCli('run', 'pause-test', '--seed', '5', '--out', file)).code).toBe(0);
+    const replayed = await runCli('replay', file, '--json');
+    expect(replayed.code).toBe(0);
+    expect(JSON.parse(replayed.out.at(-1) ?? '{}')).toMatchObject({ sameTraceHash: true, sameVerdict: true });
     const saved = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
     await writeFile(file, JSON.stringify({ ...saved, traceHash: '0000000000000000' }));
-    expect(await main(['replay', file], capture())).toBe(1);
+    expect((await runCli('replay', file)).code).toBe(1);
   });
 
   it.each([
@@ -47,8 +40,8 @@ describe('lockstep list / run / replay', () => {
     [['run'], /name a scenario/],
     [['replay', '/no/such/artifact.json'], /no\/such\/artifact\.json/],
   ])('refuses %j with exit 2', async (args, message) => {
-    const io = capture();
-    expect(await main(args, io)).toBe(2);
-    expect(io.err_.join('\n')).toMatch(message);
+    const { code, err } = await runCli(...args);
+    expect(code).toBe(2);
+    expect(err.join('\n')).toMatch(message);
   });
 });
