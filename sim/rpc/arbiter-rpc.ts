@@ -7,10 +7,9 @@
 // from plain data, so no LockError object is shared between two simulated processes.
 import { LockError, type LockErrorCode } from '../../core/lock-error.js';
 import type { ArbiterApi, SealReason } from '../../core/ports/arbiter-api.js';
-import { CancelSource, CancelledError } from '../../core/cancel.js';
 import type { Deferred, Kernel } from '../kernel/kernel.js';
 import type { Network } from '../net/network.js';
-import type { SimProcess } from '../process/process.js';
+import type { SimProcess, TimerId } from '../process/process.js';
 
 export type ArbiterMethod = keyof ArbiterApi;
 
@@ -70,7 +69,7 @@ export interface SimArbiterClientOptions {
 /** The client side: an ArbiterApi whose every method is one message to the arbiter process. */
 export class SimArbiterClient implements ArbiterApi {
   private nextId = 0;
-  private readonly pending = new Map<number, Deferred<unknown>>();
+  private readonly pending = new Map<number, { readonly answer: Deferred<unknown>; readonly deadline: TimerId }>();
   private readonly timeoutMs: number;
 
   constructor(private readonly options: SimArbiterClientOptions) {
@@ -93,32 +92,22 @@ export class SimArbiterClient implements ArbiterApi {
     return ((argument: unknown) => this.call(method, argument)) as unknown as ArbiterApi[M];
   }
 
+  // The deadline is a plain process timer, cancelled when the answer comes: a call costs no sleep, no
+  // cancel signal and no CancelledError. It is held by a pause and dropped by a crash of the client
+  // (its memory is gone), as a sleep on the client's clock would be.
   private async call(method: ArbiterMethod, argument: unknown): Promise<unknown> {
     const id = this.nextId++;
     const answer = this.options.kernel.deferred<unknown>();
-    this.pending.set(id, answer);
-    this.options.network.send(this.options.client, this.options.server, { kind: 'arbiter.call', id, method, argument });
+    const { client } = this.options;
+    this.options.network.send(client, this.options.server, { kind: 'arbiter.call', id, method, argument });
     const waitMs = method === 'acquire' ? ((argument as { waitMs?: number }).waitMs ?? 0) : 0;
-    const answered = new CancelSource();
-    const timer = this.options.client
-      .clock()
-      .sleep(this.timeoutMs + waitMs, answered.signal)
-      .then(
-        () => {
-          if (!this.pending.delete(id)) return;
-          const outcome = MUTATING.has(method) ? 'indeterminate' : 'unavailable';
-          answer.reject(new LockError(outcome, `${method} got no answer from the arbiter within ${this.timeoutMs + waitMs} ms${outcome === 'indeterminate' ? '; it may or may not have happened' : ''}`));
-        },
-        (error: unknown) => {
-          if (!(error instanceof CancelledError)) throw error;
-        },
-      );
-    try {
-      return await answer.promise;
-    } finally {
-      answered.cancel();
-      await timer;
-    }
+    const deadline = client.setTimer(this.timeoutMs + waitMs, () => {
+      if (!this.pending.delete(id)) return;
+      const outcome = MUTATING.has(method) ? 'indeterminate' : 'unavailable';
+      answer.reject(new LockError(outcome, `${method} got no answer from the arbiter within ${this.timeoutMs + waitMs} ms${outcome === 'indeterminate' ? '; it may or may not have happened' : ''}`));
+    });
+    this.pending.set(id, { answer, deadline });
+    return answer.promise;
   }
 
   private answer(message: ArbiterRpcMessage): void {
@@ -126,10 +115,12 @@ export class SimArbiterClient implements ArbiterApi {
     const waiting = this.pending.get(message.id);
     if (waiting === undefined) return; // a late answer to a call that already timed out
     this.pending.delete(message.id);
-    if (message.kind === 'arbiter.return') waiting.resolve(message.value);
+    this.options.client.cancelTimer(waiting.deadline);
+    const { answer } = waiting;
+    if (message.kind === 'arbiter.return') answer.resolve(message.value);
     else {
       const { code, message: text, region, seal } = message.error;
-      waiting.reject(new LockError(code, text, { ...(region === undefined ? {} : { region }), ...(seal === undefined ? {} : { seal }) }));
+      answer.reject(new LockError(code, text, { ...(region === undefined ? {} : { region }), ...(seal === undefined ? {} : { seal }) }));
     }
   }
 }
