@@ -82,6 +82,23 @@ export class MaxEventsExceededError extends Error {
 
 export const DEFAULT_MAX_EVENTS = 50_000_000;
 
+const errorWithLimit = Error as unknown as { stackTraceLimit: number | undefined };
+
+/**
+ * A fresh CancelledError for a cancelled simulated sleep, built without capturing a stack: a sleep is
+ * cancelled on every answered call and keepalive, and capturing the stack was a large share of the
+ * simulator's time. The stack would only point into the kernel's cancel path, never at a cause.
+ */
+export function cancelledError(): CancelledError {
+  const limit = errorWithLimit.stackTraceLimit;
+  errorWithLimit.stackTraceLimit = 0;
+  try {
+    return new CancelledError();
+  } finally {
+    errorWithLimit.stackTraceLimit = limit;
+  }
+}
+
 interface StopRule {
   readonly untilMs: number;
   readonly condition: (() => boolean) | undefined;
@@ -158,7 +175,7 @@ export class Kernel implements Clock {
 
   /** Resolves after `delayMs` of true time; rejects with CancelledError if `signal` fires first. */
   sleep(delayMs: number, signal?: CancelSignal): Promise<void> {
-    if (signal?.aborted === true) return Promise.reject(new CancelledError());
+    if (signal?.aborted === true) return Promise.reject(cancelledError());
     const deferred = this.deferred<void>();
     let detach = (): void => {};
     const id = this.scheduleAfter(Math.max(0, delayMs), () => {
@@ -167,7 +184,7 @@ export class Kernel implements Clock {
     });
     detach = onCancel(signal, () => {
       this.cancel(id);
-      deferred.reject(new CancelledError());
+      deferred.reject(cancelledError());
     });
     return deferred.promise;
   }

@@ -7,9 +7,9 @@
 //   incarnation never settle, and crash hooks tell the owner (disks keep what was durable);
 // - restart: a new incarnation; restart hooks let the owner rebuild its state from disk.
 import type { CancelSignal } from '../../core/cancel.js';
-import { CancelledError, onCancel } from '../../core/cancel.js';
+import { onCancel } from '../../core/cancel.js';
 import type { Clock } from '../../core/ports/clock.js';
-import type { Kernel } from '../kernel/kernel.js';
+import { cancelledError, type Kernel } from '../kernel/kernel.js';
 import type { RandomStream } from '../kernel/rng.js';
 import { LocalClock, type ClockSpec } from './local-clock.js';
 
@@ -210,7 +210,7 @@ export class SimProcess {
 
   private sleepAs(incarnation: number, ms: number, signal: CancelSignal | undefined): Promise<void> {
     if (incarnation !== this.incarnationValue) return new Promise<void>(() => {});
-    if (signal?.aborted === true) return Promise.reject(new CancelledError());
+    if (signal?.aborted === true) return Promise.reject(cancelledError());
     const deferred = this.kernel.deferred<void>();
     let detach = (): void => {};
     const id = this.setTimer(ms, () => {
@@ -220,7 +220,7 @@ export class SimProcess {
     detach = onCancel(signal, () => {
       if (incarnation !== this.incarnationValue) return;
       this.cancelTimer(id);
-      deferred.reject(new CancelledError());
+      deferred.reject(cancelledError());
     });
     return deferred.promise;
   }
