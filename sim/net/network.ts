@@ -66,7 +66,7 @@ export class Network<M = unknown> {
   private readonly maxInFlight: number;
   private readonly linkOverrides = new Map<string, LinkSpec>();
   private readonly regionPairs = new Map<string, LinkSpec>();
-  private readonly links = new Map<string, LinkState>();
+  private readonly links = new Map<string, Map<string, LinkState>>();
   private readonly listeners = new Map<string, Listener<M>>();
   private readonly partitions = new Map<PartitionId, ActivePartition>();
   private nextMessageId = 0;
@@ -110,11 +110,11 @@ export class Network<M = unknown> {
       this.drop(id, from.name, to.name, lostBecause);
       return id;
     }
-    const message = { id, from: from.name, to: to.name, sentAtMs: this.kernel.now(), payload };
-    this.dispatch(link, resolved, firstLatencyDraw, { ...message, duplicate: false }, to);
+    const sentAtMs = this.kernel.now();
+    this.dispatch(link, resolved, firstLatencyDraw, { id, from: from.name, to: to.name, sentAtMs, payload, duplicate: false }, to);
     if (duplicateDraw < resolved.duplicateProbability) {
       this.kernel.trace.record('net.duplicate', { id }, from.name);
-      this.dispatch(link, resolved, secondLatencyDraw, { ...message, duplicate: true }, to);
+      this.dispatch(link, resolved, secondLatencyDraw, { id, from: from.name, to: to.name, sentAtMs, payload, duplicate: true }, to);
     }
     return id;
   }
@@ -163,6 +163,7 @@ export class Network<M = unknown> {
 
   /** True if an active partition cuts the directed link from -> to. */
   isCut(from: string, to: string): boolean {
+    if (this.partitions.size === 0) return false;
     for (const partition of this.partitions.values()) if (partition.cuts(from, to)) return true;
     return false;
   }
@@ -212,12 +213,14 @@ export class Network<M = unknown> {
     return fields;
   }
 
+  // Links by sender, then receiver: two lookups on the process names, no key string built per send.
   private link(from: SimProcess, to: SimProcess): LinkState {
-    const key = linkKey(from.name, to.name);
-    let link = this.links.get(key);
+    let fromLinks = this.links.get(from.name);
+    if (fromLinks === undefined) this.links.set(from.name, (fromLinks = new Map()));
+    let link = fromLinks.get(to.name);
     if (link === undefined) {
-      link = { stream: this.kernel.rng.stream(`${this.name}/link/${key}`), resolved: undefined, lastArrivalMs: 0 };
-      this.links.set(key, link);
+      link = { stream: this.kernel.rng.stream(`${this.name}/link/${linkKey(from.name, to.name)}`), resolved: undefined, lastArrivalMs: 0 };
+      fromLinks.set(to.name, link);
     }
     return link;
   }
@@ -229,7 +232,7 @@ export class Network<M = unknown> {
   }
 
   private invalidate(): void {
-    for (const link of this.links.values()) link.resolved = undefined;
+    for (const fromLinks of this.links.values()) for (const link of fromLinks.values()) link.resolved = undefined;
   }
 }
 
