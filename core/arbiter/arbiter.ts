@@ -31,12 +31,13 @@ import type { Revision } from '../units.js';
 import { advanceEpoch, forceRelease } from './admin.js';
 import { DurableTurn } from './durable-turn.js';
 import { EpochState } from './epoch-state.js';
-import { type GrantTxnInput, classifyGrant, grantTxn } from './grant-txn.js';
+import { type GrantTxnInput, classifyGrant } from './grant-txn.js';
 import { inspectKey } from './inspect.js';
-import { KeyQueue } from './key-queue.js';
+import { type AttemptTrigger, KeyQueue } from './key-queue.js';
 import { LogGateway } from './log-gateway.js';
 import type { ArbiterClass, Authorizer, ClassLookup, Placement } from './policy.js';
-import { SealGuard } from './seal-guard.js';
+import type { SealGuard } from './seal-guard.js';
+import { type ArbiterSeams, HONEST_ARBITER_SEAMS } from './seams.js';
 import { SessionDirectory, checkIdentity, checkSessionTtl, expired } from './sessions.js';
 
 export interface ArbiterOptions {
@@ -60,7 +61,7 @@ const DEFAULT_MAX_WAIT_MS = 10 * 60 * 1000;
 const MAX_EPOCH_RELOADS = 3;
 
 export class Arbiter implements ArbiterApi {
-  private readonly guard = new SealGuard();
+  private readonly guard: SealGuard;
   private readonly gateway: LogGateway;
   private readonly epoch: EpochState;
   private readonly sessions: SessionDirectory;
@@ -68,7 +69,15 @@ export class Arbiter implements ArbiterApi {
   private readonly shutdown = new CancelSource();
   private lastAdvanceCheckMs = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly options: ArbiterOptions) {
+  /**
+   * `seams` is for test support only (scenarios/mutants.ts): it is deliberately not part of
+   * ArbiterOptions, and every production caller leaves it at the honest default.
+   */
+  constructor(
+    private readonly options: ArbiterOptions,
+    private readonly seams: ArbiterSeams = HONEST_ARBITER_SEAMS,
+  ) {
+    this.guard = seams.sealGuard();
     this.gateway = new LogGateway(options.log, this.guard);
     this.epoch = new EpochState(this.gateway, this.guard, options.bootstrapEpoch ?? false);
     this.sessions = new SessionDirectory(this.gateway);
@@ -117,13 +126,13 @@ export class Arbiter implements ArbiterApi {
     if (session.ttlSeconds !== lockClass.ttlSeconds) {
       throw new LockError('invalid-argument', `session ${request.sessionId} has TTL ${session.ttlSeconds} s but class ${lockClass.namespace}/${lockClass.name} needs ${lockClass.ttlSeconds} s; one session per (identity, TTL) (ADR-10/11)`);
     }
-    const attempt = () => this.attemptGrant({ key, identity, sessionId: request.sessionId, className: lockClass.name });
+    const attempt = (trigger: AttemptTrigger) => this.attemptGrant({ key, identity, sessionId: request.sessionId, className: lockClass.name }, trigger);
     if (lockClass.fairness === 'durable' && request.waitMs > 0) {
       return this.waitDurably(new DurableTurn(this.gateway, key, request.sessionId), key, identity, lockClass.name, deadlineMs);
     }
     const queue = this.queues.get(key.text);
     if (queue === undefined || request.waitMs === 0) {
-      const first = await attempt();
+      const first = await attempt('arrival');
       if ('granted' in first) return first.granted;
       if (request.waitMs === 0) throw new LockError('contended', `${key.text} is held by another identity; wait in line with waitMs > 0`);
       return this.queueFor(key).join(attempt, deadlineMs, first.contendedAt);
@@ -239,14 +248,14 @@ export class Arbiter implements ArbiterApi {
    */
   private async waitDurably(turn: DurableTurn, key: LockKey, identity: string, className: string, deadlineMs: number): Promise<Grant> {
     await turn.join();
-    const attempt = async (): Promise<{ granted: Grant } | { contendedAt: Revision }> => {
+    const attempt = async (trigger: AttemptTrigger): Promise<{ granted: Grant } | { contendedAt: Revision }> => {
       const position = await turn.isFirst();
       if (!position.first) return { contendedAt: position.seenAt };
-      return this.attemptGrant({ key, identity, sessionId: turn.sessionId, className, waiterKey: turn.waiterKey });
+      return this.attemptGrant({ key, identity, sessionId: turn.sessionId, className, waiterKey: turn.waiterKey }, trigger);
     };
     try {
       const queue = this.queues.get(key.text);
-      const first = queue === undefined ? await attempt() : undefined;
+      const first = queue === undefined ? await attempt('arrival') : undefined;
       const outcome = first !== undefined && 'granted' in first ? first.granted : await (queue ?? this.queueFor(key)).join(attempt, deadlineMs, first?.contendedAt);
       // A re-entered grant did not run the txn that deletes the waiter key.
       if (outcome.reentered) await turn.leave();
@@ -259,11 +268,11 @@ export class Arbiter implements ArbiterApi {
     }
   }
 
-  private async attemptGrant(input: Omit<GrantTxnInput, 'epoch'>): Promise<{ granted: Grant } | { contendedAt: Revision }> {
+  private async attemptGrant(input: Omit<GrantTxnInput, 'epoch'>, trigger: AttemptTrigger): Promise<{ granted: Grant } | { contendedAt: Revision }> {
     for (let reloads = 0; ; reloads += 1) {
       const epoch = await this.epoch.get();
       const full: GrantTxnInput = { ...input, epoch };
-      const response = await this.gateway.txn(grantTxn(full), { passThrough: ['lease-not-found'] }).catch((error: unknown) => {
+      const response = await this.gateway.txn(this.seams.grantTxn(full, trigger), { passThrough: ['lease-not-found'] }).catch((error: unknown) => {
         if (isLockLogError(error, 'lease-not-found')) {
           this.sessions.forget(input.sessionId);
           throw expired(input.sessionId);

@@ -13,7 +13,14 @@ import type { Revision } from '../units.js';
 import { revision } from '../units.js';
 import type { LogGateway } from './log-gateway.js';
 
-export type Attempt = () => Promise<{ readonly granted: Grant } | { readonly contendedAt: Revision }>;
+/**
+ * Why an attempt is made: the caller's arrival, a delete event on the watched holder key, a hint (a
+ * release through this arbiter, a broken watch, an epoch advance) or the poll fallback. The honest
+ * arbiter runs the same full grant txn for every trigger (ADR-15); the trigger exists for the seams.
+ */
+export type AttemptTrigger = 'arrival' | 'watch-event' | 'hint' | 'poll';
+
+export type Attempt = (trigger: AttemptTrigger) => Promise<{ readonly granted: Grant } | { readonly contendedAt: Revision }>;
 
 export const MAX_WAITERS_PER_KEY = 10_000;
 const POLL_JITTER_FRACTION = 0.2;
@@ -40,7 +47,8 @@ export interface KeyQueueDeps {
 export class KeyQueue {
   private readonly waiters: Waiter[] = [];
   private wakeSource = new CancelSource();
-  private pendingWake = false;
+  /** Set by a wake (or the poll fallback) not yet served, with what caused it. */
+  private pendingWake: AttemptTrigger | undefined;
   private watch: Watch | undefined;
   private watchStarting = false;
   /** Attempts made: the hot-key scenario reports attempts per release from it. */
@@ -67,8 +75,8 @@ export class KeyQueue {
   }
 
   /** A hint that the key may be free: a watch event, or a release through this arbiter. */
-  wake(): void {
-    this.pendingWake = true;
+  wake(trigger: AttemptTrigger = 'hint'): void {
+    this.pendingWake = trigger;
     this.wakeSource.cancel();
   }
 
@@ -88,9 +96,10 @@ export class KeyQueue {
 
   private async serveHead(waiter: Waiter): Promise<Grant> {
     for (;;) {
-      if (this.pendingWake) {
-        this.pendingWake = false;
-        const outcome = await this.tryOnce(waiter);
+      const trigger = this.pendingWake;
+      if (trigger !== undefined) {
+        this.pendingWake = undefined;
+        const outcome = await this.tryOnce(waiter, trigger);
         if (outcome !== undefined) return outcome;
         continue; // a wake that arrived during the attempt is served at once
       }
@@ -98,7 +107,7 @@ export class KeyQueue {
       if (remainingMs <= 0) throw new LockError('wait-timeout', 'the key stayed held for the whole wait; retry later or wait longer');
       const pollMs = jitteredMs(this.deps.random, this.deps.pollIntervalMs, POLL_JITTER_FRACTION);
       const woken = await this.sleep(Math.min(pollMs, remainingMs));
-      if (!woken && this.deps.clock.now() < waiter.deadlineMs) this.pendingWake = true; // the poll fallback (ADR-15)
+      if (!woken && this.deps.clock.now() < waiter.deadlineMs) this.pendingWake = 'poll'; // the poll fallback (ADR-15)
     }
   }
 
@@ -127,10 +136,10 @@ export class KeyQueue {
   }
 
   /** One attempt; undefined when the key is still held (or the log is briefly unreachable). */
-  private async tryOnce(waiter: Waiter): Promise<Grant | undefined> {
+  private async tryOnce(waiter: Waiter, trigger: AttemptTrigger): Promise<Grant | undefined> {
     this.attempts += 1;
     try {
-      const outcome = await waiter.attempt();
+      const outcome = await waiter.attempt(trigger);
       if ('granted' in outcome) return outcome.granted;
       this.ensureWatch(outcome.contendedAt);
       return undefined;
@@ -169,7 +178,7 @@ export class KeyQueue {
         { key: this.deps.holderKey, startRevision: revision(seenHeldAt + 1n) },
         {
           onEvents: (batch) => {
-            if (batch.events.some((event) => event.type === 'delete')) this.wake();
+            if (batch.events.some((event) => event.type === 'delete')) this.wake('watch-event');
           },
           onError: () => {
             // Compacted or broken: try the grant at once; the next refusal re-watches from its revision.

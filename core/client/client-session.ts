@@ -10,6 +10,7 @@ import type { ArbiterApi } from '../ports/arbiter-api.js';
 import type { Clock } from '../ports/clock.js';
 import type { LeaseId } from '../units.js';
 import { MS_PER_SECOND } from '../units.js';
+import { type ClientSeams, HONEST_CLIENT_SEAMS } from './seams.js';
 
 export const DEFAULT_FENCE_MARGIN_MS = 1000; // ADR-12: "TTL minus a one-second margin"
 /** After a failed keepalive, retry at this interval (bounded by TTL/3) rather than waiting a full period. */
@@ -24,6 +25,8 @@ export interface SessionDeps {
   readonly marginMs: number;
   /** Called once when the session is fenced; the client then forgets it. */
   readonly onFenced: (session: ClientSession, reason: FenceReason) => void;
+  /** Test support only (scenarios/mutants.ts); the honest default otherwise. */
+  readonly seams?: ClientSeams;
 }
 
 export class ClientSession {
@@ -47,7 +50,8 @@ export class ClientSession {
   static async open(deps: SessionDeps, ttlSeconds: number): Promise<ClientSession> {
     const sentMs = deps.clock.now();
     const session = await deps.arbiter.openSession({ identity: deps.identity, ttlSeconds });
-    const client = new ClientSession(deps, session.sessionId, session.ttlSeconds, sentMs);
+    const renewedAtMs = (deps.seams ?? HONEST_CLIENT_SEAMS).renewedAtMs(sentMs, deps.clock.now());
+    const client = new ClientSession(deps, session.sessionId, session.ttlSeconds, renewedAtMs);
     void client.keepAliveLoop();
     void client.fenceTimer();
     return client;
@@ -94,7 +98,7 @@ export class ClientSession {
         await this.deps.arbiter.keepAlive({ identity: this.deps.identity, sessionId: this.sessionId });
         answered.cancel();
         if (this.fenced !== undefined) return;
-        this.lastOkSendMs = Math.max(this.lastOkSendMs, sentMs);
+        this.lastOkSendMs = Math.max(this.lastOkSendMs, (this.deps.seams ?? HONEST_CLIENT_SEAMS).renewedAtMs(sentMs, this.deps.clock.now()));
         this.renewalFailing = false;
         waitMs = Math.max(0, sentMs + this.periodMs() - this.deps.clock.now());
       } catch (error) {

@@ -6,6 +6,7 @@ import type { ArbiterApi, Grant } from '../ports/arbiter-api.js';
 import type { Clock } from '../ports/clock.js';
 import type { FencingToken } from '../units.js';
 import { ClientSession, DEFAULT_FENCE_MARGIN_MS, type FenceReason } from './client-session.js';
+import { type ClientSeams, HONEST_CLIENT_SEAMS } from './seams.js';
 
 export interface LockClientOptions {
   readonly arbiter: ArbiterApi;
@@ -77,7 +78,14 @@ export class LockClient {
   private readonly sessions = new Map<number, Promise<ClientSession>>();
   private readonly holds = new Map<string, HoldState>();
 
-  constructor(private readonly options: LockClientOptions) {}
+  /**
+   * `seams` is for test support only (scenarios/mutants.ts): it is deliberately not part of
+   * LockClientOptions, and every production caller leaves it at the honest default.
+   */
+  constructor(
+    private readonly options: LockClientOptions,
+    private readonly seams: ClientSeams = HONEST_CLIENT_SEAMS,
+  ) {}
 
   async acquire(request: AcquireOptions): Promise<LockHandle> {
     if (typeof request.onFence !== 'function') {
@@ -155,6 +163,7 @@ export class LockClient {
             identity: this.options.identity,
             marginMs: this.options.fenceMarginMs ?? DEFAULT_FENCE_MARGIN_MS,
             onFenced: (fenced, reason) => this.onSessionFenced(fenced, reason),
+            seams: this.seams,
           },
           ttlSeconds,
         );

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { parseLockKey } from '../lock-key.js';
+import { clusterId, leaseId, memberId, revision } from '../units.js';
+import { type GrantTxnInput, grantTxn } from './grant-txn.js';
+import type { AttemptTrigger } from './key-queue.js';
+import { EPOCH_KEY } from './records.js';
+import { SealGuard } from './seal-guard.js';
+import { HONEST_ARBITER_SEAMS } from './seams.js';
+
+const input: GrantTxnInput = {
+  key: parseLockKey('payments/ledger-7'),
+  identity: 'spiffe://sim/alice',
+  sessionId: leaseId(42n),
+  className: 'ledger-writes',
+  epoch: { record: { epoch: 3, clusterId: 7n }, modRevision: revision(19n) },
+};
+
+describe('the arbiter seams: honest defaults are the rules as implemented', () => {
+  it.each<AttemptTrigger>(['arrival', 'watch-event', 'hint', 'poll'])('runs the full grant txn on a %s, comparing holder absence and the epoch record (ADR-03/15)', (trigger) => {
+    const txn = HONEST_ARBITER_SEAMS.grantTxn(input, trigger);
+    expect(txn).toEqual(grantTxn(input));
+    expect(txn.compare).toEqual([
+      { key: '/l/payments/ledger-7', target: 'create', op: '=', value: 0n },
+      { key: EPOCH_KEY, target: 'mod', op: '=', value: 19n },
+    ]);
+  });
+
+  it('gives each arbiter its own seal guard, which seals on a foreign cluster ID (ADR-03)', () => {
+    const first = HONEST_ARBITER_SEAMS.sealGuard();
+    const second = HONEST_ARBITER_SEAMS.sealGuard();
+    expect(first).toBeInstanceOf(SealGuard);
+    expect(first).not.toBe(second);
+    first.bindCluster(1n);
+    expect(() => first.observe({ clusterId: clusterId(2n), memberId: memberId(1n), revision: revision(5n), raftTerm: 2n }, undefined)).toThrow(/cluster ID/);
+    expect(second.sealed).toBeUndefined();
+  });
+});

@@ -1,0 +1,26 @@
+// Seams: the few points where a test can swap one core rule of the arbiter for a deliberately broken
+// variant (a mutant), to prove that the simulator's checkers notice when the rule is missing
+// (scenarios/mutants.ts, `lockstep explore --mutant`). Production never passes seams: they are not in
+// ArbiterOptions, `lockstep lock` builds its arbiter from options alone, and the honest defaults below
+// are exactly the rules the rest of this folder implements.
+import type { TxnRequest } from '../ports/lock-log.js';
+import { type GrantTxnInput, grantTxn } from './grant-txn.js';
+import type { AttemptTrigger } from './key-queue.js';
+import { SealGuard } from './seal-guard.js';
+
+export type { AttemptTrigger } from './key-queue.js';
+
+export interface ArbiterSeams {
+  /**
+   * ADR-02/03/15: the txn one grant attempt runs, given what triggered the attempt. Honest: grantTxn,
+   * the same full compare (holder key absent AND epoch record unchanged) whatever the trigger.
+   */
+  readonly grantTxn: (input: GrantTxnInput, trigger: AttemptTrigger) => TxnRequest;
+  /** ADR-03: the guard every response header passes through. Honest: a fresh SealGuard per arbiter. */
+  readonly sealGuard: () => SealGuard;
+}
+
+export const HONEST_ARBITER_SEAMS: ArbiterSeams = {
+  grantTxn: (input) => grantTxn(input),
+  sealGuard: () => new SealGuard(),
+};
