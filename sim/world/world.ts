@@ -10,6 +10,8 @@ import type { Authorizer, ClassLookup, Placement } from '../../core/arbiter/poli
 import { Arbiter } from '../../core/arbiter/arbiter.js';
 import { LockClient } from '../../core/client/lock-client.js';
 import type { ArbiterApi } from '../../core/ports/arbiter-api.js';
+import type { ArbiterSeams } from '../../core/arbiter/seams.js';
+import type { ClientSeams } from '../../core/client/seams.js';
 import { type SimCluster, type SimClusterOptions, createClusterNetwork, createSimCluster } from '../cluster/cluster.js';
 import { createSimLockLog, type SimLockLog } from '../cluster/lock-log.js';
 import type { ClusterNetwork } from '../cluster/ports.js';
@@ -37,6 +39,8 @@ export interface WorldOptions {
   readonly arbiters?: number;
   /** Client → arbiter call deadline. Default 8 s. */
   readonly rpcTimeoutMs?: number;
+  /** Test support only (the explorer's mutants, scenarios/mutants.ts): core seams for every arbiter and client. Default: honest. */
+  readonly seams?: { readonly arbiter?: ArbiterSeams; readonly client?: ClientSeams };
 }
 
 export interface ArbiterNode {
@@ -125,7 +129,7 @@ export class World {
       process,
       identity,
       api,
-      client: new LockClient({ arbiter: api, clock: process.clock(), identity }),
+      client: new LockClient({ arbiter: api, clock: process.clock(), identity }, this.options.seams?.client),
       resources: new ResourceClient(this.kernel, this.resourceNetwork, process, identity),
     };
     this.clientNodes.push(node);
@@ -188,7 +192,7 @@ export class World {
         authorizer: this.options.authorizer,
         bootstrapEpoch: true,
         ...(this.options.placement === undefined ? {} : { placement: this.options.placement }),
-      });
+      }, this.options.seams?.arbiter);
       serveArbiter(this.rpcNetwork, process, node.arbiter, (peer) => this.process(peer));
     };
     start();
