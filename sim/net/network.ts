@@ -104,7 +104,8 @@ export class Network<M = unknown> {
     const duplicateDraw = link.stream.next();
     const firstLatencyDraw = link.stream.next();
     const secondLatencyDraw = link.stream.next();
-    this.kernel.trace.record('net.send', this.describe(id, from.name, to.name, payload), from.name);
+    const trace = this.kernel.trace;
+    if (trace.includes('net.send')) trace.record('net.send', this.describe(id, from.name, to.name, payload), from.name);
     const lostBecause = this.lossAtSend(from, to, dropDraw < resolved.dropProbability);
     if (lostBecause !== undefined) {
       this.drop(id, from.name, to.name, lostBecause);
@@ -197,7 +198,8 @@ export class Network<M = unknown> {
     const outcome = to.deliver(() => {
       const listener = this.listeners.get(to.name);
       if (listener === undefined || listener.incarnation !== to.incarnation) return this.drop(id, from, to.name, 'no-listener');
-      this.kernel.trace.record('net.deliver', { duplicate: delivery.duplicate, from, id }, to.name);
+      const trace = this.kernel.trace;
+      if (trace.includes('net.deliver')) trace.record('net.deliver', { duplicate: delivery.duplicate, from, id }, to.name);
       return listener.handler(delivery);
     });
     if (outcome === 'held') this.kernel.trace.record('net.held', { from, id }, to.name);

@@ -326,8 +326,9 @@ export class RaftNode<D> {
 
   private sendAll(messages: readonly RaftMessage<D>[]): void {
     const trace = this.process.kernel.trace;
+    const traced = trace.includes('raft.send');
     for (const message of messages) {
-      trace.record('raft.send', describeMessage(message), this.id);
+      if (traced) trace.record('raft.send', describeMessage(message), this.id);
       this.options.send(message);
     }
   }

@@ -114,6 +114,14 @@ export class Trace {
     return quoted;
   }
 
+  /**
+   * False for a kind the trace was told to omit: a hot caller checks it before building the fields
+   * of a record that would be thrown away.
+   */
+  includes(kind: string): boolean {
+    return this.omitted === undefined || !this.omitted.has(kind);
+  }
+
   /** The hash of every record so far: 16 hex digits of FNV-1a 64 over the canonical lines. */
   hash(): string {
     return this.hasher.hex();
