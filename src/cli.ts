@@ -9,6 +9,8 @@ import { registerClassCommands } from './commands/class-check.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerLockCommand } from './commands/lock.js';
 import { registerShardsCommand } from './commands/shards.js';
+import { registerTtlCommand } from './commands/ttl.js';
+import { registerQuorumCommand } from './commands/quorum.js';
 import { registerScenarioCommands } from './commands/run.js';
 
 export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
@@ -24,6 +26,8 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
   registerDemoCommand(program, io, setExitCode);
   registerBenchCommand(program, io, setExitCode);
   registerShardsCommand(program, io, setExitCode);
+  registerTtlCommand(program, io, setExitCode);
+  registerQuorumCommand(program, io, setExitCode);
   registerScenarioCommands(program, io, setExitCode);
   return program;
 }
