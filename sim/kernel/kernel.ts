@@ -82,6 +82,8 @@ export class MaxEventsExceededError extends Error {
 
 export const DEFAULT_MAX_EVENTS = 50_000_000;
 
+const ignore = (): void => {};
+
 const errorWithLimit = Error as unknown as { stackTraceLimit: number | undefined };
 
 /**
@@ -224,8 +226,11 @@ export class Kernel implements Clock {
     const then = (result as { then?: unknown }).then;
     if (typeof then !== 'function') return;
     this.drainNeeded = true;
-    (then as (onOk: () => void, onError: (error: unknown) => void) => void).call(result, () => {}, (error) => this.fail(error));
+    (then as (onOk: () => void, onError: (error: unknown) => void) => void).call(result, ignore, this.failBound);
   }
+
+  /** `fail`, bound once: every adopted thenable gets it as its rejection handler. */
+  private readonly failBound = (error: unknown): void => this.fail(error);
 
   /** Fails the current run with `error` (thrown from the run call at the next event boundary). */
   fail(error: unknown): void {
@@ -299,7 +304,14 @@ export class Kernel implements Clock {
       if (returned !== undefined) this.adopt(returned);
       settled = false;
       if (this.drainNeeded || this.drainAlways) {
-        await this.drain();
+        // drain(), inlined: one promise fewer per drain on the hottest path.
+        const yieldToHost = this.yieldToHost;
+        if (yieldToHost === undefined) await this.drain();
+        else {
+          this.drainNeeded = false;
+          await yieldToHost();
+          this.drainNeeded = false;
+        }
         settled = true;
       }
     }

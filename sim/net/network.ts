@@ -195,14 +195,22 @@ export class Network<M = unknown> {
     if (this.isCut(from, to.name)) return this.drop(id, from, to.name, 'partition');
     if (to.state === 'crashed') return this.drop(id, from, to.name, 'crashed');
     if (to.incarnation !== incarnationAtSend) return this.drop(id, from, to.name, 'restarted');
-    const outcome = to.deliver(() => {
-      const listener = this.listeners.get(to.name);
-      if (listener === undefined || listener.incarnation !== to.incarnation) return this.drop(id, from, to.name, 'no-listener');
-      const trace = this.kernel.trace;
-      if (trace.includes('net.deliver')) trace.record('net.deliver', { duplicate: delivery.duplicate, from, id }, to.name);
-      return listener.handler(delivery);
-    });
+    // A running receiver takes it at once (what deliver() does), without a closure per message.
+    if (to.state === 'running') {
+      this.kernel.adopt(this.handOver(delivery, to));
+      return;
+    }
+    const outcome = to.deliver(() => this.handOver(delivery, to));
     if (outcome === 'held') this.kernel.trace.record('net.held', { from, id }, to.name);
+  }
+
+  private handOver(delivery: Delivery<M>, to: SimProcess): unknown {
+    const { id, from } = delivery;
+    const listener = this.listeners.get(to.name);
+    if (listener === undefined || listener.incarnation !== to.incarnation) return this.drop(id, from, to.name, 'no-listener');
+    const trace = this.kernel.trace;
+    if (trace.includes('net.deliver')) trace.record('net.deliver', { duplicate: delivery.duplicate, from, id }, to.name);
+    return listener.handler(delivery);
   }
 
   private drop(id: number, from: string, to: string, reason: DropReason): void {

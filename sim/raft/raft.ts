@@ -83,6 +83,7 @@ export class RaftCore<D> {
   private readonly votes = new Map<MemberId, boolean>();
   private readonly random: RandomStream;
   private recordedCommit: number;
+  private readonly matchScratch: number[] = [];
 
   constructor(options: RaftCoreOptions<D>) {
     this.id = options.id;
@@ -383,7 +384,19 @@ export class RaftCore<D> {
 
   /** Commits the highest index a quorum has matched, if it is of the current term. */
   maybeCommit(): boolean {
-    const matches = this.voters.map((voter) => this.progress.get(voter)!.match).sort((a, b) => b - a);
+    // The quorum-th highest match, found by an insertion sort into a reused array: this runs on every
+    // append response, and the voters are few.
+    const matches = this.matchScratch;
+    let count = 0;
+    for (const voter of this.voters) {
+      const match = this.progress.get(voter)!.match;
+      let at = count++;
+      while (at > 0 && matches[at - 1]! < match) {
+        matches[at] = matches[at - 1]!;
+        at--;
+      }
+      matches[at] = match;
+    }
     return this.log.maybeCommit(matches[this.quorum - 1]!, this.term);
   }
 
