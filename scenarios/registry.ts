@@ -1,8 +1,10 @@
 // Every scenario the workbench runs, by name (`lockstep list`, `lockstep run --all`).
+import { hotKey } from './hot-key.js';
 import { pauseTest } from './pause-test.js';
+import { watchLoss } from './watch-loss.js';
 import type { Scenario } from './scenario.js';
 
-export const SCENARIOS: readonly Scenario[] = [pauseTest];
+export const SCENARIOS: readonly Scenario[] = [pauseTest, hotKey, watchLoss];
 
 export function scenarioNamed(name: string): Scenario {
   const scenario = SCENARIOS.find((s) => s.name === name);

@@ -10,6 +10,7 @@ import type { Authorizer, ClassLookup, Placement } from '../../core/arbiter/poli
 import { Arbiter } from '../../core/arbiter/arbiter.js';
 import { LockClient } from '../../core/client/lock-client.js';
 import type { ArbiterApi } from '../../core/ports/arbiter-api.js';
+import type { LockLog } from '../../core/ports/lock-log.js';
 import type { ArbiterSeams } from '../../core/arbiter/seams.js';
 import type { ClientSeams } from '../../core/client/seams.js';
 import { type SimCluster, type SimClusterOptions, createClusterNetwork, createSimCluster } from '../cluster/cluster.js';
@@ -39,6 +40,8 @@ export interface WorldOptions {
   readonly arbiters?: number;
   /** Client → arbiter call deadline. Default 8 s. */
   readonly rpcTimeoutMs?: number;
+  /** Wraps the LockLog each arbiter incarnation speaks (counting attempts, losing watch events). */
+  readonly wrapArbiterLog?: (log: LockLog, process: SimProcess) => LockLog;
   /** Test support only (the explorer's mutants, scenarios/mutants.ts): core seams for every arbiter and client. Default: honest. */
   readonly seams?: { readonly arbiter?: ArbiterSeams; readonly client?: ClientSeams };
 }
@@ -185,7 +188,7 @@ export class World {
     const start = (): void => {
       node.log = createSimLockLog({ kernel: this.kernel, network: this.clusterNetwork, client: process, endpoints: this.cluster.members });
       node.arbiter = new Arbiter({
-        log: node.log,
+        log: this.options.wrapArbiterLog === undefined ? node.log : this.options.wrapArbiterLog(node.log, process),
         clock: process.clock(),
         random: process.random('arbiter'),
         classes: this.options.classes,

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { hotKey } from './hot-key.js';
+import { type RunArtifact, runScenario } from './runner.js';
+
+const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
+const failedChecks = (artifact: RunArtifact): string[] => artifact.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.detail}`);
+const metric = (artifact: RunArtifact, name: string): number => {
+  const value = artifact.metrics[name];
+  if (value === undefined) throw new Error(`hot-key reports no metric ${name}`);
+  return value;
+};
+
+describe('hot-key (ADR-14/15)', () => {
+  it('memory: 200 waiters are granted in arrival order, with no herd of attempts', async () => {
+    const artifact = await runScenario(hotKey, 'memory', '1', { yieldToHost });
+    expect(failedChecks(artifact)).toEqual([]);
+    expect(artifact.asDeclared).toBe(true);
+    expect(metric(artifact, 'waitersGranted')).toBe(200);
+    expect(metric(artifact, 'orderInversions')).toBe(0);
+    expect(metric(artifact, 'rejoins')).toBe(0);
+    // 200 holds of 20 ms plus a release and a grant txn each: tens of grants a second, not a handful.
+    expect(metric(artifact, 'grantsPerSecond')).toBeGreaterThan(20);
+    // Only the head of the line attempts: the attempts per release do not grow with the 200 waiters.
+    expect(metric(artifact, 'releases')).toBe(201);
+    expect(metric(artifact, 'attemptsPerRelease')).toBeLessThanOrEqual(2.05);
+    expect(metric(artifact, 'waiterKeyWrites')).toBe(0); // memory fairness writes nothing for the line
+    expect(metric(artifact, 'logTxnsPerGrant')).toBe(2); // the grant and the release
+  });
+
+  // FINDING (hot-key F1): each release through the waiters' own arbiter wakes the head twice: once from
+  // Arbiter.release (queue.wake) and once from the watch's delete event for the same revision; the
+  // second wake costs a grant txn that finds the next holder already in. Seed 1: 403 grant txns for 201
+  // releases. When KeyQueue drops hints at or below the revision its last attempt saw, this passes:
+  // turn it into a plain `it`.
+  it.fails('memory: one release causes one grant attempt (ADR-14 "One release produces one grant attempt")', async () => {
+    const artifact = await runScenario(hotKey, 'memory', '1', { yieldToHost });
+    expect(metric(artifact, 'attemptsPerRelease')).toBeLessThanOrEqual(1.05);
+  });
+
+  it('memory-arbiter-restart: the waiters lose their place, re-join in reconnect order, and all get through', async () => {
+    const artifact = await runScenario(hotKey, 'memory-arbiter-restart', '1', { yieldToHost });
+    expect(failedChecks(artifact)).toEqual([]);
+    expect(artifact.asDeclared).toBe(true);
+    expect(artifact.appliedFaults).toEqual(['2000 ms: crash arbiter-1', '2200 ms: restart arbiter-1']);
+    expect(metric(artifact, 'waitersGranted')).toBe(200);
+    // Everyone still in line at the crash re-joined (about three quarters of them) ...
+    expect(metric(artifact, 'waitersRejoined')).toBeGreaterThan(150);
+    // ... and order was lost, only among those who re-joined: the line before the crash was FIFO.
+    expect(metric(artifact, 'orderInversions')).toBeGreaterThan(1000);
+    expect(metric(artifact, 'rejoinedInversions')).toBe(metric(artifact, 'orderInversions'));
+  });
+
+  // FINDING (hot-key F3): when the arbiter dies between committing a waiter's grant txn and answering
+  // it, the waiter sees `indeterminate` and re-joins on the same session; the new arbiter's queue
+  // already exists, so Arbiter.acquire queues it without an attempt, and the re-entered grant that
+  // classifyGrant would give it is never reached: it waits at the back holding the key, and the head
+  // finds the key held until deadlines pass. Seed 4: waiter-021's hold (granted 3633 ms) ends only by
+  // expiry at 31.7 s; 158 of 200 waiters time out. A check for the caller's own hold before joining an
+  // existing line (one range read) fixes it in an uncommitted experiment: turn this into a plain `it` then.
+  it.fails('memory-arbiter-restart, seed 4: a grant committed as the arbiter died does not stall the line', async () => {
+    const artifact = await runScenario(hotKey, 'memory-arbiter-restart', '4', { yieldToHost });
+    expect(failedChecks(artifact)).toEqual([]);
+    expect(metric(artifact, 'waitersGranted')).toBe(200);
+  });
+
+  it('durable: waiter keys are written to the log and the safety checks pass', async () => {
+    const artifact = await runScenario(hotKey, 'durable', '1', { yieldToHost });
+    expect(failedChecks(artifact)).toEqual([]);
+    expect(artifact.asDeclared).toBe(true);
+    expect(artifact.parameters['fairness']).toBe('durable');
+    // Every waiter put its place in the log (and put it again on re-joining); the line was read from the log.
+    expect(metric(artifact, 'waiterKeyWrites')).toBeGreaterThanOrEqual(400);
+    expect(metric(artifact, 'lineReads')).toBeGreaterThan(0);
+  });
+
+  // FINDING (hot-key F2): with `fairness: durable` only the first waiter of the durable line may grant,
+  // but only the head of the arbiter's in-memory line attempts. When the two orders differ the line
+  // stalls: the head reads "not first" at every poll until its deadline, while the first waiter waits
+  // behind it. They differ whenever two waiters arrive within a round trip of each other when the line
+  // forms (the second's join + read beats the first's join + read + grant txn) and after every arbiter
+  // restart (waiters re-join in reconnect order). Seed 1: 0 of 200 waiters granted, the key free from
+  // 1.2 s on. Turn this into a plain `it` once the local line follows the durable order.
+  it.fails('durable: the same restart keeps arrival order and every waiter is granted (ADR-14)', async () => {
+    const artifact = await runScenario(hotKey, 'durable', '1', { yieldToHost });
+    expect(metric(artifact, 'waitersGranted')).toBe(200);
+    expect(metric(artifact, 'waitersRejoined')).toBeGreaterThan(100);
+    expect(metric(artifact, 'orderInversions')).toBe(0);
+  });
+
+  it('replays to the same trace hash from its seed', async () => {
+    const first = await runScenario(hotKey, 'memory-arbiter-restart', '7', { yieldToHost });
+    const again = await runScenario(hotKey, 'memory-arbiter-restart', '7', { yieldToHost, faults: first.faults });
+    expect(again.traceHash).toBe(first.traceHash);
+    expect(again.metrics).toEqual(first.metrics);
+  });
+});
