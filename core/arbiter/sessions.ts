@@ -5,7 +5,7 @@
 import { LockError } from '../lock-error.js';
 import type { Session } from '../ports/arbiter-api.js';
 import type { LeaseId } from '../units.js';
-import type { LogGateway } from './log-gateway.js';
+import { type LogGateway, toLockError } from './log-gateway.js';
 import { type SessionRecord, formatSessionRecord, parseSessionRecord, sessionKeyOf } from './records.js';
 
 export const MIN_TTL_SECONDS = 5; // ADR-11 platform range
@@ -49,7 +49,9 @@ export class SessionDirectory {
       { passThrough: ['lease-not-found'] },
     ).catch(async (error: unknown) => {
       await this.gateway.leaseRevoke(lease.id, ['lease-not-found']).catch(() => undefined);
-      throw error;
+      // The lease can expire before the record is written (a slow or paused arbiter): that is the
+      // typed session-expired, never a raw LockLogError out of the arbiter (found by lockstep explore).
+      throw toLockError(error);
     });
     if (!written.succeeded) throw new LockError('unavailable', 'could not record the session; retry');
     this.remember(lease.id, record);
