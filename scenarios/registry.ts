@@ -2,9 +2,12 @@
 import { hotKey } from './hot-key.js';
 import { pauseTest } from './pause-test.js';
 import { watchLoss } from './watch-loss.js';
+import { clockDrift } from './clock-drift.js';
+import { partition } from './partition.js';
+import { stuckLeader } from './stuck-leader.js';
 import type { Scenario } from './scenario.js';
 
-export const SCENARIOS: readonly Scenario[] = [pauseTest, hotKey, watchLoss];
+export const SCENARIOS: readonly Scenario[] = [pauseTest, hotKey, watchLoss, stuckLeader, partition, clockDrift];
 
 export function scenarioNamed(name: string): Scenario {
   const scenario = SCENARIOS.find((s) => s.name === name);

@@ -1,0 +1,149 @@
+// ADR-12 trusts the holder's own monotonic clock: canStart() turns false when a keepalive fails or goes
+// unanswered for a keepalive period (TTL/3), and onFence fires at send time of the last good keepalive
+// + TTL - 1 s, all on the holder's clock. The etcd leader expires the lease on *its* clock, TTL after the
+// renewal. A holder clock that runs slow stretches both local intervals in true time. Here the holder's
+// clock drifts from the start, and at 8 s (a few renewals later) a partition cuts it off from its arbiter, so its keepalives go
+// unanswered; the lease expires on the leader and a second holder is granted the key.
+//
+// What the holder's rules cover, for a TTL of T seconds and a clock running at rate r = 1 + ppm/10^6:
+// - onFence (T - 1 s local after the last good send) precedes the expiry while (T - 1) / r <= T, that
+//   is r >= 1 - 1/T: the 1 s margin covers 1/T of slowness, 200,000 ppm at T = 5 s;
+// - canStart() turns false at the latest two keepalive periods (2T/3 local) after the last good send when
+//   the arbiter is silent, before the expiry while r >= 2/3: 333,333 ppm at any T. So between the two
+//   bounds the fence fires late but no new work starts; beyond both, the holder starts work after the
+//   log has granted the key to someone else (a belief violation), and with an unfenced resource writes
+//   alongside the new holder.
+import type { BeliefInterval } from '../core/checkers/index.js';
+import { DEFAULT_FENCE_MARGIN_MS } from '../core/client/client-session.js';
+import type { SimResource } from '../sim/world/resource.js';
+import { World } from '../sim/world/world.js';
+import {
+  LEDGER_CLASS,
+  RETRY_WHEN_UNREACHABLE,
+  type RetriedHolderResult,
+  arbiterName,
+  fenceTiming,
+  ledgerPolicy,
+  present,
+  type ProbedClient,
+  probedClient,
+  runHolderWithRetries,
+  sinceMs,
+} from './cluster-fault-kit.js';
+import { type Fault, scheduleFaults } from './faults.js';
+import { collectHistory } from './history.js';
+import { type HolderResult, runHolder } from './holder.js';
+import type { Scenario, ScenarioContext, ScenarioOutcome } from './scenario.js';
+
+const TTL_SECONDS = 5;
+const KEEPALIVES_PER_TTL = 3; // the client library renews every TTL/3
+const PPM = 1_000_000;
+const KEY = 'payments/ledger-7';
+const PARTITION_AT_MS = 8_000;
+const SECOND_HOLDER_AT_MS = 8_500;
+const HEAL_AT_MS = 25_000;
+const RUN_FOR_MS = 35_000;
+const PARTITION_ID = 'holder-in-the-dark';
+
+/** The slow drift each variant gives the holder's clock. */
+const DRIFT_PPM: Readonly<Record<string, number>> = {
+  default: -150_000,
+  'beyond-margin-within-first-stage': -250_000,
+  'drift-beyond-margin': -500_000,
+};
+
+/** How slow a clock ADR-12's margin absorbs: onFence at (T - margin) local is still before T true. */
+export function marginCoversDriftPpm(ttlSeconds: number, marginMs = DEFAULT_FENCE_MARGIN_MS): number {
+  return Math.round((marginMs / (ttlSeconds * 1_000)) * PPM);
+}
+
+/** How slow a clock the first stage absorbs when the arbiter is silent: canStart() false two keepalive periods after the last good send. */
+export function firstStageCoversDriftPpm(): number {
+  return Math.round((1 - 2 / KEEPALIVES_PER_TTL) * PPM);
+}
+
+export const clockDrift: Scenario = {
+  name: 'clock-drift',
+  description: "The holder's clock runs slow while it is cut off from its arbiter: ADR-12's local deadline against the leader's expiry (margin 1 s at TTL 5 s covers 200,000 ppm).",
+  variants: [
+    { name: 'default', expect: 'pass', description: '-150,000 ppm, inside what the 1 s margin covers: the holder fences before the log expires its hold' },
+    {
+      name: 'beyond-margin-within-first-stage',
+      expect: 'pass',
+      description: '-250,000 ppm: onFence comes after the expiry, but canStart() had turned false (the unanswered keepalive) before it; no new work, no overlap',
+    },
+    { name: 'drift-beyond-margin', expect: 'violation', description: '-500,000 ppm: canStart() stays true after the second grant; the holder starts work and writes next to the new holder' },
+  ],
+  async run(context: ScenarioContext): Promise<ScenarioOutcome> {
+    const driftPpm = DRIFT_PPM[context.variant.name] ?? DRIFT_PPM['default'] ?? 0;
+    const world = new World({ seed: context.seed, yieldToHost: context.yieldToHost, ...ledgerPolicy(TTL_SECONDS, ['alice', 'bob']) });
+    await world.start();
+    const resource = world.addResource('ledger-db', { fenced: false, writeMs: 20 });
+    const alice = probedClient(world, 'alice');
+    const bob = probedClient(world, 'bob');
+    const faults: readonly Fault[] = context.faults ?? [
+      { atMs: 0, kind: 'clock-drift', target: 'alice', ppm: driftPpm },
+      { atMs: PARTITION_AT_MS, kind: 'partition', id: PARTITION_ID, from: ['alice'], to: [arbiterName(world, 0)] },
+      { atMs: HEAL_AT_MS, kind: 'heal', id: PARTITION_ID },
+    ];
+    const appliedFaults = scheduleFaults(world, faults);
+    const startMs = world.kernel.now();
+    const partitionAtMs = startMs + PARTITION_AT_MS;
+    const beliefs: BeliefInterval[] = [];
+    const plan = { key: KEY, className: LEDGER_CLASS, ttlSeconds: TTL_SECONDS, resource, prepareMs: 300, gapMs: 200 } as const;
+    let first: HolderResult | undefined;
+    let second: RetriedHolderResult | undefined;
+    // Both start after the drift fault has fired (it is the first event at the start time).
+    void world.kernel
+      .sleep(0)
+      .then(() => runHolder(alice.node, { ...plan, waitMs: 0, units: 60 }, beliefs))
+      .then((r) => (first = r));
+    void world.kernel
+      .sleep(SECOND_HOLDER_AT_MS)
+      .then(() => runHolderWithRetries(bob.node, { ...plan, waitMs: 20_000, units: 5 }, beliefs, RETRY_WHEN_UNREACHABLE))
+      .then((r) => (second = r));
+    await world.runUntil(startMs + RUN_FOR_MS);
+
+    return {
+      world,
+      faults,
+      appliedFaults,
+      history: collectHistory(world, beliefs),
+      parameters: { ttlSeconds: TTL_SECONDS, fenceMarginMs: DEFAULT_FENCE_MARGIN_MS, driftPpm, partitionAtMs: PARTITION_AT_MS, healAtMs: HEAL_AT_MS, resource: 'unfenced' },
+      metrics: present({
+        // The drift in force when it mattered (a replayed schedule may set another than the variant's).
+        driftPpm: alice.node.process.driftPpm,
+        marginCoversDriftPpm: marginCoversDriftPpm(TTL_SECONDS),
+        firstStageCoversDriftPpm: firstStageCoversDriftPpm(),
+        ...holderMetrics(world, resource, beliefs, alice, bob, partitionAtMs),
+        holderUnits: first?.unitsDone,
+        secondHolderWritesAccepted: second?.result.writesAccepted,
+      }),
+    };
+  },
+};
+
+/** The drifting holder against the log, in ms after the partition. */
+function holderMetrics(world: World, resource: SimResource, beliefs: readonly BeliefInterval[], alice: ProbedClient, bob: ProbedClient, partitionAtMs: number): Record<string, number | undefined> {
+  const holds = world.log.grants.filter((g) => g.key === KEY);
+  const firstHold = holds.find((g) => g.holder === alice.node.identity);
+  const expiredMs = firstHold?.endReason === 'expiry' ? firstHold.endedAtMs : undefined;
+  const secondGrantMs = holds.find((g) => g.holder === bob.node.identity)?.grantedAtMs;
+  const fence = fenceTiming(alice.calls, TTL_SECONDS, 1 + alice.node.process.driftPpm / PPM);
+  const lastStartMs = beliefs.filter((b) => b.holder === alice.node.identity && b.token === firstHold?.token).at(-1)?.fromMs;
+  const since = (atMs: number | undefined): number | undefined => sinceMs(atMs, partitionAtMs);
+  return {
+    lastGoodRenewalSentBeforePartitionMs: sinceMs(partitionAtMs, fence.lastGoodSendMs),
+    holderLastStartAfterPartitionMs: since(lastStartMs),
+    holderFencedAfterPartitionMs: since(fence.fencedMs),
+    // The fence against send time + (TTL - margin) / rate: the drift model, checked (0 when the library fenced where predicted).
+    fenceMinusPredictedMs: sinceMs(fence.fencedMs, fence.deadlineMs),
+    leaseExpiredAfterPartitionMs: since(expiredMs),
+    // Positive: the holder fenced this long before the log expired its hold (ADR-12's promise).
+    fenceLeadOverExpiryMs: sinceMs(expiredMs, fence.fencedMs),
+    secondGrantAfterPartitionMs: since(secondGrantMs),
+    // Positive: the holder still started work this long after the second grant (the belief violation).
+    lastStartAfterSecondGrantMs: sinceMs(lastStartMs, secondGrantMs),
+    holderWritesAfterSecondGrant: resource.writes.filter((w) => w.holder === alice.node.identity && secondGrantMs !== undefined && w.atMs > secondGrantMs).length,
+  };
+}

@@ -1,0 +1,126 @@
+// A network partition isolates the etcd leader together with a holder and the arbiter it talks to. The
+// leader's raft loop is healthy, so CheckQuorum deposes it within an election timeout or two: it stops
+// renewing (even etcd 3.4.23, which does not confirm leadership before a renewal, renews only while raft
+// still says it leads). The majority elects a new leader, whose Promote gives the lease TTL + 1 s; nobody
+// renews it there, so it expires and a second holder on the majority side is granted the key. The
+// holder in the dark stops starting work at its first failed keepalive and fences at send time of its
+// last good keepalive + TTL - 1 s (ADR-12), which must come before the majority's expiry. After the
+// heal, the first holder queues again and gets the key back with a higher token.
+import type { BeliefInterval } from '../core/checkers/index.js';
+import { DEFAULT_FENCE_MARGIN_MS } from '../core/client/client-session.js';
+import { World } from '../sim/world/world.js';
+import {
+  LEDGER_CLASS,
+  LeaderLog,
+  RETRY_WHEN_UNREACHABLE,
+  type RetriedHolderResult,
+  arbiterConnections,
+  arbiterName,
+  fenceTiming,
+  keepalives,
+  ledgerPolicy,
+  present,
+  type ProbedClient,
+  probedClient,
+  runHolderWithRetries,
+  settleLeaderOn,
+  sinceMs,
+} from './cluster-fault-kit.js';
+import { type Fault, scheduleFaults } from './faults.js';
+import { collectHistory } from './history.js';
+import { type HolderResult, runHolder } from './holder.js';
+import type { Scenario, ScenarioContext, ScenarioOutcome } from './scenario.js';
+
+const TTL_SECONDS = 5;
+const KEY = 'payments/ledger-7';
+const PARTITION_AT_MS = 2_000;
+const SECOND_HOLDER_AT_MS = 2_500;
+const HEAL_AT_MS = 20_000;
+const REJOIN_AFTER_HEAL_MS = 1_000;
+const RUN_FOR_MS = 40_000;
+const PARTITION_ID = 'isolate-leader';
+
+export const partition: Scenario = {
+  name: 'partition',
+  description: 'The etcd leader is isolated with a holder and its arbiter: CheckQuorum deposes it, the holder fences before the majority expires its lease, a second holder takes the key (ADR-12).',
+  variants: [{ name: 'default', expect: 'pass', description: 'etcd 3.4.23 defaults (CheckQuorum on, no pre-vote, no leadership check on renew): the holder fences before the second grant' }],
+  async run(context: ScenarioContext): Promise<ScenarioOutcome> {
+    const leaders = new LeaderLog();
+    const world = new World({ seed: context.seed, yieldToHost: context.yieldToHost, ...ledgerPolicy(TTL_SECONDS, ['alice', 'bob']), arbiters: 2, cluster: { observer: leaders.observer } });
+    leaders.bind(world.kernel);
+    await world.start();
+    // The leader is the member the first holder's arbiter is connected to, so that its keepalives go to
+    // the leader until the partition; the second holder's arbiter is connected elsewhere if it can be.
+    const groups = arbiterConnections(world);
+    const oldLeader = groups[0]?.member ?? 'etcd-1';
+    const holderArbiter = groups[0]?.arbiters[0] ?? 0;
+    const secondArbiter = groups[1]?.arbiters[0] ?? groups[0]?.arbiters[1] ?? 1;
+    await settleLeaderOn(world, oldLeader);
+    const majority = world.cluster.members.map((m) => m.name).filter((name) => name !== oldLeader);
+    const resource = world.addResource('ledger-db', { fenced: false, writeMs: 20 });
+    const alice = probedClient(world, 'alice', { arbiter: holderArbiter });
+    const bob = probedClient(world, 'bob', { arbiter: secondArbiter });
+    const faults: readonly Fault[] = context.faults ?? [
+      { atMs: PARTITION_AT_MS, kind: 'partition', id: PARTITION_ID, from: [oldLeader, arbiterName(world, holderArbiter), 'alice'], to: [...majority, arbiterName(world, secondArbiter), 'bob'] },
+      { atMs: HEAL_AT_MS, kind: 'heal', id: PARTITION_ID },
+    ];
+    const appliedFaults = scheduleFaults(world, faults);
+    const startMs = world.kernel.now();
+    const partitionAtMs = startMs + PARTITION_AT_MS;
+    const beliefs: BeliefInterval[] = [];
+    // The resource is unfenced, so the fence checker asks the strongest question: did the two holders'
+    // writes ever interleave? Only the lock (and the holders' own deadlines) can keep them apart.
+    const plan = { key: KEY, className: LEDGER_CLASS, ttlSeconds: TTL_SECONDS, resource, prepareMs: 300, gapMs: 200 } as const;
+    let first: HolderResult | undefined;
+    let rejoined: RetriedHolderResult | undefined;
+    let second: RetriedHolderResult | undefined;
+    void runHolder(alice.node, { ...plan, waitMs: 0, units: 40 }, beliefs)
+      .then((r) => (first = r))
+      .then(() => world.kernel.sleep(Math.max(0, startMs + HEAL_AT_MS + REJOIN_AFTER_HEAL_MS - world.kernel.now())))
+      .then(() => runHolderWithRetries(alice.node, { ...plan, waitMs: 15_000, units: 3 }, beliefs, RETRY_WHEN_UNREACHABLE))
+      .then((r) => (rejoined = r));
+    void world.kernel
+      .sleep(SECOND_HOLDER_AT_MS)
+      .then(() => runHolderWithRetries(bob.node, { ...plan, waitMs: 20_000, units: 10 }, beliefs, RETRY_WHEN_UNREACHABLE))
+      .then((r) => (second = r));
+    await world.runUntil(startMs + RUN_FOR_MS);
+
+    return {
+      world,
+      faults,
+      appliedFaults,
+      history: collectHistory(world, beliefs),
+      parameters: { ttlSeconds: TTL_SECONDS, fenceMarginMs: DEFAULT_FENCE_MARGIN_MS, oldLeader, partitionAtMs: PARTITION_AT_MS, healAtMs: HEAL_AT_MS, resource: 'unfenced' },
+      metrics: present({
+        newLeaderAfterPartitionMs: sinceMs(leaders.firstLeaderAfter(partitionAtMs, oldLeader)?.atMs, partitionAtMs),
+        oldLeaderSteppedDownAfterPartitionMs: sinceMs(leaders.steppedDownAfter(oldLeader, partitionAtMs)?.atMs, partitionAtMs),
+        ...holderMetrics(world, beliefs, alice, bob, partitionAtMs),
+        secondHolderAttempts: second?.attempts,
+        firstHolderUnits: first?.unitsDone,
+        firstHolderRegrantAfterHealMs: sinceMs(world.log.grants.filter((g) => g.key === KEY && g.holder === alice.node.identity)[1]?.grantedAtMs, startMs + HEAL_AT_MS),
+        firstHolderRejoinAttempts: rejoined?.attempts,
+      }),
+    };
+  },
+};
+
+/** The first holder in the dark against the majority's log, in ms after the partition. */
+function holderMetrics(world: World, beliefs: readonly BeliefInterval[], alice: ProbedClient, bob: ProbedClient, partitionAtMs: number): Record<string, number | undefined> {
+  const holds = world.log.grants.filter((g) => g.key === KEY);
+  const firstHold = holds.find((g) => g.holder === alice.node.identity);
+  const expiredMs = firstHold?.endReason === 'expiry' ? firstHold.endedAtMs : undefined;
+  const fence = fenceTiming(alice.calls, TTL_SECONDS);
+  const since = (atMs: number | undefined): number | undefined => sinceMs(atMs, partitionAtMs);
+  return {
+    lastRenewalSentAfterPartitionMs: since(fence.lastGoodSendMs),
+    firstFailedKeepaliveAfterPartitionMs: since(keepalives(alice.calls).find((c) => c.sentMs >= partitionAtMs && c.outcome !== 'ok')?.answeredMs),
+    firstHolderLastStartAfterPartitionMs: since(beliefs.filter((b) => b.holder === alice.node.identity && b.token === firstHold?.token).at(-1)?.fromMs),
+    firstHolderFencedAfterPartitionMs: since(fence.fencedMs),
+    // The library's fence against ADR-12's deadline (0: fenced exactly at send time + TTL - margin).
+    fenceMinusDeadlineMs: sinceMs(fence.fencedMs, fence.deadlineMs),
+    leaseExpiredOnMajorityAfterPartitionMs: since(expiredMs),
+    // Positive: the holder fenced this long before the majority expired its lease.
+    fenceLeadOverExpiryMs: sinceMs(expiredMs, fence.fencedMs),
+    secondGrantAfterPartitionMs: since(holds.find((g) => g.holder === bob.node.identity)?.grantedAtMs),
+  };
+}
