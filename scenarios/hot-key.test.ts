@@ -29,13 +29,13 @@ describe('hot-key (ADR-14/15)', () => {
     expect(metric(artifact, 'logTxnsPerGrant')).toBe(2); // the grant and the release
   });
 
-  // FINDING (hot-key F1): each release through the waiters' own arbiter wakes the line twice: once from
+  // FOUND AND FIXED (hot-key F1): each release through the waiters' own arbiter wakes the line twice: once from
   // Arbiter.release (queue.wake) and once from the watch's delete event of the same revision. Whichever
   // comes second arrives while the attempt the first one started is in flight, stays pending, and is
   // served at once by the next head, whose grant txn finds the new holder in. Seed 1: 403 grant txns for
-  // 201 releases. In an uncommitted experiment a wake carrying the revision of its change, dropped when
-  // an attempt has already seen that revision, gives 204: then turn this into a plain `it`.
-  it.fails('memory: one release causes one grant attempt (ADR-14 "One release produces one grant attempt")', async () => {
+  // 201 releases. Fixed in core/arbiter/key-queue.ts: a wake carries the revision of its change and is dropped when
+  // an attempt has already seen that revision (204 txns).
+  it('memory: one release causes one grant attempt (ADR-14 "One release produces one grant attempt")', async () => {
     const artifact = await runScenario(hotKey, 'memory', '1', { yieldToHost });
     expect(metric(artifact, 'attemptsPerRelease')).toBeLessThanOrEqual(1.05);
   });
@@ -53,15 +53,14 @@ describe('hot-key (ADR-14/15)', () => {
     expect(metric(artifact, 'rejoinedInversions')).toBe(metric(artifact, 'orderInversions'));
   });
 
-  // FINDING (hot-key F3): when the arbiter dies between committing a waiter's grant txn and answering
+  // FOUND AND FIXED (hot-key F3): when the arbiter dies between committing a waiter's grant txn and answering
   // it, the waiter sees `indeterminate` and re-joins on the same session; the new arbiter's queue
   // already exists, so Arbiter.acquire queues it without an attempt, and the re-entered grant that
   // classifyGrant would give it is never reached: it waits at the back holding the key, and the head
   // finds the key held until deadlines pass. Seed 4: waiter-021's hold (granted 3633 ms) ends only by
   // expiry at 31.7 s; 158 of 200 waiters time out. A check for the caller's own hold before joining an
-  // existing line (one range read) fixes it in an uncommitted experiment (seed 4: 200 of 200 granted):
-  // turn this into a plain `it` then.
-  it.fails('memory-arbiter-restart, seed 4: a grant committed as the arbiter died does not stall the line', async () => {
+  // existing line (one range read) fixes it (seed 4: 200 of 200 granted): fixed in core/arbiter/arbiter.ts (ownHold).
+  it('memory-arbiter-restart, seed 4: a grant committed as the arbiter died does not stall the line', async () => {
     const artifact = await runScenario(hotKey, 'memory-arbiter-restart', '4', { yieldToHost });
     expect(failedChecks(artifact)).toEqual([]);
     expect(metric(artifact, 'waitersGranted')).toBe(200);
@@ -77,15 +76,15 @@ describe('hot-key (ADR-14/15)', () => {
     expect(metric(artifact, 'lineReads')).toBeGreaterThan(0);
   });
 
-  // FINDING (hot-key F2): with `fairness: durable` only the first waiter of the durable line may grant,
+  // FOUND AND FIXED (hot-key F2): with `fairness: durable` only the first waiter of the durable line may grant,
   // but only the head of the arbiter's in-memory line attempts. When the two orders differ the line
   // stalls: the head reads "not first" at every poll until its deadline, while the first waiter waits
   // behind it. They differ whenever two waiters arrive within a round trip of each other when the line
   // forms (the second's join + read beats the first's join + read + grant txn) and after every arbiter
   // restart (waiters re-join in reconnect order). Seed 1: 0 of 200 waiters granted, the key free from
-  // 1.2 s on. In an uncommitted experiment (the local line ordered by the waiter key's create revision,
-  // plus F3's fix) seeds 1-4 grant all 200 with 0 inversions. Turn this into a plain `it` then.
-  it.fails('durable: the same restart keeps arrival order and every waiter is granted (ADR-14)', async () => {
+  // 1.2 s on. Fixed: the local line is ordered by the waiter key's create revision (plus F3's fix);
+  // seeds 1-4 grant all 200 with 0 inversions.
+  it('durable: the same restart keeps arrival order and every waiter is granted (ADR-14)', async () => {
     const artifact = await runScenario(hotKey, 'durable', '1', { yieldToHost });
     expect(metric(artifact, 'waitersGranted')).toBe(200);
     expect(metric(artifact, 'waitersRejoined')).toBeGreaterThan(100);

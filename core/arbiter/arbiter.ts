@@ -26,6 +26,7 @@ import type { Clock } from '../ports/clock.js';
 import type { LockLog } from '../ports/lock-log.js';
 import { isLockLogError } from '../ports/lock-log-error.js';
 import type { Random } from '../ports/random.js';
+import { parseHolderValue } from './records.js';
 import { packToken, parseToken, unpackToken } from '../token.js';
 import type { Revision } from '../units.js';
 import { advanceEpoch, forceRelease } from './admin.js';
@@ -137,7 +138,17 @@ export class Arbiter implements ArbiterApi {
       if (request.waitMs === 0) throw new LockError('contended', `${key.text} is held by another identity; wait in line with waitMs > 0`);
       return this.queueFor(key).join(attempt, deadlineMs, first.contendedAt);
     }
+    const mine = await this.ownHold(key, request.sessionId, identity, lockClass.name);
+    if (mine !== undefined) return mine;
     return queue.join(attempt, deadlineMs, undefined);
+  }
+
+  private async ownHold(key: LockKey, sessionId: Grant['sessionId'], identity: string, className: string): Promise<Grant | undefined> {
+    const epoch = await this.epoch.get();
+    const response = await this.gateway.range({ key: holderKeyOf(key) });
+    const kv = response.kvs[0];
+    if (kv === undefined || kv.lease !== sessionId || parseHolderValue(kv.value)?.sessionId !== sessionId) return undefined;
+    return { key: key.text, token: packToken(epoch.record.epoch, kv.createRevision), epoch: epoch.record.epoch, revision: kv.createRevision, sessionId, identity, className, reentered: true };
   }
 
   async release(request: ReleaseRequest): Promise<ReleaseResponse> {
@@ -156,7 +167,7 @@ export class Arbiter implements ArbiterApi {
       success: [{ type: 'delete', key: holderKey }],
       failure: [],
     });
-    if (response.succeeded) this.queues.get(key.text)?.wake(); // a hint for local waiters (ADR-15)
+    if (response.succeeded) this.queues.get(key.text)?.wake('hint', response.header.revision); // a hint for local waiters (ADR-15)
     return { released: response.succeeded };
   }
 
@@ -247,7 +258,9 @@ export class Arbiter implements ArbiterApi {
    * which of this arbiter's waiters may look, but only the first in the durable line attempts a grant.
    */
   private async waitDurably(turn: DurableTurn, key: LockKey, identity: string, className: string, deadlineMs: number): Promise<Grant> {
-    await turn.join();
+    const mine = await this.ownHold(key, turn.sessionId, identity, className);
+    if (mine !== undefined) return mine;
+    const rank = await turn.join();
     const attempt = async (trigger: AttemptTrigger): Promise<{ granted: Grant } | { contendedAt: Revision }> => {
       const position = await turn.isFirst();
       if (!position.first) return { contendedAt: position.seenAt };
@@ -256,7 +269,7 @@ export class Arbiter implements ArbiterApi {
     try {
       const queue = this.queues.get(key.text);
       const first = queue === undefined ? await attempt('arrival') : undefined;
-      const outcome = first !== undefined && 'granted' in first ? first.granted : await (queue ?? this.queueFor(key)).join(attempt, deadlineMs, first?.contendedAt);
+      const outcome = first !== undefined && 'granted' in first ? first.granted : await (queue ?? this.queueFor(key)).join(attempt, deadlineMs, first?.contendedAt, rank);
       // A re-entered grant did not run the txn that deletes the waiter key.
       if (outcome.reentered) await turn.leave();
       return outcome;

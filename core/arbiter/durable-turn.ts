@@ -22,12 +22,14 @@ export class DurableTurn {
   }
 
   /** Takes a place in line (or keeps the one this session already has). */
-  async join(): Promise<void> {
-    await this.gateway.txn({
+  async join(): Promise<bigint> {
+    const response = await this.gateway.txn({
       compare: [],
-      success: [{ type: 'put', key: this.waiterKey, value: '', lease: this.sessionId }],
+      success: [{ type: 'put', key: this.waiterKey, value: '', lease: this.sessionId, prevKv: true }],
       failure: [],
     });
+    const op = response.responses[0];
+    return op?.type === 'put' && op.prevKv !== undefined ? op.prevKv.createRevision : response.header.revision;
   }
 
   /** Whether this waiter is first in line; `seenAt` is the revision the line was read at. */

@@ -25,7 +25,9 @@ export type Attempt = (trigger: AttemptTrigger) => Promise<{ readonly granted: G
 export const MAX_WAITERS_PER_KEY = 10_000;
 const POLL_JITTER_FRACTION = 0.2;
 
+const YIELD = Symbol('yield');
 interface Waiter {
+  readonly rank: bigint | undefined;
   readonly attempt: Attempt;
   readonly deadlineMs: number;
   readonly resolve: (grant: Grant) => void;
@@ -61,21 +63,36 @@ export class KeyQueue {
   }
 
   /** Joins the line. `seenHeldAt`: the revision at which the caller saw the key held, if it tried. */
-  join(attempt: Attempt, deadlineMs: number, seenHeldAt: Revision | undefined): Promise<Grant> {
+  join(attempt: Attempt, deadlineMs: number, seenHeldAt: Revision | undefined, rank?: bigint): Promise<Grant> {
     if (this.waiters.length >= MAX_WAITERS_PER_KEY) {
       return Promise.reject(new LockError('contended', `${MAX_WAITERS_PER_KEY} waiters already queue for this key; retry later`));
     }
     if (seenHeldAt !== undefined) this.ensureWatch(seenHeldAt);
     return new Promise<Grant>((resolve, reject) => {
-      const waiter: Waiter = { attempt, deadlineMs, resolve, reject, settled: new CancelSource() };
-      this.waiters.push(waiter);
+      const waiter: Waiter = { rank, attempt, deadlineMs, resolve, reject, settled: new CancelSource() };
+      let at = this.waiters.length;
+      if (rank !== undefined) {
+        at = this.waiters.findIndex((w) => w.rank !== undefined && w.rank > rank);
+        if (at < 0) at = this.waiters.length;
+      }
+      this.waiters.splice(at, 0, waiter);
       if (this.waiters.length === 1) void this.serve();
-      else void this.expireInLine(waiter);
+      else {
+        void this.expireInLine(waiter);
+        if (at === 0) this.wake();
+      }
     });
   }
 
   /** A hint that the key may be free: a watch event, or a release through this arbiter. */
-  wake(trigger: AttemptTrigger = 'hint'): void {
+  /** The newest revision an attempt of this line has seen: a hint about a change at or before it is stale. */
+  private seenRevision = -1n;
+
+  private pendingWakeAt: bigint | undefined;
+  wake(trigger: AttemptTrigger = 'hint', changedAt?: bigint): void {
+    if (changedAt !== undefined && changedAt <= this.seenRevision) return;
+    if (this.pendingWake === undefined) this.pendingWakeAt = changedAt;
+    else if (this.pendingWakeAt !== undefined) this.pendingWakeAt = changedAt === undefined || changedAt > this.pendingWakeAt ? changedAt : this.pendingWakeAt;
     this.pendingWake = trigger;
     this.wakeSource.cancel();
   }
@@ -83,22 +100,29 @@ export class KeyQueue {
   private async serve(): Promise<void> {
     for (let head = this.waiters[0]; head !== undefined; head = this.waiters[0]) {
       try {
-        head.resolve(await this.serveHead(head));
+        const result = await this.serveHead(head);
+        if (result === YIELD) {
+          void this.expireInLine(head);
+          continue;
+        }
+        head.resolve(result);
       } catch (error) {
         head.reject(error);
       }
       head.settled.cancel();
-      this.waiters.shift();
+      this.waiters.splice(this.waiters.indexOf(head), 1);
     }
     await this.stopWatch();
     if (this.waiters.length === 0) this.deps.onEmpty();
   }
 
-  private async serveHead(waiter: Waiter): Promise<Grant> {
+  private async serveHead(waiter: Waiter): Promise<Grant | typeof YIELD> {
     for (;;) {
+      if (this.waiters[0] !== waiter) return YIELD;
       const trigger = this.pendingWake;
       if (trigger !== undefined) {
         this.pendingWake = undefined;
+        if (this.pendingWakeAt !== undefined && this.pendingWakeAt <= this.seenRevision) continue; // stale: seen already
         const outcome = await this.tryOnce(waiter, trigger);
         if (outcome !== undefined) return outcome;
         continue; // a wake that arrived during the attempt is served at once
@@ -140,6 +164,8 @@ export class KeyQueue {
     this.attempts += 1;
     try {
       const outcome = await waiter.attempt(trigger);
+      const seen = 'granted' in outcome ? outcome.granted.revision : outcome.contendedAt;
+      if (seen > this.seenRevision) this.seenRevision = seen;
       if ('granted' in outcome) return outcome.granted;
       this.ensureWatch(outcome.contendedAt);
       return undefined;
@@ -178,7 +204,8 @@ export class KeyQueue {
         { key: this.deps.holderKey, startRevision: revision(seenHeldAt + 1n) },
         {
           onEvents: (batch) => {
-            if (batch.events.some((event) => event.type === 'delete')) this.wake('watch-event');
+            const deleted = batch.events.find((event) => event.type === 'delete');
+            if (deleted !== undefined) this.wake('watch-event', deleted.kv.modRevision);
           },
           onError: () => {
             // Compacted or broken: try the grant at once; the next refusal re-watches from its revision.
