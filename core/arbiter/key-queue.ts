@@ -84,11 +84,16 @@ export class KeyQueue {
     });
   }
 
-  /** A hint that the key may be free: a watch event, or a release through this arbiter. */
   /** The newest revision an attempt of this line has seen: a hint about a change at or before it is stale. */
   private seenRevision = -1n;
-
+  /** The newest change the pending wake reports (undefined: a hint that names none). */
   private pendingWakeAt: bigint | undefined;
+
+  /**
+   * A hint that the key may be free: a watch event, or a release through this arbiter. Both report the
+   * same delete; the one that arrives after an attempt already saw that revision is dropped, so one
+   * release causes one attempt (ADR-14).
+   */
   wake(trigger: AttemptTrigger = 'hint', changedAt?: bigint): void {
     if (changedAt !== undefined && changedAt <= this.seenRevision) return;
     if (this.pendingWake === undefined) this.pendingWakeAt = changedAt;
