@@ -193,23 +193,21 @@ export class Kernel implements Clock {
 
   /** A promise whose resolve/reject make the current event drain microtasks before time moves. */
   deferred<T>(): Deferred<T> {
-    let resolvePromise!: (value: T) => void;
-    let rejectPromise!: (reason: unknown) => void;
-    const promise = new Promise<T>((resolve, reject) => {
-      resolvePromise = resolve;
-      rejectPromise = reject;
+    // The settlers are assigned as properties rather than written in an object literal: a named
+    // function expression costs a defineProperty per call under the keep-names transform tsx applies,
+    // and this runs for every call, answer and sleep. They stay own properties, safe to destructure.
+    const deferred = {} as { promise: Promise<T>; resolve: (value: T) => void; reject: (reason: unknown) => void };
+    deferred.promise = new Promise<T>((resolve, reject) => {
+      deferred.resolve = (value) => {
+        this.drainNeeded = true;
+        resolve(value);
+      };
+      deferred.reject = (reason) => {
+        this.drainNeeded = true;
+        reject(reason);
+      };
     });
-    return {
-      promise,
-      resolve: (value) => {
-        this.drainNeeded = true;
-        resolvePromise(value);
-      },
-      reject: (reason) => {
-        this.drainNeeded = true;
-        rejectPromise(reason);
-      },
-    };
+    return deferred;
   }
 
   /** Marks the current event as having started async work whose microtasks must run before time moves. */

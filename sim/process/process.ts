@@ -42,6 +42,8 @@ interface Timer {
 /** A held item: a timer id, or a delivery callback. */
 type Held = TimerId | (() => unknown);
 
+const NO_DETACH = (): void => {};
+
 const namesByKernel = new WeakMap<Kernel, Set<string>>();
 
 export class SimProcess {
@@ -55,6 +57,7 @@ export class SimProcess {
   private held: Held[] = [];
   private readonly crashHooks: CrashHook[] = [];
   private readonly restartHooks: RestartHook[] = [];
+  private clockOf: { readonly incarnation: number; readonly clock: Clock } | undefined;
 
   constructor(readonly kernel: Kernel, options: ProcessOptions) {
     let names = namesByKernel.get(kernel);
@@ -89,10 +92,14 @@ export class SimProcess {
   /** The core Clock port for the current incarnation; after a crash its sleeps never settle (memory is gone). */
   clock(): Clock {
     const incarnation = this.incarnationValue;
-    return {
+    // One Clock per incarnation, built on first use: callers that ask per operation get the same one.
+    if (this.clockOf?.incarnation === incarnation) return this.clockOf.clock;
+    const clock: Clock = {
       now: () => this.localNow(),
       sleep: (ms, signal) => this.sleepAs(incarnation, ms, signal),
     };
+    this.clockOf = { incarnation, clock };
+    return clock;
   }
 
   /** A random stream of this process: 'process/<name>/<purpose>'. */
@@ -212,12 +219,16 @@ export class SimProcess {
     if (incarnation !== this.incarnationValue) return new Promise<void>(() => {});
     if (signal?.aborted === true) return Promise.reject(cancelledError());
     const deferred = this.kernel.deferred<void>();
-    let detach = (): void => {};
+    if (signal === undefined) {
+      this.setTimer(ms, () => deferred.resolve());
+      return deferred.promise;
+    }
+    const detach = { run: NO_DETACH };
     const id = this.setTimer(ms, () => {
-      detach();
+      detach.run();
       deferred.resolve();
     });
-    detach = onCancel(signal, () => {
+    detach.run = onCancel(signal, () => {
       if (incarnation !== this.incarnationValue) return;
       this.cancelTimer(id);
       deferred.reject(cancelledError());
