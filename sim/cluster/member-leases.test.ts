@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { leaseId } from '../../core/units.js';
 import type { TraceRecord } from '../trace/trace.js';
+import { nextTickAt } from './member-leases.js';
 import { clusterWorld, settledLeader, type ClusterWorld } from './test-world.js';
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
@@ -127,5 +128,16 @@ describe('keepalive and time-to-live paths', () => {
         expect(elapsed).toBeLessThan(7_100);
       }
     }
+  });
+});
+
+describe('the lessor loop ticker', () => {
+  it('arms the next tick strictly after now, even where rounding puts start + k * period at now', () => {
+    const start = 6334.022642892416; // a restored member's start, from the restore scenario
+    const now = start + 21 * 500; // tick 21 fires here, yet (now - start) / 500 rounds to 20.999999999999996
+    expect(Math.floor((now - start) / 500)).toBe(20);
+    expect(nextTickAt(start, now, 500)).toBe(start + 22 * 500);
+    expect(nextTickAt(0, 1_250, 500)).toBe(1_500);
+    expect(nextTickAt(100, 100, 500)).toBe(600);
   });
 });

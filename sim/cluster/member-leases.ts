@@ -227,9 +227,7 @@ export class LeaseService {
   /** The runLoop ticks on a fixed phase from the member's start, as a free-running Go ticker would. */
   private armLoop(): void {
     const { process, timing } = this.runtime.member;
-    const period = timing.lessorLoopMs;
-    const sinceStart = process.localNow() - this.runtime.startedLocalMs;
-    const next = this.runtime.startedLocalMs + (Math.floor(sinceStart / period) + 1) * period;
+    const next = nextTickAt(this.runtime.startedLocalMs, process.localNow(), timing.lessorLoopMs);
     this.loopTimer = process.setTimerAt(next, () => this.loopTick());
   }
 
@@ -275,6 +273,17 @@ export class LeaseService {
       this.runtime.trace('etcd.lease.revoke-skipped', { ids, reason: error?.message ?? 'not leader' });
     });
   }
+}
+
+/**
+ * The next tick of a free-running ticker started at `startMs`, strictly after `nowMs`. Rounding can make
+ * start + k * period - start come out just below k * period at the very tick k, which would arm tick k
+ * again at once, forever (seen after a restore: start 6334.022642892416, now 16834.022642892414).
+ */
+export function nextTickAt(startMs: number, nowMs: number, periodMs: number): number {
+  const ticks = Math.floor((nowMs - startMs) / periodMs) + 1;
+  const next = startMs + ticks * periodMs;
+  return next > nowMs ? next : startMs + (ticks + 1) * periodMs;
 }
 
 function httpStatus(status: 200 | 400 | 404 | 408): HttpAnswer {

@@ -8,6 +8,7 @@
 import type { WatchDelivery } from '../etcd/watch-hub.js';
 import type { TimerId } from '../process/process.js';
 import type { MemberRuntime } from './member-runtime.js';
+import { nextTickAt } from './member-leases.js';
 import type { ClientRequest, WatchStreamEvent } from './protocol.js';
 
 interface Stream {
@@ -80,9 +81,7 @@ export class WatchService {
   private armSync(): void {
     if (this.syncTimer >= 0 || this.runtime.state.watches.counts.unsynced === 0) return;
     const { process, timing } = this.runtime.member;
-    const period = timing.watchSyncMs;
-    const sinceStart = process.localNow() - this.runtime.startedLocalMs;
-    const next = this.runtime.startedLocalMs + (Math.floor(sinceStart / period) + 1) * period;
+    const next = nextTickAt(this.runtime.startedLocalMs, process.localNow(), timing.watchSyncMs);
     this.syncTimer = process.setTimerAt(next, () => {
       this.syncTimer = -1;
       this.runtime.state.watches.sync();
