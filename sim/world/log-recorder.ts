@@ -18,13 +18,19 @@ interface OpenHold {
 export class LogRecorder {
   readonly grants: GrantRecord[] = [];
   private readonly open = new Map<string, OpenHold>();
-  private lastRevision = 1; // a fresh store is at revision 1; the first write is 2
-  private epoch = 0;
+  private lastRevision: number;
+  private epoch: number;
 
   constructor(
     private readonly nowMs: () => number,
-    private readonly cluster = 'cluster-1',
-  ) {}
+    /** The name its grants carry (GrantRecord.cluster). */
+    readonly cluster = 'cluster-1',
+    /** Where the log starts: a fresh store is at revision 1 (the first write is 2) with no epoch; a restored one at its snapshot's. */
+    from: { readonly revision: number; readonly epoch: number } = { revision: 1, epoch: 0 },
+  ) {
+    this.lastRevision = from.revision;
+    this.epoch = from.epoch;
+  }
 
   /** Give this to the cluster (SimClusterOptions.observer). */
   readonly observer: MemberObserver = {

@@ -6,6 +6,12 @@
 // multiplexer), the RPC network (lock.v1 between clients and arbiters) and the resource network
 // (writes with tokens to guarded resources). A partition given to the world applies to all three, so
 // "cut the leader and a holder off" means what it says.
+//
+// A world may hold several etcd clusters on the one cluster network (entity shards, ADR-07/09: each
+// with its own arbiter and its own lock-log recorder, so GrantRecords name the cluster that granted
+// them), and a cluster may be restored from a snapshot (ADR-03): the old members stop, new members with
+// the same peer URLs start from the snapshot, and the arbiters either reconnect (their etcd clients
+// reach the restored members at the same addresses, their memory intact) or restart with none.
 import type { Authorizer, ClassLookup, Placement } from '../../core/arbiter/policy.js';
 import { Arbiter } from '../../core/arbiter/arbiter.js';
 import { LockClient } from '../../core/client/lock-client.js';
@@ -13,7 +19,12 @@ import type { ArbiterApi } from '../../core/ports/arbiter-api.js';
 import type { LockLog } from '../../core/ports/lock-log.js';
 import type { ArbiterSeams } from '../../core/arbiter/seams.js';
 import type { ClientSeams } from '../../core/client/seams.js';
-import { type SimCluster, type SimClusterOptions, createClusterNetwork, createSimCluster } from '../cluster/cluster.js';
+import { EPOCH_KEY, parseEpochRecord } from '../../core/arbiter/records.js';
+import type { GrantRecord } from '../../core/checkers/index.js';
+import { type SimCluster, type SimClusterOptions, createClusterNetwork, createSimCluster, restoreSimCluster } from '../cluster/cluster.js';
+import { DEFAULT_CLUSTER_TOKEN } from '../cluster/ids.js';
+import type { EtcdSnapshot } from '../cluster/snapshot.js';
+import { bumpSnapshot, stateFromOps } from '../cluster/snapshot.js';
 import { createSimLockLog, type SimLockLog } from '../cluster/lock-log.js';
 import type { ClusterNetwork } from '../cluster/ports.js';
 import { Kernel, type KernelOptions } from '../kernel/kernel.js';
@@ -24,6 +35,7 @@ import type { ClockSpec } from '../process/local-clock.js';
 import { SimProcess } from '../process/process.js';
 import { type ArbiterRpcMessage, SimArbiterClient, serveArbiter } from '../rpc/arbiter-rpc.js';
 import { LogRecorder } from './log-recorder.js';
+import { ReconnectingLog } from './reconnecting-log.js';
 import { ResourceClient, type ResourceMessage, type ResourceOptions, SimResource } from './resource.js';
 
 export interface WorldOptions {
@@ -44,6 +56,46 @@ export interface WorldOptions {
   readonly wrapArbiterLog?: (log: LockLog, process: SimProcess) => LockLog;
   /** Test support only (the explorer's mutants, scenarios/mutants.ts): core seams for every arbiter and client. Default: honest. */
   readonly seams?: { readonly arbiter?: ArbiterSeams; readonly client?: ClientSeams };
+  /** The name of the first cluster: its GrantRecords' `cluster` and addArbiter's default. Default 'cluster-1'. */
+  readonly clusterName?: string;
+}
+
+/** Another arbiter process (addArbiter). */
+export interface ArbiterNodeOptions {
+  /** Default `arbiter-<n>`, n counting every arbiter of the world. */
+  readonly name?: string;
+  /** The cluster (by world name) whose lock log it serves. Default: the first cluster. */
+  readonly cluster?: string;
+  /** Default: the world's placement. */
+  readonly placement?: Placement;
+}
+
+/** A snapshot restore of one of the world's clusters (restoreCluster). */
+export interface RestoreOptions {
+  /** Which cluster (by world name). Default: the first cluster. */
+  readonly cluster?: string;
+  readonly snapshot: EtcdSnapshot;
+  /**
+   * `--initial-cluster-token` of the restore. Default etcdctl's, 'etcd-cluster'. With the token the
+   * cluster was made with (and the same peer URLs, which a restore keeps), the cluster ID comes back
+   * unchanged (etcd-behaviour.md 5.1); with a new one it changes.
+   */
+  readonly clusterToken?: string;
+  /** 3.5's `--bump-revision N --mark-compacted`. */
+  readonly bumpRevision?: number;
+  /**
+   * The arbiters serving the cluster: 'reconnect' (default) keeps each running with its memory, its
+   * etcd client now reaching the restored members; 'restart' gives each a new incarnation with none.
+   */
+  readonly arbiters?: 'reconnect' | 'restart';
+}
+
+/** One cluster of the world and what recorded its lock log. */
+export interface WorldCluster {
+  /** The world's name for it: `GrantRecord.cluster` of its grants (a restore adds `/restored-<n>`). */
+  readonly name: string;
+  readonly cluster: SimCluster;
+  readonly log: LogRecorder;
 }
 
 export interface ArbiterNode {
@@ -51,6 +103,8 @@ export interface ArbiterNode {
   /** The arbiter of the current incarnation (a restart builds a new one: its memory is gone). */
   readonly arbiter: Arbiter;
   readonly log: SimLockLog;
+  /** The world's name of the cluster it serves. */
+  readonly cluster: string;
 }
 
 export interface ClientNode {
@@ -78,10 +132,12 @@ export class World {
   readonly clusterNetwork: ClusterNetwork;
   readonly rpcNetwork: Network<ArbiterRpcMessage>;
   readonly resourceNetwork: Network<ResourceMessage>;
-  readonly cluster: SimCluster;
   readonly resources: SimResource[] = [];
-  /** The lock log as it happened (grants, releases, expiries), for the checkers. */
+  /** The first cluster's lock log as it happened (grants, releases, expiries), for the checkers. */
   readonly log: LogRecorder;
+  private readonly slots: ClusterSlot[] = [];
+  /** Every cluster the world has run, replaced ones included, in order of creation. */
+  private readonly history: WorldCluster[] = [];
   private readonly arbiterNodes: MutableArbiterNode[] = [];
   private readonly clientNodes: ClientNode[] = [];
   private readonly processes = new Map<string, SimProcess>();
@@ -91,20 +147,36 @@ export class World {
     this.clusterNetwork = createClusterNetwork(this.kernel);
     this.rpcNetwork = new Network<ArbiterRpcMessage>(this.kernel, { name: 'rpc', defaults: options.rpcLink ?? { latency: { kind: 'constant', ms: 0.25 }, ordered: true } });
     this.resourceNetwork = new Network<ResourceMessage>(this.kernel, { name: 'resource', defaults: options.rpcLink ?? { latency: { kind: 'constant', ms: 0.25 }, ordered: true } });
-    this.log = new LogRecorder(() => this.kernel.now());
-    const observer = options.cluster?.observer;
-    this.cluster = createSimCluster(this.kernel, this.clusterNetwork, {
-      ...options.cluster,
-      observer: {
-        onApplied: (member, entry) => {
-          this.log.observer.onApplied?.(member, entry);
-          observer?.onApplied?.(member, entry);
-        },
-        ...(observer?.onSoftState === undefined ? {} : { onSoftState: observer.onSoftState }),
-      },
-    });
-    for (const member of this.cluster.members) this.processes.set(member.process.name, member.process);
-    for (let i = 1; i <= (options.arbiters ?? 1); i += 1) this.addArbiter(`arbiter-${i}`);
+    this.log = this.makeCluster(options.clusterName ?? 'cluster-1', options.cluster ?? {}).log;
+    for (let i = 1; i <= (options.arbiters ?? 1); i += 1) this.addArbiter({ name: `arbiter-${i}` });
+  }
+
+  /** The first cluster (after a restore of it, the restored one). */
+  get cluster(): SimCluster {
+    return (this.slots[0] as ClusterSlot).current.cluster;
+  }
+
+  /** Every cluster the world has run, replaced ones included (raft safety is checked on all of them). */
+  get clusters(): readonly WorldCluster[] {
+    return this.history;
+  }
+
+  /** Every grant of every cluster's lock log, each naming its cluster. */
+  get grants(): GrantRecord[] {
+    return this.history.flatMap((c) => c.log.grants);
+  }
+
+  /** The current cluster the world calls `name`. */
+  clusterNamed(name: string): SimCluster {
+    return this.slot(name).current.cluster;
+  }
+
+  /**
+   * Another etcd cluster on the same network (an entity shard, ADR-07/09): members `<name>-1..N` unless
+   * `options` names them, its own lock-log recorder whose grants carry `name`. Serve it with addArbiter.
+   */
+  addCluster(name: string, options: SimClusterOptions = {}): SimCluster {
+    return this.makeCluster(name, { namePrefix: `${name}-`, ...options }).cluster;
   }
 
   get arbiters(): readonly ArbiterNode[] {
@@ -119,6 +191,80 @@ export class World {
     const process = this.processes.get(name);
     if (process === undefined) throw new Error(`world: no process named ${name}; known: ${[...this.processes.keys()].join(', ')}`);
     return process;
+  }
+
+  /** Another arbiter process serving one of the world's clusters (a replica, or the arbiter of a shard). */
+  addArbiter(options: ArbiterNodeOptions = {}): ArbiterNode {
+    const name = options.name ?? `arbiter-${this.arbiterNodes.length + 1}`;
+    const cluster = this.slot(options.cluster ?? (this.slots[0] as ClusterSlot).name).name;
+    const placement = options.placement ?? this.options.placement;
+    const process = this.register(new SimProcess(this.kernel, { name }));
+    const node = { process, cluster } as MutableArbiterNode;
+    const start = (): void => {
+      node.log = createSimLockLog({ kernel: this.kernel, network: this.clusterNetwork, client: process, endpoints: this.clusterNamed(cluster).members });
+      node.connection = new ReconnectingLog(node.log);
+      node.arbiter = new Arbiter({
+        log: this.options.wrapArbiterLog === undefined ? node.connection : this.options.wrapArbiterLog(node.connection, process),
+        clock: process.clock(),
+        random: process.random('arbiter'),
+        classes: this.options.classes,
+        authorizer: this.options.authorizer,
+        bootstrapEpoch: true,
+        ...(placement === undefined ? {} : { placement }),
+      }, this.options.seams?.arbiter);
+      serveArbiter(this.rpcNetwork, process, node.arbiter, (peer) => this.process(peer));
+    };
+    start();
+    process.onRestart(start); // a restarted arbiter is a new one: its queues and caches are gone (ADR-14/18)
+    this.arbiterNodes.push(node);
+    return node;
+  }
+
+  /**
+   * etcdctl snapshot restore (ADR-03, etcd-behaviour.md 5): every member of the cluster stops (a crash:
+   * their connections reset), and a new cluster starts from `snapshot` with the same peer URLs, so the
+   * member and cluster ids follow the token alone. The new members are named `<old name>-r<n>` (two
+   * processes cannot share a name on the network); once they have all started, the arbiters reconnect
+   * or restart (RestoreOptions).
+   * Its grants are recorded under `<cluster name>/restored-<n>`: a new revision space, from the
+   * snapshot's revision on.
+   */
+  restoreCluster(options: RestoreOptions): SimCluster {
+    const slot = this.slot(options.cluster ?? (this.slots[0] as ClusterSlot).name);
+    const old = slot.current.cluster;
+    for (const member of old.members) if (member.process.state !== 'crashed') old.crash(member.name);
+    slot.restores += 1;
+    const snapshot = options.bumpRevision === undefined ? options.snapshot : bumpSnapshot(options.snapshot, options.bumpRevision);
+    const restored = stateFromOps(snapshot.ops, {});
+    const epochKv = restored.store.latest(EPOCH_KEY);
+    const recorder = new LogRecorder(() => this.kernel.now(), `${slot.name}/restored-${slot.restores}`, {
+      revision: restored.store.currentRev,
+      epoch: epochKv === undefined ? 0 : (parseEpochRecord(epochKv.value)?.epoch ?? 0),
+    });
+    const cluster = restoreSimCluster(this.kernel, this.clusterNetwork, options.snapshot, {
+      ...slot.options,
+      members: old.members.map((m) => `${m.name}-r${slot.restores}`),
+      peerUrls: old.members.map((m) => m.peerUrl),
+      clusterToken: options.clusterToken ?? DEFAULT_CLUSTER_TOKEN,
+      ...(options.bumpRevision === undefined ? {} : { bumpRevision: options.bumpRevision }),
+      observer: this.recordingObserver(recorder, slot.options),
+    });
+    this.install(slot, { name: recorder.cluster, cluster, log: recorder });
+    // The arbiters turn to the restored members once all of them have started (within the start
+    // spread): until then their calls meet the stopped members' refusals, as during a real restore.
+    this.kernel.scheduleAfter(slot.options.startSpreadMs ?? cluster.timing.raft.tickMs, () => {
+      for (const node of this.arbiterNodes) {
+        if (node.cluster !== slot.name || node.process.state === 'crashed') continue;
+        if (options.arbiters === 'restart') {
+          node.process.crash();
+          node.process.restart();
+        } else {
+          node.log = createSimLockLog({ kernel: this.kernel, network: this.clusterNetwork, client: node.process, endpoints: cluster.members });
+          node.connection.use(node.log);
+        }
+      }
+    });
+    return cluster;
   }
 
   addClient(name: string, options: ClientOptions = {}): ClientNode {
@@ -163,7 +309,7 @@ export class World {
    */
   async start(maxMs = 30_000): Promise<void> {
     const deadlineMs = this.kernel.now() + maxMs;
-    const led = await this.kernel.runUntilCondition(() => this.cluster.leader() !== undefined, { untilMs: deadlineMs });
+    const led = await this.kernel.runUntilCondition(() => this.slots.every((slot) => slot.current.cluster.leader() !== undefined), { untilMs: deadlineMs });
     if (led.reason !== 'condition') throw new Error(`world: no etcd leader within ${maxMs} ms of virtual time`);
     // Then until every arbiter has read (or, on a new cluster, written) the epoch record: the service is up.
     for (const node of this.arbiterNodes) {
@@ -182,25 +328,38 @@ export class World {
     await this.kernel.runUntil(untilMs);
   }
 
-  private addArbiter(name: string): void {
-    const process = this.register(new SimProcess(this.kernel, { name }));
-    const node = { process } as MutableArbiterNode;
-    const start = (): void => {
-      node.log = createSimLockLog({ kernel: this.kernel, network: this.clusterNetwork, client: process, endpoints: this.cluster.members });
-      node.arbiter = new Arbiter({
-        log: this.options.wrapArbiterLog === undefined ? node.log : this.options.wrapArbiterLog(node.log, process),
-        clock: process.clock(),
-        random: process.random('arbiter'),
-        classes: this.options.classes,
-        authorizer: this.options.authorizer,
-        bootstrapEpoch: true,
-        ...(this.options.placement === undefined ? {} : { placement: this.options.placement }),
-      }, this.options.seams?.arbiter);
-      serveArbiter(this.rpcNetwork, process, node.arbiter, (peer) => this.process(peer));
+  private makeCluster(name: string, options: SimClusterOptions): WorldCluster {
+    if (this.slots.some((slot) => slot.name === name)) throw new Error(`world: there is already a cluster named ${name}`);
+    const log = new LogRecorder(() => this.kernel.now(), name);
+    const cluster = createSimCluster(this.kernel, this.clusterNetwork, { ...options, observer: this.recordingObserver(log, options) });
+    const slot: ClusterSlot = { name, options, current: { name, cluster, log }, restores: 0 };
+    this.slots.push(slot);
+    this.install(slot, slot.current);
+    return slot.current;
+  }
+
+  private install(slot: ClusterSlot, current: WorldCluster): void {
+    slot.current = current;
+    this.history.push(current);
+    for (const member of current.cluster.members) this.register(member.process);
+  }
+
+  /** The recorder sees every applied entry first, then the caller's own observer. */
+  private recordingObserver(log: LogRecorder, options: SimClusterOptions): NonNullable<SimClusterOptions['observer']> {
+    const observer = options.observer;
+    return {
+      onApplied: (member, entry) => {
+        log.observer.onApplied?.(member, entry);
+        observer?.onApplied?.(member, entry);
+      },
+      ...(observer?.onSoftState === undefined ? {} : { onSoftState: observer.onSoftState }),
     };
-    start();
-    process.onRestart(start); // a restarted arbiter is a new one: its queues and caches are gone (ADR-14/18)
-    this.arbiterNodes.push(node);
+  }
+
+  private slot(name: string): ClusterSlot {
+    const slot = this.slots.find((s) => s.name === name);
+    if (slot === undefined) throw new Error(`world: no cluster named ${name}; known: ${this.slots.map((s) => s.name).join(', ')}`);
+    return slot;
   }
 
   private register(process: SimProcess): SimProcess {
@@ -213,4 +372,16 @@ interface MutableArbiterNode {
   process: SimProcess;
   arbiter: Arbiter;
   log: SimLockLog;
+  /** What the arbiter speaks: the current SimLockLog, replaced when a restore reconnects it. */
+  connection: ReconnectingLog;
+  /** The world's name of the cluster it serves. */
+  readonly cluster: string;
+}
+
+interface ClusterSlot {
+  readonly name: string;
+  /** As the cluster was first made: a restore starts its members with the same settings. */
+  readonly options: SimClusterOptions;
+  current: WorldCluster;
+  restores: number;
 }
