@@ -47,7 +47,9 @@ export async function runScenario(scenario: Scenario, variantName: string | unde
   const variant = variantOf(scenario, variantName);
   const outcome = await scenario.run({ seed, variant, yieldToHost: options.yieldToHost, ...(options.faults === undefined ? {} : { faults: options.faults }) });
   const checks: ArtifactCheck[] = checkRun(outcome.history, outcome.checkOptions).map((c: CheckResult) => ({ name: c.name, ok: c.ok, detail: c.detail, violations: c.violations }));
-  const clusterViolations = outcome.world.cluster.violations;
+  checks.push(...(outcome.checks ?? []));
+  // Every cluster the world ran (shards, and a restored cluster's predecessor), each named when there are several.
+  const clusterViolations = outcome.world.clusters.flatMap((c) => c.cluster.violations.map((v) => (outcome.world.clusters.length === 1 ? v : `${c.name}: ${v}`)));
   checks.push({
     name: 'raft-safety',
     ok: clusterViolations.length === 0,

@@ -30,8 +30,18 @@ export interface ScenarioOutcome {
   readonly appliedFaults: readonly string[];
   readonly history: RunHistory;
   readonly checkOptions?: CheckRunOptions;
+  /** The scenario's own checks, beside checkRun's (a rule the history checkers cannot state, e.g. across a restore); each must be able to fail. */
+  readonly checks?: readonly ScenarioCheck[];
   readonly parameters: Readonly<Record<string, unknown>>;
   readonly metrics: Readonly<Record<string, number>>;
+}
+
+/** A check of the scenario's own, listed in the run artifact beside the checkers' (same shape). */
+export interface ScenarioCheck {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly detail: string;
+  readonly violations: readonly unknown[];
 }
 
 export interface Scenario {

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { restore } from './restore.js';
+import { type RunArtifact, runScenario } from './runner.js';
+
+const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
+const run = (variant: string, seed = '1'): Promise<RunArtifact> => runScenario(restore, variant, seed, { yieldToHost });
+const check = (artifact: RunArtifact, name: string) => artifact.checks.find((c) => c.name === name);
+const failed = (artifact: RunArtifact): string[] => artifact.checks.filter((c) => !c.ok).map((c) => c.name);
+
+describe('restore (ADR-03)', () => {
+  it('new-token: every arbiter seals on cluster-id-mismatch, grants stop until the two-person advance, then every token is above every earlier one', async () => {
+    const artifact = await run('new-token');
+    expect(failed(artifact)).toEqual([]);
+    expect(artifact.asDeclared).toBe(true);
+    const m = artifact.metrics;
+    expect(artifact.parameters['seals']).toEqual({ 'arbiter-1': 'cluster-id-mismatch', 'arbiter-2': 'cluster-id-mismatch' });
+    expect(m['refusedSealed']).toBeGreaterThan(0); // workers were refused while sealed
+    expect(m['sealedForMs']).toBeGreaterThanOrEqual(2_000); // the approval time
+    // No grant while sealed: the restored log's first grant comes after the advance, in epoch 2.
+    expect(m['firstGrantAfterRestoreMs']).toBeGreaterThan(m['advancedAfterMs'] ?? Infinity);
+    expect(m['epochAfter']).toBe(2);
+    expect(m['holdsDeletedByAdvance']).toBeGreaterThanOrEqual(1); // the snapshot's holds
+    expect(m['replicasReopenedWithinMs']).toBeGreaterThanOrEqual(0); // arbiter-2 opened without its own advance
+    expect(m['replicasReopenedWithinMs']).toBeLessThanOrEqual(1_250); // within its 1 s poll (plus ours)
+    expect(m['grantsAfterRestore']).toBeGreaterThan(10); // service resumed
+    expect(m['lowestTokenAfterEpoch']).toBe(2);
+    expect(m['highestTokenBeforeEpoch']).toBe(1);
+    expect(m['grantsLostToRestore']).toBeGreaterThan(0); // grants after the snapshot whose revisions came back
+    expect(check(artifact, 'restore-token-order')?.detail).toMatch(/^ok: \d+ grants after against the highest of \d+ before/);
+  });
+
+  it('same-token-no-regression-seal: arbiters started after a same-token restore never seal, and hand out tokens below earlier ones', async () => {
+    const artifact = await run('same-token-no-regression-seal');
+    expect(artifact.asDeclared).toBe(true);
+    expect(failed(artifact)).toEqual(expect.arrayContaining(['token-order', 'restore-token-order']));
+    expect(check(artifact, 'exclusion')?.ok).toBe(true); // each log alone is consistent
+    expect(artifact.parameters['seals']).toEqual({});
+    const m = artifact.metrics;
+    expect(m['advanceAttempts']).toBe(0); // nothing told the operator
+    expect(m['regressedGrantsHandedOut']).toBeGreaterThan(0);
+    expect(m['lowestTokenAfterEpoch']).toBe(1);
+    expect(m['lowestTokenAfterRevision']).toBeLessThan(m['highestTokenBeforeRevision'] ?? 0);
+    expect(m['writesRejectedStale']).toBeGreaterThan(0); // the fenced resource refused the regressed tokens
+    const violations = check(artifact, 'token-order')?.violations as readonly { kind: string; message: string }[];
+    expect(violations[0]?.kind).toBe('token-not-increasing');
+    expect(violations[0]?.message).toMatch(/in cluster orders-etcd\/restored-1/);
+  });
+
+  it.each([
+    ['new-token-running-arbiters', 'cluster-id-mismatch'],
+    ['same-token-running-arbiters', 'revision-regression'],
+  ])('%s: running arbiters seal on %s, but one write late: the first grant commits a regressed hold no holder receives', async (variant, reason) => {
+    const artifact = await run(variant);
+    expect(artifact.asDeclared).toBe(true);
+    expect(failed(artifact)).toEqual(expect.arrayContaining(['restore-token-order']));
+    expect(artifact.parameters['seals']).toEqual({ 'arbiter-1': reason, 'arbiter-2': reason });
+    const m = artifact.metrics;
+    expect(m['regressedGrants']).toBeGreaterThanOrEqual(1);
+    expect(m['regressedGrantsHandedOut']).toBe(0); // the arbiter answered sealed
+    expect(m['regressedGrants']).toBeLessThanOrEqual(m['holdsDeletedByAdvance'] ?? 0); // and the advance deleted them
+    expect(m['firstGrantAfterRestoreMs']).toBeLessThan(m['advancedAfterMs'] ?? 0); // committed before the advance
+    expect(check(artifact, 'belief')?.ok).toBe(true);
+    expect(m['lowestTokenAfterEpoch']).toBe(1);
+  });
+
+  it('the restore-token-order check compares across keys: a regressed grant on one key is caught against another key\'s token', async () => {
+    const artifact = await run('same-token-no-regression-seal');
+    const violations = check(artifact, 'restore-token-order')?.violations as readonly { keys: readonly string[]; tokens: readonly string[] }[];
+    expect(violations.length).toBe(artifact.metrics['regressedGrants']);
+    expect(violations.some((v) => v.keys[0] !== v.keys[1])).toBe(true);
+    for (const v of violations) expect(BigInt(v.tokens[1] ?? '0')).toBeLessThanOrEqual(BigInt(v.tokens[0] ?? '0'));
+  });
+
+  it('replays to the same trace hash from its seed', async () => {
+    const first = await run('new-token', '5');
+    const again = await runScenario(restore, 'new-token', '5', { yieldToHost, faults: first.faults });
+    expect(again.traceHash).toBe(first.traceHash);
+    expect(again.metrics).toEqual(first.metrics);
+  });
+});

@@ -1,0 +1,248 @@
+// ADR-03 in the simulator: the lock log is snapshotted, serves more grants, then is restored from the
+// snapshot while workers keep locking. The restored log continues from the snapshot's revision, so it
+// would mint again tokens it has already handed out. The documented procedure (docs/seal-and-epochs.md):
+// restore with a new cluster token, so the cluster ID changes and every arbiter seals
+// (`cluster-id-mismatch`); grants stop; two approvers advance the epoch; every token after the restore
+// is above every token before it. With the same token the cluster ID comes back unchanged
+// (etcd-behaviour.md 5.1), and an arbiter started after the restore has nothing to compare with: it
+// serves, minting tokens below ones already issued ("What the seal cannot see").
+//
+// What the simulator found beyond the docs: an arbiter left running through the restore seals on the
+// *response* to its first request to the restored log (either rule). When that request is a grant on a
+// free key, its txn has already committed a hold whose token is at or below ones issued before the
+// restore. The arbiter returns `sealed`, so no holder gets that token, and the advance deletes the hold;
+// but the log did mint it. An arbiter (re)started after the restore reads the epoch record first, and
+// seals on that read, before any write: hence the default variant restarts them.
+import { PrefixGrants, namespaceGrant } from '../core/authz/index.js';
+import { ClassRegistry, type LockClass } from '../core/classes/index.js';
+import type { BeliefInterval } from '../core/checkers/index.js';
+import type { ArbiterStatus } from '../core/ports/arbiter-api.js';
+import type { EtcdSnapshot } from '../sim/cluster/snapshot.js';
+import { World } from '../sim/world/world.js';
+import { describeToken, highestGrant, lowestGrant, tokenMetrics, tokensAbove } from './cross-cluster.js';
+import type { Fault } from './faults.js';
+import { collectHistory } from './history.js';
+import { type Attempt, fenceRejections, runLockLoop, settleLoops } from './lock-loop.js';
+import type { Scenario, ScenarioContext, ScenarioOutcome } from './scenario.js';
+
+const TTL_SECONDS = 5;
+const CLUSTER = 'orders-etcd';
+const CLUSTER_TOKEN = 'orders-etcd'; // --initial-cluster-token of the original cluster
+const NEW_TOKEN = 'orders-etcd-restored-1';
+const KEYS = ['orders/o-1', 'orders/o-2', 'orders/o-3', 'orders/o-4'];
+const WORKERS = 4;
+const SNAPSHOT_AT_MS = 3_000;
+const RESTORE_AT_MS = 6_000;
+/** How long the operator takes, once the seal is seen, to get a second approver and run the advance. */
+const APPROVAL_MS = 2_000;
+const STATUS_POLL_MS = 250;
+const STOP_AT_MS = 17_000;
+/** After the run: time for calls still in flight to reach their deadlines (RPC 8 s + a wait). */
+const SETTLE_MS = 20_000;
+const RUN_FOR_MS = 19_000;
+const APPROVERS = ['spiffe://ops/alice', 'spiffe://ops/bob'] as const;
+
+const CLASS: LockClass = { namespace: 'orders', name: 'order-writes', purpose: 'correctness', enforcement: 'fenced', resource: 'sim://orders-db', ttlSeconds: TTL_SECONDS, tier: 'entity', onQuorumLoss: 'closed', fairness: 'memory' };
+
+/** Workers stop this long before an idle restore, and start again this long after it. */
+const IDLE_BEFORE_MS = 1_500;
+const IDLE_AFTER_MS = 300;
+
+type Restore = {
+  readonly clusterToken: string;
+  readonly arbiters: 'reconnect' | 'restart';
+  /** No lock traffic around the restore: the first request after it is a fresh acquire. */
+  readonly idle: boolean;
+};
+
+function restoreOf(variant: string): Restore {
+  switch (variant) {
+    case 'new-token':
+      return { clusterToken: NEW_TOKEN, arbiters: 'restart', idle: false };
+    case 'new-token-running-arbiters':
+      return { clusterToken: NEW_TOKEN, arbiters: 'reconnect', idle: true };
+    case 'same-token-no-regression-seal':
+      return { clusterToken: CLUSTER_TOKEN, arbiters: 'restart', idle: false };
+    case 'same-token-running-arbiters':
+      return { clusterToken: CLUSTER_TOKEN, arbiters: 'reconnect', idle: true };
+    default:
+      throw new RangeError(`restore: no variant ${variant}`);
+  }
+}
+
+/** What the operator saw and did: the seal, and the epoch advance. */
+interface OperatorLog {
+  /** The first seal the operator saw. */
+  sealedAtMs?: number;
+  sealReason?: string;
+  /** Each arbiter replica's seal, as its status reported it (seen within the approval time). */
+  readonly seals: Map<string, { readonly atMs: number; readonly reason: string }>;
+  advancedAtMs?: number;
+  holdsDeleted?: number;
+  epoch?: number;
+  advanceAttempts: number;
+  /** When each arbiter replica first answered open in the new epoch. */
+  readonly reopenedAtMs: Map<string, number>;
+}
+
+export const restore: Scenario = {
+  name: 'restore',
+  description: 'Snapshot, more grants, restore: a new cluster token seals every arbiter until two approvers advance the epoch; tokens never go back (ADR-03).',
+  variants: [
+    { name: 'new-token', expect: 'pass', description: 'restore with a new cluster token, arbiters restarted once it is up: each seals on cluster-id-mismatch at its first epoch read, before any write; two approvers advance the epoch; tokens keep rising' },
+    { name: 'new-token-running-arbiters', expect: 'violation', description: 'new token, arbiters left running: they seal on cluster-id-mismatch, but on the response to their first request; when that is a grant its txn has already committed a hold with a regressed token (never handed out, deleted by the advance)' },
+    { name: 'same-token-no-regression-seal', expect: 'violation', description: 'same token (same cluster ID) and arbiters started after the restore: nothing seals, tokens regress below ones already issued and reach holders' },
+    { name: 'same-token-running-arbiters', expect: 'violation', description: 'same token, arbiters left running: they seal on revision-regression, again one write late (a committed hold with a regressed token)' },
+  ],
+  async run(context: ScenarioContext): Promise<ScenarioOutcome> {
+    const how = restoreOf(context.variant.name);
+    const identities = Array.from({ length: WORKERS }, (_, i) => `spiffe://sim/worker-${i + 1}`);
+    const world = new World({
+      seed: context.seed,
+      yieldToHost: context.yieldToHost,
+      classes: new ClassRegistry([CLASS]),
+      authorizer: new PrefixGrants(identities.map((id) => namespaceGrant(id, CLASS.namespace))),
+      clusterName: CLUSTER,
+      cluster: { clusterToken: CLUSTER_TOKEN },
+      arbiters: 2,
+    });
+    await world.start();
+    const resource = world.addResource('orders-db', { fenced: true, writeMs: 10 });
+    const workers = identities.map((identity, i) => world.addClient(`worker-${i + 1}`, { identity, arbiter: i % 2 }));
+    const startMs = world.kernel.now();
+    const beliefs: BeliefInterval[] = [];
+    const attempts: Attempt[] = [];
+    const plan = { className: CLASS.name, ttlSeconds: TTL_SECONDS, waitMs: 2_000, units: 2, prepareMs: 150, gapMs: 50, resource } as const;
+    const loop = (node: (typeof workers)[number], stopAtMs: number): Promise<void> =>
+      runLockLoop({ worker: node.process.name, keys: KEYS, clientFor: () => node, plan, stopAtMs, restMs: 100, retryMs: 300, beliefs, attempts });
+    const loops = workers.map((node) => loop(node, startMs + (how.idle ? RESTORE_AT_MS - IDLE_BEFORE_MS : STOP_AT_MS)));
+    if (how.idle) for (const node of workers) loops.push(world.kernel.sleep(RESTORE_AT_MS + IDLE_AFTER_MS).then(() => loop(node, startMs + STOP_AT_MS)));
+    let snapshot: EtcdSnapshot | undefined;
+    world.kernel.schedule(startMs + SNAPSHOT_AT_MS, () => {
+      snapshot = world.cluster.snapshot();
+      world.kernel.trace.record('scenario.snapshot', { revision: snapshot.revision, takenFrom: snapshot.takenFrom });
+    });
+    const operator: OperatorLog = { seals: new Map(), advanceAttempts: 0, reopenedAtMs: new Map() };
+    let operating: Promise<void> = Promise.resolve();
+    world.kernel.schedule(startMs + RESTORE_AT_MS, () => {
+      if (snapshot === undefined) throw new Error('restore: no snapshot to restore from');
+      world.restoreCluster({ snapshot, clusterToken: how.clusterToken, arbiters: how.arbiters });
+      world.kernel.trace.record('scenario.restore', { clusterToken: how.clusterToken, arbiters: how.arbiters });
+      operating = runOperator(world, startMs + STOP_AT_MS, operator);
+    });
+    await world.runUntil(startMs + RUN_FOR_MS);
+    await settleLoops(world, [...loops, operating], SETTLE_MS);
+    return outcome(world, context, startMs, snapshot, operator, attempts, beliefs, how);
+  },
+};
+
+/**
+ * The operator after the restore: watches the arbiters' status; once one reports sealed, takes
+ * APPROVAL_MS to get a second person (noting meanwhile which replicas sealed), then advances the epoch
+ * through arbiter-1, retrying while the restored cluster elects. Without a seal it does nothing:
+ * nothing tells it to.
+ */
+async function runOperator(world: World, untilMs: number, log: OperatorLog): Promise<void> {
+  const kernel = world.kernel;
+  const approvedAtMs = (): number => (log.sealedAtMs === undefined ? untilMs : Math.min(untilMs, log.sealedAtMs + APPROVAL_MS));
+  while (kernel.now() < approvedAtMs() && log.seals.size < world.arbiters.length) {
+    for (const node of world.arbiters) {
+      if (log.seals.has(node.process.name)) continue;
+      const sealed = (await node.arbiter.status().catch((): ArbiterStatus | undefined => undefined))?.sealed;
+      if (sealed === undefined) continue;
+      log.seals.set(node.process.name, { atMs: kernel.now(), reason: sealed.kind });
+      log.sealedAtMs ??= kernel.now();
+      log.sealReason ??= sealed.kind;
+    }
+    await kernel.sleep(STATUS_POLL_MS);
+  }
+  if (log.sealedAtMs === undefined) return;
+  if (kernel.now() < approvedAtMs()) await kernel.sleep(approvedAtMs() - kernel.now());
+  while (kernel.now() < untilMs && log.advancedAtMs === undefined) {
+    log.advanceAttempts += 1;
+    const reason = 'restored the orders lock log from the 03:00 snapshot (drill)';
+    const advanced = await (world.arbiters[0] as (typeof world.arbiters)[number]).arbiter.advanceEpoch({ approvers: [APPROVERS[0], APPROVERS[1]], reason }).catch(() => undefined);
+    if (advanced === undefined) {
+      await kernel.sleep(STATUS_POLL_MS);
+      continue;
+    }
+    log.advancedAtMs = kernel.now();
+    log.holdsDeleted = advanced.holdsDeleted;
+    log.epoch = advanced.epoch;
+    kernel.trace.record('scenario.epoch-advance', { epoch: advanced.epoch, holdsDeleted: advanced.holdsDeleted });
+  }
+  // Every replica opens again by itself (EpochState.adoptAdvance), at most one poll interval later.
+  while (kernel.now() < untilMs && log.reopenedAtMs.size < world.arbiters.length) {
+    for (const node of world.arbiters) {
+      if (log.reopenedAtMs.has(node.process.name)) continue;
+      const seen = await node.arbiter.status().catch(() => undefined);
+      if (seen !== undefined && seen.sealed === undefined && seen.epoch === log.epoch) log.reopenedAtMs.set(node.process.name, kernel.now());
+    }
+    await kernel.sleep(STATUS_POLL_MS);
+  }
+}
+
+function outcome(world: World, context: ScenarioContext, startMs: number, snapshot: EtcdSnapshot | undefined, operator: OperatorLog, attempts: readonly Attempt[], beliefs: readonly BeliefInterval[], how: Restore): ScenarioOutcome {
+  const [original, restored] = world.clusters;
+  const before = original?.log.grants ?? [];
+  const after = restored?.log.grants ?? [];
+  const restoreAtMs = startMs + RESTORE_AT_MS;
+  const highestBefore = highestGrant(before);
+  const lowestAfter = lowestGrant(after);
+  const sinceRestore = (atMs: number | undefined): number => (atMs === undefined ? -1 : atMs - restoreAtMs);
+  const firstGrantAfter = after.reduce<number | undefined>((first, g) => (first === undefined || g.grantedAtMs < first ? g.grantedAtMs : first), undefined);
+  const reopened = [...operator.reopenedAtMs.values()];
+  const regressed = after.filter((g) => highestBefore !== undefined && g.token <= highestBefore.token);
+  // Tokens holders received from the restored log (a token value may also have been granted before it).
+  const handedOut = new Set(attempts.flatMap((a) => (a.token === undefined || (a.grantedAtMs ?? 0) < restoreAtMs ? [] : [`${a.key}|${a.token}`])));
+  const check = tokensAbove('restore-token-order', before, after);
+  const faults: readonly Fault[] = context.faults ?? [];
+  return {
+    world,
+    faults,
+    appliedFaults: [],
+    history: { ...collectHistory(world, beliefs), grants: world.grants },
+    checks: [check],
+    parameters: {
+      ttlSeconds: TTL_SECONDS,
+      snapshotAtMs: SNAPSHOT_AT_MS,
+      restoreAtMs: RESTORE_AT_MS,
+      snapshotRevision: String(snapshot?.revision ?? -1),
+      clusterToken: how.clusterToken,
+      arbitersAfterRestore: how.arbiters,
+      approvalMs: APPROVAL_MS,
+      idleAroundRestore: how.idle,
+      sealReason: operator.sealReason ?? 'none',
+      seals: Object.fromEntries([...operator.seals].map(([name, seal]) => [name, seal.reason])),
+      highestTokenBefore: highestBefore === undefined ? 'none' : describeToken(highestBefore.token),
+      lowestTokenAfter: lowestAfter === undefined ? 'none' : describeToken(lowestAfter.token),
+    },
+    metrics: {
+      grantsBeforeRestore: before.length,
+      grantsLostToRestore: before.filter((g) => snapshot !== undefined && g.revision > snapshot.revision).length,
+      grantsAfterRestore: after.length,
+      regressedGrants: regressed.length,
+      regressedGrantsHandedOut: regressed.filter((g) => handedOut.has(`${g.key}|${g.token}`)).length,
+      sealSeenAfterMs: sinceRestore(operator.sealedAtMs),
+      arbitersSealed: operator.seals.size,
+      advancedAfterMs: sinceRestore(operator.advancedAtMs),
+      sealedForMs: operator.sealedAtMs === undefined || operator.advancedAtMs === undefined ? -1 : operator.advancedAtMs - operator.sealedAtMs,
+      advanceAttempts: operator.advanceAttempts,
+      holdsDeletedByAdvance: operator.holdsDeleted ?? -1,
+      epochAfter: operator.epoch ?? -1,
+      replicasReopenedWithinMs: reopened.length < world.arbiters.length || operator.advancedAtMs === undefined ? -1 : Math.max(...reopened) - operator.advancedAtMs,
+      firstGrantAfterRestoreMs: sinceRestore(firstGrantAfter),
+      refusedSealed: attempts.filter((a) => a.outcome === 'sealed').length,
+      refusedOther: attempts.filter((a) => a.outcome !== 'granted' && a.outcome !== 'sealed').length,
+      holdersFenced: attempts.filter((a) => a.fenced).length,
+      ...fenceMetrics(world),
+      ...tokenMetrics('highestTokenBefore', highestBefore),
+      ...tokenMetrics('lowestTokenAfter', lowestAfter),
+    },
+  };
+}
+
+function fenceMetrics(world: World): { writesRejectedStale: number; writesRejectedRepeat: number } {
+  const { stale, repeat } = fenceRejections(world);
+  return { writesRejectedStale: stale, writesRejectedRepeat: repeat };
+}

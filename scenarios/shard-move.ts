@@ -1,0 +1,280 @@
+// ADR-09 in the simulator: an entity shard is added under load. Rendezvous homing moves only the ranges
+// whose top score is now the new shard (about 1/N). Each shard is its own etcd cluster with its own
+// revisions (the new one's are far lower: that is the point), served by its own arbiter; workers keep a
+// client per shard and route each key by the shard map. A rebalance controller moves one range at a
+// time: drain it (the map lists it as draining: its arbiter refuses new grants), wait until the source
+// holds nothing in it, advance the destination's epoch above the source's (so its tokens are above any
+// the source issued), and flip the map. Skipping the advance lets a moved key's token go backwards;
+// skipping the drain lets two shards hold one key at once.
+import { PrefixGrants, namespaceGrant } from '../core/authz/index.js';
+import type { Placement } from '../core/arbiter/policy.js';
+import { ClassRegistry, type LockClass } from '../core/classes/index.js';
+import type { BeliefInterval, GrantRecord } from '../core/checkers/index.js';
+import { type ShardMap, homeOf, placementFor } from '../core/shards/shard-map.js';
+import { World, type ArbiterNode, type ClientNode } from '../sim/world/world.js';
+import { crossClusterExclusion, tokenMetrics } from './cross-cluster.js';
+import type { Fault } from './faults.js';
+import { collectHistory } from './history.js';
+import { type Attempt, fenceRejections, runLockLoop, settleLoops } from './lock-loop.js';
+import type { Scenario, ScenarioContext, ScenarioOutcome } from './scenario.js';
+
+const TTL_SECONDS = 5;
+const REGION = 'eu';
+const OLD_SHARDS = ['shard-a', 'shard-b'] as const;
+const NEW_SHARD = 'shard-c';
+const KEYS = Array.from({ length: 12 }, (_, i) => `orders/c-${i + 1}`); // one homing unit each
+const WORKERS = 8;
+const ADD_SHARD_AT_MS = 2_000;
+const STOP_AT_MS = 13_000;
+/** After the run: time for calls still in flight to reach their deadlines (RPC 8 s + a wait). */
+const SETTLE_MS = 20_000;
+const RUN_FOR_MS = 15_000;
+/** The controller's polling of inspect and status; a bound on each wait. */
+const POLL_MS = 100;
+const MAX_DRAIN_WAIT_MS = 3 * TTL_SECONDS * 1_000;
+const APPROVERS = ['spiffe://ops/alice', 'spiffe://ops/bob'] as const;
+
+const CLASS: LockClass = { namespace: 'orders', name: 'order-writes', purpose: 'correctness', enforcement: 'fenced', resource: 'sim://orders-db', ttlSeconds: TTL_SECONDS, tier: 'entity', onQuorumLoss: 'closed', fairness: 'memory' };
+
+type Steps = { readonly drain: boolean; readonly advance: boolean };
+
+function stepsOf(variant: string): Steps {
+  switch (variant) {
+    case 'drain-advance-flip':
+      return { drain: true, advance: true };
+    case 'no-epoch-advance':
+      return { drain: true, advance: false };
+    case 'no-drain':
+      return { drain: false, advance: true };
+    default:
+      throw new RangeError(`shard-move: no variant ${variant}`);
+  }
+}
+
+/** The versioned map every arbiter and client reads (the coord cluster's /sys/shardmap, watched: here, shared). */
+class MapHolder {
+  constructor(public current: ShardMap) {}
+
+  update(change: (map: ShardMap) => Omit<ShardMap, 'version'>): void {
+    this.current = { ...change(this.current), version: this.current.version + 1 };
+  }
+
+  placement(): Placement {
+    return { check: (key, tier) => placementFor(this.current, REGION).check(key, tier) };
+  }
+
+  shardOf(key: string): string {
+    return homeOf(this.current, key, 'entity').cluster;
+  }
+}
+
+/** One moved range, as the controller saw it (true times). */
+interface MovedRange {
+  readonly unit: string;
+  readonly from: string;
+  drainedAtMs: number;
+  holdsEndedAtMs?: number;
+  flippedAtMs?: number;
+}
+
+interface ControllerLog {
+  readonly ranges: MovedRange[];
+  readyAtMs?: number;
+  advances: number;
+  holdsDeletedByAdvance: number;
+  sourceEpoch?: number;
+  destinationEpoch?: number;
+  doneAtMs?: number;
+}
+
+export const shardMove: Scenario = {
+  name: 'shard-move',
+  description: 'An entity shard is added under load; each moving range is drained, its holds end, the destination epoch is advanced above the source, the map flips (ADR-09).',
+  variants: [
+    { name: 'drain-advance-flip', expect: 'pass', description: 'drain, wait for holds, advance the destination epoch above the source, flip: moved keys keep rising tokens and one holder' },
+    { name: 'no-epoch-advance', expect: 'violation', description: 'the destination keeps epoch 1: a moved key is granted there with a token below its last one on the source' },
+    { name: 'no-drain', expect: 'violation', description: 'flip without draining or waiting: the destination grants a key the source still holds' },
+  ],
+  async run(context: ScenarioContext): Promise<ScenarioOutcome> {
+    const steps = stepsOf(context.variant.name);
+    const identities = Array.from({ length: WORKERS }, (_, i) => `spiffe://sim/w${i + 1}`);
+    const before: ShardMap = { version: 1, regions: { [REGION]: { coord: 'coord-eu', entity: [...OLD_SHARDS] } }, namespaces: { orders: REGION } };
+    const map = new MapHolder(before);
+    const world = new World({
+      seed: context.seed,
+      yieldToHost: context.yieldToHost,
+      classes: new ClassRegistry([CLASS]),
+      authorizer: new PrefixGrants(identities.map((id) => namespaceGrant(id, CLASS.namespace))),
+      clusterName: OLD_SHARDS[0],
+      cluster: { namePrefix: `${OLD_SHARDS[0]}-` },
+      arbiters: 0,
+    });
+    world.addCluster(OLD_SHARDS[1]);
+    const arbiters = new Map<string, ArbiterNode>(OLD_SHARDS.map((shard) => [shard, world.addArbiter({ name: `arbiter-${shard}`, cluster: shard, placement: map.placement() })]));
+    await world.start();
+    const resource = world.addResource('orders-db', { fenced: true, writeMs: 10 });
+    const clients = new Map<string, ClientNode>(); // `${worker}@${shard}`
+    const connect = (shard: string): void => {
+      const index = world.arbiters.indexOf(arbiters.get(shard) as ArbiterNode);
+      identities.forEach((identity, i) => clients.set(`w${i + 1}@${shard}`, world.addClient(`w${i + 1}@${shard}`, { identity, arbiter: index })));
+    };
+    OLD_SHARDS.forEach(connect);
+    const startMs = world.kernel.now();
+    const beliefs: BeliefInterval[] = [];
+    const attempts: Attempt[] = [];
+    const plan = { className: CLASS.name, ttlSeconds: TTL_SECONDS, waitMs: 1_000, units: 2, prepareMs: 400, gapMs: 100, resource } as const;
+    const loops = identities.map((_, i) =>
+      runLockLoop({ worker: `w${i + 1}`, keys: KEYS, clientFor: (key) => clients.get(`w${i + 1}@${map.shardOf(key)}`) as ClientNode, plan, stopAtMs: startMs + STOP_AT_MS, restMs: 100, retryMs: 300, beliefs, attempts }),
+    );
+    const controller: ControllerLog = { ranges: [], advances: 0, holdsDeletedByAdvance: 0 };
+    let moving: Promise<void> = Promise.resolve();
+    world.kernel.schedule(startMs + ADD_SHARD_AT_MS, () => {
+      world.addCluster(NEW_SHARD);
+      arbiters.set(NEW_SHARD, world.addArbiter({ name: `arbiter-${NEW_SHARD}`, cluster: NEW_SHARD, placement: map.placement() }));
+      connect(NEW_SHARD);
+      moving = moveRanges(world, map, arbiters, steps, controller, startMs + STOP_AT_MS);
+    });
+    await world.runUntil(startMs + RUN_FOR_MS);
+    await settleLoops(world, [...loops, moving], SETTLE_MS);
+    return outcome(world, context, startMs, before, map.current, controller, attempts, beliefs);
+  },
+};
+
+/** The rebalance controller (ADR-09), one range at a time. */
+async function moveRanges(world: World, map: MapHolder, arbiters: ReadonlyMap<string, ArbiterNode>, steps: Steps, log: ControllerLog, untilMs: number): Promise<void> {
+  const kernel = world.kernel;
+  const destination = arbiters.get(NEW_SHARD) as ArbiterNode;
+  // The new shard is up when etcd reports a leader (endpoint health) and its arbiter has an epoch
+  // (bootstrapped on the new cluster), as world.start() waits for the first ones.
+  while (kernel.now() < untilMs && world.clusterNamed(NEW_SHARD).leader() === undefined) await kernel.sleep(POLL_MS);
+  while (kernel.now() < untilMs && (await destination.arbiter.status().catch(() => undefined))?.epoch === undefined) await kernel.sleep(POLL_MS);
+  log.readyAtMs = kernel.now();
+  // The new map places nothing anywhere new yet: every moving unit is pinned to its old shard.
+  const after: ShardMap = { ...map.current, regions: { [REGION]: { coord: 'coord-eu', entity: [...OLD_SHARDS, NEW_SHARD] } } };
+  const units = KEYS.filter((key) => homeOf(after, key, 'entity').cluster !== map.shardOf(key));
+  const pinned = Object.fromEntries(units.map((unit) => [unit, map.shardOf(unit)]));
+  map.update((m) => ({ ...m, regions: after.regions, overrides: pinned }));
+  for (const unit of units) {
+    const range: MovedRange = { unit, from: pinned[unit] as string, drainedAtMs: kernel.now() };
+    log.ranges.push(range);
+    const source = arbiters.get(range.from) as ArbiterNode;
+    if (steps.drain) {
+      map.update((m) => ({ ...m, draining: [unit] }));
+      const waitUntilMs = Math.min(untilMs, kernel.now() + MAX_DRAIN_WAIT_MS);
+      while (kernel.now() < waitUntilMs && (await holderOf(source, unit)) !== 'none') await kernel.sleep(POLL_MS);
+      range.holdsEndedAtMs = kernel.now();
+    }
+    await advanceAbove(world, source, destination, log, untilMs, steps.advance);
+    map.update((m) => ({ ...m, overrides: Object.fromEntries(Object.entries(m.overrides ?? {}).filter(([u]) => u !== unit)), draining: [] }));
+    range.flippedAtMs = kernel.now();
+    kernel.trace.record('scenario.range-moved', { unit, from: range.from, to: NEW_SHARD, mapVersion: map.current.version });
+  }
+  log.doneAtMs = kernel.now();
+}
+
+/** 'none' when the source's log holds no hold on the key; 'held' or 'unknown' (could not read) otherwise. */
+async function holderOf(source: ArbiterNode, key: string): Promise<'none' | 'held' | 'unknown'> {
+  const inspected = await source.arbiter.inspect(key).catch(() => undefined);
+  return inspected === undefined ? 'unknown' : inspected.holder === undefined ? 'none' : 'held';
+}
+
+/** Advances the destination's epoch (two approvers each time) until it is above the source's (ADR-09); without `advance`, only reads them. */
+async function advanceAbove(world: World, source: ArbiterNode, destination: ArbiterNode, log: ControllerLog, untilMs: number, advance: boolean): Promise<void> {
+  const kernel = world.kernel;
+  const epochOf = async (node: ArbiterNode): Promise<number | undefined> => (await node.arbiter.status().catch(() => undefined))?.epoch;
+  for (let tries = 0; tries < 10 && kernel.now() < untilMs; tries += 1) {
+    const [from, to] = [await epochOf(source), await epochOf(destination)];
+    if (from === undefined || to === undefined) {
+      await kernel.sleep(POLL_MS);
+      continue;
+    }
+    log.sourceEpoch = Math.max(log.sourceEpoch ?? 0, from);
+    log.destinationEpoch = to;
+    if (to > from || !advance) return;
+    const reason = `move ranges to ${NEW_SHARD}: its tokens must start above ${source.process.name}'s epoch ${from}`;
+    const advanced = await destination.arbiter.advanceEpoch({ approvers: [APPROVERS[0], APPROVERS[1]], reason }).catch(() => undefined);
+    if (advanced !== undefined) {
+      log.advances += 1;
+      log.holdsDeletedByAdvance += advanced.holdsDeleted;
+    }
+  }
+}
+
+function outcome(world: World, context: ScenarioContext, startMs: number, before: ShardMap, after: ShardMap, controller: ControllerLog, attempts: readonly Attempt[], beliefs: readonly BeliefInterval[]): ScenarioOutcome {
+  const grants = world.grants;
+  const moved = new Set(controller.ranges.map((r) => r.unit));
+  const windows = controller.ranges.map((r) => (r.flippedAtMs ?? Number.NaN) - r.drainedAtMs);
+  const rel = (atMs: number | undefined): number => (atMs === undefined ? -1 : atMs - startMs);
+  const perRange = Object.fromEntries(
+    controller.ranges.map((r) => {
+      const firstThere = grants.filter((g) => g.key === r.unit && g.cluster === NEW_SHARD).reduce<number | undefined>((m, g) => (m === undefined || g.grantedAtMs < m ? g.grantedAtMs : m), undefined);
+      return [r.unit, { from: r.from, drainedAtMs: rel(r.drainedAtMs), holdsWaitMs: r.holdsEndedAtMs === undefined ? 0 : r.holdsEndedAtMs - r.drainedAtMs, unavailableMs: (r.flippedAtMs ?? Number.NaN) - r.drainedAtMs, firstGrantOnDestinationMs: rel(firstThere) }];
+    }),
+  );
+  const tokens = movedKeyTokens(grants, moved);
+  // Grants of a moving range by its source after the drain began: waiters queued before the drain are
+  // not refused (placement is checked when an acquire arrives), so the drain waits for them too.
+  const sourceGrants = (after: (r: MovedRange) => number | undefined): number =>
+    controller.ranges.reduce((n, r) => n + grants.filter((g) => g.key === r.unit && g.cluster === r.from && g.grantedAtMs > (after(r) ?? Number.POSITIVE_INFINITY)).length, 0);
+  const faults: readonly Fault[] = context.faults ?? [];
+  return {
+    world,
+    faults,
+    appliedFaults: [],
+    history: { ...collectHistory(world, beliefs), grants },
+    checks: [crossClusterExclusion('cross-shard-exclusion', grants)],
+    parameters: {
+      ttlSeconds: TTL_SECONDS,
+      keys: KEYS.length,
+      shardsBefore: before.regions[REGION]?.entity ?? [],
+      shardsAfter: after.regions[REGION]?.entity ?? [],
+      movedRanges: [...moved],
+      mapVersionAfter: after.version,
+      perRange,
+    },
+    metrics: {
+      movedRanges: moved.size,
+      movedFraction: moved.size / KEYS.length,
+      expectedMovedFraction: 1 / (OLD_SHARDS.length + 1),
+      shardReadyAfterMs: controller.readyAtMs === undefined ? -1 : controller.readyAtMs - startMs - ADD_SHARD_AT_MS,
+      moveTookMs: controller.doneAtMs === undefined || controller.readyAtMs === undefined ? -1 : controller.doneAtMs - controller.readyAtMs,
+      unavailableMsMax: Math.max(...windows),
+      unavailableMsMean: windows.reduce((a, b) => a + b, 0) / Math.max(1, windows.length),
+      unavailableMsMin: Math.min(...windows),
+      refusedDraining: attempts.filter((a) => a.outcome === 'draining').length,
+      refusedDrainingOnUnmovedKeys: attempts.filter((a) => a.outcome === 'draining' && !moved.has(a.key)).length,
+      refusedOther: attempts.filter((a) => a.outcome !== 'granted' && a.outcome !== 'draining').length, // mostly wait-timeout: contention
+      grantsOnNewShard: grants.filter((g) => g.cluster === NEW_SHARD).length,
+      sourceGrantsWhileDraining: sourceGrants((r) => r.drainedAtMs) - sourceGrants((r) => r.flippedAtMs),
+      sourceGrantsAfterFlip: sourceGrants((r) => r.flippedAtMs),
+      epochAdvances: controller.advances,
+      holdsDeletedByAdvance: controller.holdsDeletedByAdvance,
+      sourceEpoch: controller.sourceEpoch ?? -1,
+      destinationEpoch: controller.destinationEpoch ?? -1,
+      movedKeysTokenRose: tokens.rose,
+      movedKeysTokenFell: tokens.fell,
+      writesRejectedStale: fenceRejections(world).stale,
+      ...tokenMetrics('lastSourceTokenOfMovedKeysMax', tokens.lastSource),
+      ...tokenMetrics('firstDestinationTokenOfMovedKeysMin', tokens.firstDestination),
+    },
+  };
+}
+
+/** Per moved key: its first token on the new shard against its last on the old one. */
+function movedKeyTokens(grants: readonly GrantRecord[], moved: ReadonlySet<string>): { rose: number; fell: number; lastSource: GrantRecord | undefined; firstDestination: GrantRecord | undefined } {
+  let rose = 0;
+  let fell = 0;
+  let lastSource: GrantRecord | undefined;
+  let firstDestination: GrantRecord | undefined;
+  for (const key of moved) {
+    const ofKey = grants.filter((g) => g.key === key).sort((a, b) => a.grantedAtMs - b.grantedAtMs);
+    const there = ofKey.find((g) => g.cluster === NEW_SHARD);
+    const last = ofKey.filter((g) => g.cluster !== NEW_SHARD && (there === undefined || g.grantedAtMs < there.grantedAtMs)).at(-1);
+    if (there === undefined || last === undefined) continue;
+    if (there.token > last.token) rose += 1;
+    else fell += 1;
+    if (lastSource === undefined || last.token > lastSource.token) lastSource = last;
+    if (firstDestination === undefined || there.token < firstDestination.token) firstDestination = there;
+  }
+  return { rose, fell, lastSource, firstDestination };
+}
