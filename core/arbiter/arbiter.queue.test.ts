@@ -148,3 +148,20 @@ describe('arbiter wait queue on real etcd', () => {
     expect(blind.droppedDeletes).toBe(1); // ...and the release's delete event was lost
   });
 });
+
+describe('a range that starts draining while waiters queue (ADR-09)', () => {
+  it('refuses the queued waiter with draining instead of granting it during the move', async () => {
+    let draining = false;
+    const arbiter = world.arbiter({ placement: { check: (_key, tier) => (draining && tier !== undefined ? { kind: 'draining' } : undefined) } });
+    const key = world.key('draining-line');
+    const [a, b] = await Promise.all([ALICE, BOB].map((identity) => world.session(arbiter, identity, FENCED.ttlSeconds)));
+    if (a === undefined || b === undefined) throw new Error('two sessions were opened');
+    const held = await arbiter.acquire({ identity: ALICE, sessionId: a.sessionId, key, className: FENCED.name, waitMs: 0 });
+    const waiting = lockErrorOf(arbiter.acquire({ identity: BOB, sessionId: b.sessionId, key, className: FENCED.name, waitMs: LONG_WAIT_MS }));
+    await clock.sleep(QUEUE_SETTLE_MS);
+    draining = true; // the move controller starts draining the range
+    await arbiter.release({ identity: ALICE, sessionId: a.sessionId, key, token: held.token });
+    expect((await within(waiting, GRANT_AFTER_RELEASE_MS, 'the waiter to be refused')).code).toBe('draining');
+    expect((await world.log().range({ key: holderKeyOf(parseLockKey(key)) })).count).toBe(0); // nobody was granted
+  });
+});

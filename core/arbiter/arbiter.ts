@@ -282,6 +282,9 @@ export class Arbiter implements ArbiterApi {
   }
 
   private async attemptGrant(input: Omit<GrantTxnInput, 'epoch'>, trigger: AttemptTrigger): Promise<{ granted: Grant } | { contendedAt: Revision }> {
+    // ADR-09: placement is checked at every attempt, not only on arrival: a waiter that queued before its
+    // range began to drain (or moved away) must not be granted here during the move (found by shard-move).
+    this.checkPlacement(input.key, this.options.classes.get(input.key.namespace, input.className)?.tier);
     for (let reloads = 0; ; reloads += 1) {
       const epoch = await this.epoch.get();
       const full: GrantTxnInput = { ...input, epoch };
