@@ -87,7 +87,9 @@ export class ClientSession {
   }
 
   private async keepAliveLoop(): Promise<void> {
-    let waitMs = this.periodMs();
+    // The first keepalive is due a period after the open was *sent*, like every later one after its
+    // send: counting from the answer let a slow open be fenced before its first keepalive (quorum-loss).
+    let waitMs = Math.max(0, this.lastOkSendMs + this.periodMs() - this.deps.clock.now());
     while (this.fenced === undefined) {
       if (!(await this.pause(waitMs))) return;
       const sentMs = this.deps.clock.now();
