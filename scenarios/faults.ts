@@ -1,26 +1,90 @@
 // Fault schedules as plain data (TigerBeetle: "fault settings are plain data derived from the seed"),
 // so a schedule can be saved in a run artifact, shrunk by fast-check and replayed exactly. Times are
 // milliseconds after the workload starts. A target may be a process name or a role resolved when the
-// fault fires: `@leader` (the etcd member raft says leads) or `@follower` (the first member that does not).
+// fault fires: `@leader` (the etcd member raft says leads), `@follower` (the first member that does not),
+// `@member-N` (the Nth member of the current cluster, whatever a restore renamed it to) or `@holder` (a
+// running client that holds a lock, the first in the order clients were added: what a nemesis aimed at
+// a lock service targets, as Jepsen's aims at a primary). A fault that does not apply when it fires (resume a process
+// that is not paused, restart one that is running, no holder) is skipped and logged, so any subset of a
+// schedule is a valid schedule: the explorer shrinks by removing.
+import { EPOCH_KEY, parseEpochRecord } from '../core/arbiter/records.js';
+import type { EtcdSnapshot } from '../sim/cluster/snapshot.js';
 import type { World } from '../sim/world/world.js';
 
+/** The two operators of an `advance-epoch` fault (ADR-03: two different people approve). */
+export const FAULT_APPROVERS = ['spiffe://ops/fault-schedule-1', 'spiffe://ops/fault-schedule-2'] as const;
+
 export type Fault =
-  | { readonly atMs: number; readonly kind: 'pause' | 'resume' | 'restart'; readonly target: string }
+  /** With `forMs`, a pause resumes the very process it stopped (a role is resolved once). */
+  | { readonly atMs: number; readonly kind: 'pause'; readonly target: string; readonly forMs?: number }
+  | { readonly atMs: number; readonly kind: 'resume' | 'restart'; readonly target: string }
   | { readonly atMs: number; readonly kind: 'crash'; readonly target: string; readonly powerLoss?: boolean }
   | { readonly atMs: number; readonly kind: 'partition'; readonly id: string; readonly from: readonly string[]; readonly to: readonly string[]; readonly oneWay?: boolean }
   | { readonly atMs: number; readonly kind: 'heal'; readonly id: string }
   | { readonly atMs: number; readonly kind: 'stall-disk'; readonly target: string; readonly durationMs: number }
   | { readonly atMs: number; readonly kind: 'clock-drift'; readonly target: string; readonly ppm: number }
-  | { readonly atMs: number; readonly kind: 'clock-step'; readonly target: string; readonly deltaMs: number };
+  | { readonly atMs: number; readonly kind: 'clock-step'; readonly target: string; readonly deltaMs: number }
+  /**
+   * Adds `extraDelayMs` to every message from `from` to `to` (and back unless one-way) on every network
+   * until healed by id. Not between etcd members: their links carry the cluster's own peer-link setting.
+   */
+  | { readonly atMs: number; readonly kind: 'slow-link'; readonly id: string; readonly from: readonly string[]; readonly to: readonly string[]; readonly extraDelayMs: number; readonly oneWay?: boolean }
+  /**
+   * A gray failure of one process (a garbage-collection spiral, a swapping host): its links to the lock
+   * service (a client's to the arbiters, an arbiter's to the etcd members) slow by `extraDelayMs`;
+   * `freezeAfterMs` later it freezes for `freezeForMs` (a client at its next moment of holding a lock,
+   * within 10 s: the collector stops a process mid-work); its links stay slow `recoverMs` after it wakes.
+   */
+  | { readonly atMs: number; readonly kind: 'brownout'; readonly target: string; readonly extraDelayMs: number; readonly freezeAfterMs: number; readonly freezeForMs: number; readonly recoverMs: number }
+  /** Two operators advance the epoch through arbiter process `via` (ADR-03): every hold is deleted. */
+  | { readonly atMs: number; readonly kind: 'advance-epoch'; readonly via: string }
+  /**
+   * etcdctl snapshot restore (ADR-03): a snapshot is taken at `snapshotAtMs` (from the leader), and at
+   * `atMs` the cluster is restored from it with `clusterToken` (a new token: a new cluster ID). The
+   * arbiters reconnect with their memory, or (`restart`) are stopped for the restore and started after
+   * it. The epoch advance that reopens them is another fault. With `ifEpochUnchanged` the operators
+   * restore only a backup of the current epoch: until epochs come from the coord cluster (ADR-03), a
+   * backup older than the last epoch advance, restored under stopped arbiters, brings an epoch back.
+   */
+  | { readonly atMs: number; readonly kind: 'restore'; readonly snapshotAtMs: number; readonly clusterToken: string; readonly arbiters?: 'reconnect' | 'restart'; readonly ifEpochUnchanged?: boolean };
+
+type Log = (what: string) => void;
+
+/** How long a browned-out client may go without a lock before it freezes anyway. */
+const BROWNOUT_HOLD_WAIT_MS = 10_000;
+const BROWNOUT_POLL_MS = 50;
+
+interface Backup {
+  readonly snapshot: EtcdSnapshot;
+  readonly epoch: number;
+}
+
+export interface FaultOptions {
+  /**
+   * Whether a client process holds a lock as its workload knows it (it has the grant and has not
+   * released): `@holder` and a browned-out client's freeze use it. Default: an open hold in the log,
+   * which counts a grant whose answer is still on its way, and a hold whose release is.
+   */
+  readonly holding?: (client: string) => boolean;
+}
 
 /** Schedules `faults` on the world's kernel, relative to now; returns a log of what each resolved to. */
-export function scheduleFaults(world: World, faults: readonly Fault[]): string[] {
+export function scheduleFaults(world: World, faults: readonly Fault[], options: FaultOptions = {}): string[] {
+  const holding = options.holding ?? ((client: string) => holdsInLog(world, client));
   const applied: string[] = [];
   const startMs = world.kernel.now();
   const heals = new Map<string, () => void>();
+  const backups = new Map<Fault, Backup | undefined>();
+  for (const fault of faults) {
+    if (fault.kind === 'restore') world.kernel.schedule(startMs + Math.min(fault.snapshotAtMs, fault.atMs), () => backups.set(fault, backup(world)));
+  }
   for (const fault of [...faults].sort((a, b) => a.atMs - b.atMs)) {
     world.kernel.schedule(startMs + fault.atMs, () => {
-      const description = applyFault(world, fault, heals);
+      const later: Log = (what) => {
+        applied.push(`${fault.atMs} ms: ${what} (at ${Math.round(world.kernel.now() - startMs)} ms)`);
+        world.kernel.trace.record('fault', { kind: fault.kind, description: what });
+      };
+      const description = fault.kind === 'restore' ? restore(world, fault, backups.get(fault)) : applyFault(world, fault, heals, later, holding);
       applied.push(`${fault.atMs} ms: ${description}`);
       world.kernel.trace.record('fault', { kind: fault.kind, description });
     });
@@ -28,11 +92,12 @@ export function scheduleFaults(world: World, faults: readonly Fault[]): string[]
   return applied;
 }
 
-function applyFault(world: World, fault: Fault, heals: Map<string, () => void>): string {
+function applyFault(world: World, fault: Exclude<Fault, { kind: 'restore' }>, heals: Map<string, () => void>, later: Log, holding: (client: string) => boolean): string {
+  const resolve = (target: string): string => resolveTarget(world, target, holding);
   switch (fault.kind) {
     case 'partition': {
-      const from = fault.from.map((name) => resolve(world, name));
-      const to = fault.to.map((name) => resolve(world, name));
+      const from = fault.from.map(resolve);
+      const to = fault.to.map(resolve);
       heals.set(fault.id, world.partition({ from, to, direction: fault.oneWay === true ? 'one-way' : 'both' }));
       return `partition ${fault.id}: ${from.join(',')} ${fault.oneWay === true ? '->' : '<->'} ${to.join(',')}`;
     }
@@ -40,28 +105,34 @@ function applyFault(world: World, fault: Fault, heals: Map<string, () => void>):
       heals.get(fault.id)?.();
       heals.delete(fault.id);
       return `heal ${fault.id}`;
+    case 'slow-link':
+      heals.set(fault.id, slow(world, fault.from.map(resolve), fault.to.map(resolve), fault.extraDelayMs, fault.oneWay === true));
+      return `slow link ${fault.id}: ${fault.from.map(resolve).join(',')} ${fault.oneWay === true ? '->' : '<->'} ${fault.to.map(resolve).join(',')} +${fault.extraDelayMs} ms`;
+    case 'advance-epoch':
+      return advanceEpochFault(world, fault.via, later);
     default:
       break;
   }
-  const target = resolve(world, fault.target);
-  const member = world.cluster.members.find((m) => m.name === target);
+  const target = resolve(fault.target);
+  if (target === '') return `skip: ${fault.kind} ${fault.target} (nobody holds that role now)`;
   const process = world.process(target);
   switch (fault.kind) {
     case 'pause':
-      if (member !== undefined) world.cluster.pause(target);
-      else process.pause();
-      return `pause ${target}`;
+      if (process.state !== 'running') return `skip: pause ${target} (it is ${process.state})`;
+      process.pause();
+      if (fault.forMs !== undefined) world.kernel.scheduleAfter(fault.forMs, () => later(process.state === 'paused' ? (process.resume(), `resume ${target}`) : `skip: resume ${target} (it is ${process.state})`));
+      return `pause ${target}${fault.target === target ? '' : ` (${fault.target})`}${fault.forMs === undefined ? '' : ` for ${fault.forMs} ms`}`;
     case 'resume':
-      if (member !== undefined) world.cluster.resume(target);
-      else process.resume();
+      if (process.state !== 'paused') return `skip: resume ${target} (it is ${process.state})`;
+      process.resume();
       return `resume ${target}`;
     case 'crash':
-      if (member !== undefined) world.cluster.crash(target, { powerLoss: fault.powerLoss === true });
-      else process.crash({ powerLoss: fault.powerLoss === true });
+      if (process.state === 'crashed') return `skip: crash ${target} (it is already down)`;
+      process.crash({ powerLoss: fault.powerLoss === true });
       return `crash ${target}${fault.powerLoss === true ? ' (power loss)' : ''}`;
     case 'restart':
-      if (member !== undefined) world.cluster.restart(target);
-      else process.restart();
+      if (process.state !== 'crashed') return `skip: restart ${target} (it is ${process.state})`;
+      process.restart();
       return `restart ${target}`;
     case 'stall-disk':
       world.cluster.stallDisk(target, world.kernel.now() + fault.durationMs);
@@ -72,15 +143,104 @@ function applyFault(world: World, fault: Fault, heals: Map<string, () => void>):
     case 'clock-step':
       process.stepClock(fault.deltaMs);
       return `${target}'s clock steps ${fault.deltaMs} ms`;
+    case 'brownout':
+      return brownout(world, fault, target, later, holding);
   }
 }
 
-/** `@leader` and `@follower` name the members that hold those roles when the fault fires. */
+/** Slows every link from each of `from` to each of `to` (and back) on all three networks; returns the heal. */
+function slow(world: World, from: readonly string[], to: readonly string[], extraDelayMs: number, oneWay: boolean): () => void {
+  const pairs = from.flatMap((a) => to.flatMap((b): [string, string][] => (oneWay ? [[a, b]] : [[a, b], [b, a]])));
+  const networks = [world.clusterNetwork, world.rpcNetwork, world.resourceNetwork] as const;
+  for (const network of networks) for (const [a, b] of pairs) network.setLink(a, b, { extraDelayMs });
+  return () => {
+    for (const network of networks) for (const [a, b] of pairs) network.setLink(a, b, undefined);
+  };
+}
+
+function brownout(world: World, fault: Extract<Fault, { kind: 'brownout' }>, target: string, later: Log, holding: (client: string) => boolean): string {
+  const isArbiter = world.arbiters.some((a) => a.process.name === target);
+  const peers = isArbiter ? world.cluster.members.map((m) => m.name) : world.arbiters.map((a) => a.process.name);
+  const heal = slow(world, [target], peers, fault.extraDelayMs, false);
+  const process = world.process(target);
+  const client = world.clients.find((c) => c.process.name === target);
+  const freeze = (waitedMs: number): void => {
+    if (process.state !== 'running') return later(`skip: freeze ${target} (it is ${process.state})`);
+    const holds = client === undefined || holding(target);
+    if (!holds && waitedMs < BROWNOUT_HOLD_WAIT_MS) {
+      world.kernel.scheduleAfter(BROWNOUT_POLL_MS, () => freeze(waitedMs + BROWNOUT_POLL_MS));
+      return;
+    }
+    process.pause();
+    later(`freeze ${target} for ${fault.freezeForMs} ms${client === undefined ? '' : holds ? ' (holding a lock)' : ' (holding nothing)'}`);
+    world.kernel.scheduleAfter(fault.freezeForMs, () => {
+      later(process.state === 'paused' ? (process.resume(), `wake ${target}`) : `skip: wake ${target} (it is ${process.state})`);
+      world.kernel.scheduleAfter(fault.recoverMs, () => {
+        heal();
+        later(`${target}'s links recover`);
+      });
+    });
+  };
+  world.kernel.scheduleAfter(fault.freezeAfterMs, () => freeze(0));
+  return `brownout of ${target}${fault.target === target ? '' : ` (${fault.target})`}: links to ${peers.join(',')} +${fault.extraDelayMs} ms`;
+}
+
+/** A snapshot from a member that answers (not paused, not down): the leader if it does. */
+function backup(world: World): Backup | undefined {
+  const answers = (m: { readonly running: boolean; readonly process: { readonly state: string } }): boolean => m.running && m.process.state === 'running';
+  const leader = world.cluster.leader();
+  const from = leader !== undefined && answers(leader) ? leader : world.cluster.members.find(answers);
+  return from === undefined ? undefined : { snapshot: world.cluster.snapshot(from.name), epoch: epochOf(from) };
+}
+
+function restore(world: World, fault: Extract<Fault, { kind: 'restore' }>, backup: Backup | undefined): string {
+  if (backup === undefined) return `skip: restore (no member was running to take the snapshot at ${fault.snapshotAtMs} ms)`;
+  const { snapshot } = backup;
+  if (fault.ifEpochUnchanged === true) {
+    const current = Math.max(-1, ...world.cluster.members.map(epochOf));
+    if (current !== backup.epoch) return `skip: restore (the backup of ${fault.snapshotAtMs} ms is of epoch ${backup.epoch}, the log is at ${current < 0 ? 'an unknown epoch' : `epoch ${current}`})`;
+  }
+  const arbiters = fault.arbiters ?? 'reconnect';
+  world.restoreCluster({ snapshot, clusterToken: fault.clusterToken, arbiters });
+  return `restore the cluster from the snapshot of ${fault.snapshotAtMs} ms (revision ${snapshot.revision}) with cluster token ${fault.clusterToken}, arbiters ${arbiters === 'restart' ? 'stopped and started again' : 'reconnected'}`;
+}
+
+/** The epoch in a member's applied state (-1 when it has none: down, or not started). */
+function epochOf(member: { readonly state: { readonly store: { latest(key: string): { readonly value: string } | undefined } } | undefined }): number {
+  const kv = member.state?.store.latest(EPOCH_KEY);
+  return kv === undefined ? (member.state === undefined ? -1 : 0) : (parseEpochRecord(kv.value)?.epoch ?? 0);
+}
+
+/** The operators' call reaches the arbiter only while it runs; its answer is logged when it comes. */
+function advanceEpochFault(world: World, via: string, later: Log): string {
+  const node = world.arbiters.find((a) => a.process.name === via);
+  if (node === undefined) return `skip: advance the epoch via ${via} (no such arbiter)`;
+  if (node.process.state !== 'running') return `skip: advance the epoch via ${via} (it is ${node.process.state})`;
+  node.arbiter.advanceEpoch({ approvers: [FAULT_APPROVERS[0], FAULT_APPROVERS[1]], reason: 'an epoch advance from the fault schedule' }).then(
+    (done) => later(`epoch advanced to ${done.epoch} via ${via}, ${done.holdsDeleted} holds deleted`),
+    (error: unknown) => later(`epoch advance via ${via} failed: ${error instanceof Error ? error.message : String(error)}`),
+  );
+  return `advance the epoch via ${via}`;
+}
+
+/** The process a target names now; '' for a role nobody holds (`@holder` with no running holder). */
 export function resolve(world: World, target: string): string {
+  return resolveTarget(world, target, (client) => holdsInLog(world, client));
+}
+
+function resolveTarget(world: World, target: string, holding: (client: string) => boolean): string {
+  if (target === '@holder') return world.clients.find((c) => c.process.state === 'running' && holding(c.process.name))?.process.name ?? '';
+  const nth = /^@member-(\d+)$/.exec(target);
+  if (nth !== null) return world.cluster.members[Number(nth[1]) - 1]?.name ?? target;
   if (target === '@leader') return world.cluster.leader()?.name ?? world.cluster.members[0]?.name ?? target;
   if (target === '@follower') {
     const leader = world.cluster.leader()?.name;
     return world.cluster.members.find((m) => m.name !== leader)?.name ?? target;
   }
   return target;
+}
+
+function holdsInLog(world: World, client: string): boolean {
+  const identity = world.clients.find((c) => c.process.name === client)?.identity;
+  return identity !== undefined && world.grants.some((g) => g.holder === identity && g.endedAtRevision === undefined);
 }

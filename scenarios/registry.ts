@@ -6,11 +6,12 @@ import { clockDrift } from './clock-drift.js';
 import { partition } from './partition.js';
 import { quorumLoss } from './quorum-loss.js';
 import { stuckLeader } from './stuck-leader.js';
+import { swarm } from './swarm.js';
 import { restore } from './restore.js';
 import { shardMove } from './shard-move.js';
 import type { Scenario } from './scenario.js';
 
-export const SCENARIOS: readonly Scenario[] = [pauseTest, hotKey, watchLoss, stuckLeader, partition, quorumLoss, clockDrift, restore, shardMove];
+export const SCENARIOS: readonly Scenario[] = [pauseTest, hotKey, watchLoss, stuckLeader, partition, quorumLoss, clockDrift, restore, shardMove, swarm];
 
 export function scenarioNamed(name: string): Scenario {
   const scenario = SCENARIOS.find((s) => s.name === name);

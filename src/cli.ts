@@ -12,6 +12,7 @@ import { registerShardsCommand } from './commands/shards.js';
 import { registerTtlCommand } from './commands/ttl.js';
 import { registerQuorumCommand } from './commands/quorum.js';
 import { registerScenarioCommands } from './commands/run.js';
+import { registerExploreCommand } from './commands/explore.js';
 
 export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   const program = new Command('lockstep')
@@ -29,6 +30,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
   registerTtlCommand(program, io, setExitCode);
   registerQuorumCommand(program, io, setExitCode);
   registerScenarioCommands(program, io, setExitCode);
+  registerExploreCommand(program, io, setExitCode);
   return program;
 }
 

@@ -4,6 +4,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { toJson } from '../../scenarios/history.js';
 import { SCENARIOS, scenarioNamed } from '../../scenarios/registry.js';
+import { MUTANTS } from '../../scenarios/mutants.js';
 import { ARTIFACT_FORMAT, type RunArtifact, runScenario } from '../../scenarios/runner.js';
 import type { Fault } from '../../scenarios/faults.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
@@ -25,7 +26,7 @@ export function registerScenarioCommands(program: Command, io: CliIo, setExitCod
     .option('--json', 'print {scenarios: [{name, description, variants: [{name, expect}]}], mutants: [...]}')
     .action((options: { json?: boolean }) => {
       const scenarios = SCENARIOS.map((s) => ({ name: s.name, description: s.description, variants: s.variants.map((v) => ({ name: v.name, expect: v.expect, description: v.description })) }));
-      if (options.json === true) io.out(JSON.stringify({ scenarios, mutants: [] }));
+      if (options.json === true) io.out(JSON.stringify({ scenarios, mutants: MUTANTS.map((m) => ({ name: m.name, description: m.description })) }));
       else for (const s of scenarios) io.out(`${s.name}: ${s.description}\n${s.variants.map((v) => `  ${v.name.padEnd(32)} ${v.expect.padEnd(9)} ${v.description}`).join('\n')}`);
     });
   program

@@ -1,0 +1,161 @@
+// The explorer's pure parts (`lockstep explore`; the worker threads and the command are in src/): which
+// seeds a run of the explorer covers (with `--shard i/n`, a slice of them), one exploration run from a
+// seed, and fast-check's shrinking of a failing run's fault schedule to a minimal one that still fails
+// the same check. A run that throws is a failure too (check `crash`): the simulator or the core broke a
+// rule of its own, which is exactly what exploration is for.
+import fc from 'fast-check';
+import { type Episode, fastCheckSeed, faultMix, scheduleArbitrary, toFaults } from './explore-schedule.js';
+import type { Fault } from './faults.js';
+import { type RunArtifact, runScenario } from './runner.js';
+import type { Scenario } from './scenario.js';
+import { FAULT_WINDOW_MS, swarm, swarmParameters } from './swarm.js';
+
+/** How the explorer drives one scenario: the schedules a seed may draw, and the fault data each becomes. */
+export interface ExploreProfile<T> {
+  readonly scenario: Scenario;
+  /** fast-check's first value for a seed is that seed's schedule; the rest of the space is for shrinking. */
+  schedules(seed: string): fc.Arbitrary<T>;
+  faults(schedule: T): Fault[];
+  /** How big a schedule is, to report shrinking ("8 episodes -> 2"). */
+  size(schedule: T): number;
+}
+
+export const swarmProfile: ExploreProfile<Episode[]> = {
+  scenario: swarm,
+  schedules: (seed) => scheduleArbitrary({ clients: swarmParameters(seed).clients, windowMs: FAULT_WINDOW_MS }, faultMix(seed)),
+  faults: toFaults,
+  size: (episodes) => episodes.length,
+};
+
+/**
+ * Another scenario's own schedule, perturbed: any subset of its faults (tolerated: faults.ts skips what
+ * no longer applies), each moved by up to `jitterMs`. Its schedule is what it runs by default.
+ */
+export function perturbationProfile(scenario: Scenario, declared: readonly Fault[], jitterMs = 2_000): ExploreProfile<Fault[]> {
+  const shifted = declared.map((fault) => fc.integer({ min: -jitterMs, max: jitterMs }).map((shiftMs): Fault => ({ ...fault, atMs: Math.max(0, fault.atMs + shiftMs) })));
+  return {
+    scenario,
+    schedules: () => (shifted.length === 0 ? fc.constant([]) : fc.noBias(fc.tuple(...shifted).chain((faults) => fc.subarray(faults, { minLength: 0 })))),
+    faults: (schedule) => schedule,
+    size: (schedule) => schedule.length,
+  };
+}
+
+export interface Shard {
+  /** 0-based, below `count` (a Kubernetes Indexed Job's completion index). */
+  readonly index: number;
+  readonly count: number;
+}
+
+/** `i/n` as a shard; an error naming the rule otherwise. */
+export function parseShard(text: string): Shard {
+  const match = /^(\d+)\/(\d+)$/.exec(text);
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (match === null || !(count >= 1) || !(index < count)) throw new RangeError(`--shard ${JSON.stringify(text)}: write i/n with 0 <= i < n (e.g. 0/4 .. 3/4, one per machine)`);
+  return { index, count };
+}
+
+/** The run numbers (0-based, of `runs`) this shard covers: every n-th, from i. */
+export function shardRuns(runs: number, shard: Shard): number[] {
+  const indices: number[] = [];
+  for (let run = shard.index; run < runs; run += shard.count) indices.push(run);
+  return indices;
+}
+
+/** Run `run` of an exploration from `baseSeed`: seeds are consecutive, so any run can be named by its seed alone. */
+export function seedOfRun(baseSeed: number, run: number): string {
+  return String(baseSeed + run);
+}
+
+export interface RunVerdict {
+  readonly run: number;
+  readonly seed: string;
+  readonly ok: boolean;
+  /** The first check that failed ('crash' when the run threw). */
+  readonly check?: string;
+  readonly detail?: string;
+  readonly scheduleSize: number;
+}
+
+export interface ExploreRunResult {
+  readonly verdict: RunVerdict;
+  /** Present for a failed run that completed. */
+  readonly artifact?: RunArtifact;
+}
+
+/** The schedule a seed draws under a profile (fast-check's first value for that seed). */
+export function scheduleOf<T>(profile: ExploreProfile<T>, seed: string): T {
+  const [schedule] = fc.sample(profile.schedules(seed), { seed: fastCheckSeed(seed), numRuns: 1 });
+  if (schedule === undefined) throw new Error(`explore: no schedule for seed ${seed}`);
+  return schedule;
+}
+
+/** Runs one schedule; a run that throws is a failure with check `crash`. */
+export async function runSchedule<T>(profile: ExploreProfile<T>, variant: string, seed: string, schedule: T, yieldToHost: () => Promise<void>): Promise<{ verdict: Omit<RunVerdict, 'run'>; artifact?: RunArtifact }> {
+  const scheduleSize = profile.size(schedule);
+  let artifact: RunArtifact;
+  try {
+    artifact = await runScenario(profile.scenario, variant, seed, { yieldToHost, faults: profile.faults(schedule) });
+  } catch (error) {
+    const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return { verdict: { seed, ok: false, check: 'crash', detail, scheduleSize } };
+  }
+  const failed = artifact.checks.find((c) => !c.ok);
+  if (failed === undefined) return { verdict: { seed, ok: true, scheduleSize }, artifact };
+  return { verdict: { seed, ok: false, check: failed.name, detail: firstViolation(failed.violations) ?? failed.detail, scheduleSize }, artifact };
+}
+
+export async function exploreRun<T>(profile: ExploreProfile<T>, variant: string, baseSeed: number, run: number, yieldToHost: () => Promise<void>): Promise<ExploreRunResult> {
+  const seed = seedOfRun(baseSeed, run);
+  const { verdict, artifact } = await runSchedule(profile, variant, seed, scheduleOf(profile, seed), yieldToHost);
+  return verdict.ok || artifact === undefined ? { verdict: { ...verdict, run } } : { verdict: { ...verdict, run }, artifact };
+}
+
+export interface Shrunk<T> {
+  readonly original: T;
+  readonly shrunk: T;
+  /** The shrunk run (absent when the failure is a crash: there is no artifact of a run that threw). */
+  readonly artifact?: RunArtifact;
+  readonly check: string;
+  readonly detail?: string;
+  /** Runs spent shrinking (the original's replay included). */
+  readonly runs: number;
+  /** False when the budget ran out before fast-check had tried every smaller schedule it knows. */
+  readonly complete: boolean;
+}
+
+export const DEFAULT_SHRINK_BUDGET = 150;
+
+/**
+ * fast-check shrinks `seed`'s schedule (its first value for the seed) to a smaller one that still fails
+ * `check`; a candidate failing some other check counts as passing, so shrinking cannot wander off to a
+ * different failure. At most `budget` runs: after that every candidate is treated as passing, which
+ * ends the search with the smallest failing schedule found so far.
+ */
+export async function shrinkFailure<T>(profile: ExploreProfile<T>, variant: string, seed: string, check: string, yieldToHost: () => Promise<void>, budget = DEFAULT_SHRINK_BUDGET): Promise<Shrunk<T>> {
+  let runs = 0;
+  let last: { schedule: T; artifact?: RunArtifact; detail?: string } | undefined;
+  let original: T | undefined;
+  const property = fc.asyncProperty(profile.schedules(seed), async (schedule) => {
+    original ??= schedule;
+    if (runs >= budget) return true;
+    runs += 1;
+    const { verdict, artifact } = await runSchedule(profile, variant, seed, schedule, yieldToHost);
+    const stillFails = !verdict.ok && verdict.check === check;
+    if (stillFails) last = { schedule, ...(artifact === undefined ? {} : { artifact }), ...(verdict.detail === undefined ? {} : { detail: verdict.detail }) };
+    return !stillFails;
+  });
+  const result = await fc.check(property, { seed: fastCheckSeed(seed), numRuns: 1 });
+  if (original === undefined || last === undefined || !result.failed) {
+    throw new Error(`explore: seed ${seed} did not fail ${check} again when replayed for shrinking: the run is not deterministic`);
+  }
+  return { original, shrunk: last.schedule, ...(last.artifact === undefined ? {} : { artifact: last.artifact }), check, ...(last.detail === undefined ? {} : { detail: last.detail }), runs, complete: runs < budget };
+}
+
+function firstViolation(violations: readonly unknown[]): string | undefined {
+  const first = violations[0];
+  if (typeof first === 'string') return first;
+  if (typeof first === 'object' && first !== null && typeof (first as { message?: unknown }).message === 'string') return (first as { message: string }).message;
+  return undefined;
+}

@@ -1,0 +1,292 @@
+// The explorer's scenario (swarm testing): several clients, spread over two arbiter replicas, contend for
+// a few keys of a fenced ledger while a fault schedule drawn from the seed (or given: replay, shrinking,
+// `lockstep explore`) pauses, crashes, cuts and slows processes, stalls disks, drifts clocks and has the
+// operators advance the epoch. Its workload parameters and its fault mix come from the seed too, so two
+// seeds differ in what they stress, not only in when.
+//
+// The default variant runs the real core and must pass. Every other variant is a mutant (mutants.ts): the
+// same world with one core rule broken through the core's seams, on a schedule that exposes it.
+//
+// The operators' epoch advance follows ADR-09's procedure for a move: drain (arbiters refuse new grants),
+// wait until no holder is left, advance, reopen. An advance while holders still work would end their holds
+// without telling them (like a force-release, ADR-20): a declared operator override, not a bug to find.
+import type { Placement } from '../core/arbiter/policy.js';
+import { PrefixGrants, namespaceGrant } from '../core/authz/index.js';
+import { CancelSource } from '../core/cancel.js';
+import type { BeliefInterval } from '../core/checkers/index.js';
+import { ClassRegistry, type LockClass } from '../core/classes/index.js';
+import type { LockHandle } from '../core/client/lock-client.js';
+import { isLockError } from '../core/lock-error.js';
+import type { Clock } from '../core/ports/clock.js';
+import { Rng } from '../sim/kernel/rng.js';
+import type { SimResource } from '../sim/world/resource.js';
+import { type ClientNode, World } from '../sim/world/world.js';
+import { type Episode, FIRST_FAULT_MS, SWARM_ARBITERS, arbiterIndexOf, drawEpisodes, faultMix, swarmClientName, toFaults } from './explore-schedule.js';
+import { type Fault, FAULT_APPROVERS, scheduleFaults } from './faults.js';
+import { collectHistory } from './history.js';
+import { MUTANTS, mutantNamed } from './mutants.js';
+import type { Scenario, ScenarioContext, ScenarioOutcome } from './scenario.js';
+
+export const SWARM_TTL_SECONDS = 5; // ADR-11's minimum: short leases make expiry races frequent
+const WORKLOAD_MS = 30_000;
+/** Faults start before this (relative to the workload's start). */
+export const FAULT_WINDOW_MS = 26_000;
+/** After the workload: every fault has ended, leases expire, holders finish or fence. */
+const TAIL_MS = 16_000;
+const CANSTART_POLL_MS = 100;
+const WRITE_TIMEOUT_MS = 2_000;
+const RETRY_AFTER_REFUSAL_MS = 300;
+/** TigerStyle: every loop has a maximum. */
+const MAX_ROUNDS = 1_000;
+const MAX_QUIET_WAIT_MS = 20_000;
+const ADVANCE_TIMEOUT_MS = 10_000;
+const NAMESPACE = 'payments';
+
+/** A correctness class guarding a fenced ledger, failing closed (ADR-01/04), with the swarm's short TTL. */
+const LEDGER: LockClass = { namespace: NAMESPACE, name: 'ledger-writes', purpose: 'correctness', enforcement: 'fenced', resource: 'sim://ledger', ttlSeconds: SWARM_TTL_SECONDS, tier: 'entity', onQuorumLoss: 'closed', fairness: 'memory' };
+
+function identityOf(client: string): string {
+  return `spiffe://sim/${client}`;
+}
+
+export interface SwarmParameters {
+  readonly clients: number;
+  readonly keys: number;
+  readonly waitMs: number;
+  /** Share of acquires that do not wait (waitMs 0): they race the queue heads. */
+  readonly tryLockShare: number;
+  readonly unitsMax: number;
+  readonly prepareMs: number;
+  readonly gapMs: number;
+  readonly thinkMsMax: number;
+  /** A careful holder asks canStart() again just before its write, not only before each unit (ADR-12). */
+  readonly checkBeforeWrite: boolean;
+}
+
+/** The workload a seed draws (its own stream: the world's streams are not shifted by it). */
+export function swarmParameters(seed: string): SwarmParameters {
+  const stream = new Rng(seed).stream('swarm/parameters');
+  return {
+    clients: stream.int(3, 5),
+    keys: stream.int(1, 3),
+    waitMs: stream.int(1_000, 8_000),
+    tryLockShare: stream.int(0, 3) / 10,
+    unitsMax: stream.int(2, 6),
+    prepareMs: stream.int(50, 400),
+    gapMs: stream.int(20, 200),
+    thinkMsMax: stream.int(0, 1_500),
+    checkBeforeWrite: stream.chance(0.5),
+  };
+}
+
+/** The schedule the seed draws for the real core (also what `lockstep explore` starts from for that seed). */
+export function swarmEpisodes(seed: string): Episode[] {
+  return drawEpisodes(seed, { clients: swarmParameters(seed).clients, windowMs: FAULT_WINDOW_MS });
+}
+
+interface Counters {
+  acquires: number;
+  granted: number;
+  readonly refused: Map<string, number>;
+  writesAccepted: number;
+  writesRejected: number;
+  writesUnanswered: number;
+  writesWithheld: number;
+  fenced: number;
+  advancesDone: number;
+  advancesSkipped: number;
+}
+
+/** What the workers share with the operators: who is inside an acquire-to-release, and whether arbiters drain. */
+interface Floor {
+  draining: boolean;
+  readonly busy: Set<string>;
+  /** Clients that have their grant and have not released it yet (faults.ts `@holder`). */
+  readonly holding: Set<string>;
+}
+
+export const swarm: Scenario = {
+  name: 'swarm',
+  description: 'Clients on two arbiters contend for a fenced ledger under a fault schedule and workload drawn from the seed (the explorer runs it); variants other than the first run a mutant core.',
+  variants: [
+    { name: 'real-core', expect: 'pass', description: 'the core as shipped: no schedule the explorer draws may break a check' },
+    ...MUTANTS.map((m) => ({ name: m.name, expect: 'violation' as const, description: `mutant: ${m.description}` })),
+  ],
+  async run(context: ScenarioContext): Promise<ScenarioOutcome> {
+    const mutant = mutantNamed(context.variant.name);
+    const parameters = swarmParameters(context.seed);
+    const faults: readonly Fault[] = context.faults ?? toFaults(mutant === undefined ? swarmEpisodes(context.seed) : mutant.demonstration);
+    const names = Array.from({ length: parameters.clients }, (_, i) => swarmClientName(i));
+    const floor: Floor = { draining: false, busy: new Set(), holding: new Set() };
+    const placement: Placement = { check: (_key, tier) => (tier !== undefined && floor.draining ? { kind: 'draining' } : undefined) };
+    const world = new World({
+      seed: context.seed,
+      yieldToHost: context.yieldToHost,
+      classes: new ClassRegistry([LEDGER]),
+      authorizer: new PrefixGrants(names.map((name) => namespaceGrant(identityOf(name), NAMESPACE))),
+      arbiters: SWARM_ARBITERS.length,
+      cluster: { confirmLeadershipOnRenew: true }, // ADR-10: the pinned etcd confirms leadership before a renewal
+      placement,
+      ...(mutant === undefined ? {} : { seams: mutant.seams }),
+    });
+    await world.start();
+    (globalThis as unknown as { swarmDebug?: (w: World) => void }).swarmDebug?.(world); // DEBUG-TEMP
+    const resource = world.addResource('ledger-db', { fenced: true, writeMs: 20 });
+    const nodes = names.map((name, i) => world.addClient(name, { identity: identityOf(name), arbiter: arbiterIndexOf(i) }));
+    const counters: Counters = { acquires: 0, granted: 0, refused: new Map(), writesAccepted: 0, writesRejected: 0, writesUnanswered: 0, writesWithheld: 0, fenced: 0, advancesDone: 0, advancesSkipped: 0 };
+    const beliefs: BeliefInterval[] = [];
+    const startMs = world.kernel.now();
+    const appliedFaults = scheduleFaults(world, faults.filter((f) => f.kind !== 'advance-epoch'), { holding: (client) => floor.holding.has(client) });
+    for (const fault of faults) {
+      if (fault.kind !== 'advance-epoch') continue;
+      world.kernel.schedule(startMs + fault.atMs, () => void maintenance(world, fault.via, floor, counters, (line) => appliedFaults.push(`${fault.atMs} ms: ${line} (at ${Math.round(world.kernel.now() - startMs)} ms)`)));
+    }
+    // Workers are never awaited: a crashed client's work never settles, as on a dead machine.
+    for (const node of nodes) void work(node, { parameters, resource, stopAtMs: startMs + WORKLOAD_MS, beliefs, counters, floor });
+    await world.runUntil(startMs + WORKLOAD_MS + TAIL_MS);
+    const refused = Object.fromEntries([...counters.refused].sort(([a], [b]) => (a < b ? -1 : 1)).map(([code, n]) => [`refused_${code}`, n]));
+    return {
+      world,
+      faults,
+      appliedFaults,
+      history: { ...collectHistory(world, beliefs), grants: world.grants }, // every cluster's grants: a restore starts a new one
+      parameters: { ...parameters, ttlSeconds: SWARM_TTL_SECONDS, workloadMs: WORKLOAD_MS, faultWindowMs: [FIRST_FAULT_MS, FAULT_WINDOW_MS], faultMix: faultMix(context.seed), mutant: mutant?.name ?? 'none' },
+      metrics: {
+        faults: faults.length,
+        faultsSkipped: appliedFaults.filter((line) => line.includes('skip')).length,
+        acquires: counters.acquires,
+        granted: counters.granted,
+        grantsInLog: world.grants.length,
+        restores: world.clusters.length - 1,
+        ...refused,
+        beliefPoints: beliefs.length,
+        writesAccepted: counters.writesAccepted,
+        writesRejected: counters.writesRejected,
+        writesUnanswered: counters.writesUnanswered,
+        writesWithheld: counters.writesWithheld,
+        fenced: counters.fenced,
+        epochAdvances: counters.advancesDone,
+        epochAdvancesSkipped: counters.advancesSkipped,
+      },
+    };
+  },
+};
+
+interface WorkOptions {
+  readonly parameters: SwarmParameters;
+  readonly resource: SimResource;
+  readonly stopAtMs: number;
+  readonly beliefs: BeliefInterval[];
+  readonly counters: Counters;
+  readonly floor: Floor;
+}
+
+/** One client's loop: pick a key, acquire, work in units, release, think; until the workload ends. */
+async function work(node: ClientNode, options: WorkOptions): Promise<void> {
+  const { parameters: p, counters, floor } = options;
+  const kernel = node.process.kernel;
+  const clock = node.process.clock();
+  const draw = kernel.rng.stream(`swarm/worker/${node.process.name}`);
+  for (let round = 0; round < MAX_ROUNDS && kernel.now() < options.stopAtMs; round += 1) {
+    const key = `${NAMESPACE}/ledger-${draw.int(1, p.keys)}`;
+    const waitMs = draw.chance(p.tryLockShare) ? 0 : p.waitMs;
+    const units = draw.int(2, p.unitsMax);
+    const thinkMs = draw.int(0, p.thinkMsMax);
+    floor.busy.add(node.process.name);
+    const outcome = await holdOnce(node, key, waitMs, units, options);
+    floor.busy.delete(node.process.name);
+    if (outcome !== 'granted') counters.refused.set(outcome, (counters.refused.get(outcome) ?? 0) + 1);
+    await clock.sleep(outcome === 'granted' ? thinkMs : RETRY_AFTER_REFUSAL_MS);
+  }
+}
+
+/** Acquire, then units of work, each started only when canStart() says so (ADR-12); returns 'granted' or the refusal's code. */
+async function holdOnce(node: ClientNode, key: string, waitMs: number, units: number, options: WorkOptions): Promise<string> {
+  const { parameters: p, counters } = options;
+  const kernel = node.process.kernel;
+  const clock = node.process.clock();
+  counters.acquires += 1;
+  let fenced = false;
+  let handle: LockHandle;
+  try {
+    handle = await node.client.acquire({ key, className: LEDGER.name, ttlSeconds: SWARM_TTL_SECONDS, waitMs, onFence: () => (fenced = true) });
+  } catch (error) {
+    return isLockError(error) ? error.code : 'error';
+  }
+  counters.granted += 1;
+  options.floor.holding.add(node.process.name);
+  for (let unit = 0; unit < units; unit += 1) {
+    // Renewal trouble stops new work, not the hold: wait for it to clear, up to a TTL, unless fenced.
+    for (let waitedMs = 0; !handle.canStart() && !handle.fenced && waitedMs < SWARM_TTL_SECONDS * 1_000; waitedMs += CANSTART_POLL_MS) await clock.sleep(CANSTART_POLL_MS);
+    if (!handle.canStart()) break;
+    const nowMs = kernel.now();
+    options.beliefs.push({ holder: node.identity, key, token: handle.token, fromMs: nowMs, toMs: nowMs });
+    await clock.sleep(p.prepareMs);
+    if (p.checkBeforeWrite) {
+      if (!handle.canStart()) {
+        counters.writesWithheld += 1;
+        break;
+      }
+      const writeMs = kernel.now();
+      options.beliefs.push({ holder: node.identity, key, token: handle.token, fromMs: writeMs, toMs: writeMs });
+    }
+    const accepted = await within(clock, WRITE_TIMEOUT_MS, node.resources.write(options.resource, key, handle.token));
+    if (accepted === undefined) counters.writesUnanswered += 1;
+    else if (accepted) counters.writesAccepted += 1;
+    else counters.writesRejected += 1;
+    await clock.sleep(p.gapMs);
+  }
+  if (fenced) counters.fenced += 1;
+  options.floor.holding.delete(node.process.name);
+  await handle.release().catch(() => false);
+  return 'granted';
+}
+
+/** `promise`'s value, or undefined if it has not settled within `ms` of this process's clock. */
+async function within<T>(clock: Clock, ms: number, promise: Promise<T>): Promise<T | undefined> {
+  const timer = new CancelSource();
+  const timeout = clock.sleep(ms, timer.signal).then(
+    () => undefined,
+    () => undefined,
+  );
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    timer.cancel();
+  }
+}
+
+/**
+ * The operators' epoch advance as ADR-09 does it for a move: drain (new acquires are refused), wait until
+ * no client is inside an acquire-to-release (a crashed client's holds end with its lease), advance through
+ * `via` with two approvers, reopen. Skipped, and logged, when the floor never clears or `via` is down.
+ */
+async function maintenance(world: World, via: string, floor: Floor, counters: Counters, log: (line: string) => void): Promise<void> {
+  if (floor.draining) {
+    counters.advancesSkipped += 1;
+    return log(`skip: advance the epoch via ${via} (a maintenance is already under way)`);
+  }
+  floor.draining = true;
+  const kernel = world.kernel;
+  const quiet = (): boolean => [...floor.busy].every((name) => world.process(name).state === 'crashed');
+  const deadlineMs = kernel.now() + MAX_QUIET_WAIT_MS;
+  while (!quiet() && kernel.now() < deadlineMs) await kernel.sleep(CANSTART_POLL_MS);
+  const node = world.arbiters.find((a) => a.process.name === via);
+  if (!quiet() || node === undefined || node.process.state !== 'running') {
+    counters.advancesSkipped += 1;
+    floor.draining = false;
+    return log(`skip: advance the epoch via ${via} (${quiet() ? `${via} is not running` : 'holders still at work'})`);
+  }
+  const request = { approvers: [FAULT_APPROVERS[0], FAULT_APPROVERS[1]] as const, reason: 'swarm maintenance: drain, advance the epoch, reopen (ADR-09)' };
+  const outcome = await Promise.race([
+    node.arbiter.advanceEpoch(request).then(
+      (done) => `epoch advanced to ${done.epoch} via ${via} after a drain, ${done.holdsDeleted} holds deleted`,
+      (error: unknown) => `epoch advance via ${via} failed: ${isLockError(error) ? error.code : String(error)}`,
+    ),
+    kernel.sleep(ADVANCE_TIMEOUT_MS).then(() => `epoch advance via ${via} got no answer within ${ADVANCE_TIMEOUT_MS} ms`),
+  ]);
+  if (outcome.startsWith('epoch advanced')) counters.advancesDone += 1;
+  else counters.advancesSkipped += 1;
+  floor.draining = false;
+  log(outcome);
+}
