@@ -1,6 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Episode, toFaults } from './explore-schedule.js';
-import { exploreRun, parseShard, runSchedule, scheduleOf, seedOfRun, shardRuns, shrinkFailure, swarmProfile } from './explore.js';
+import { exploreRun, parseShard, perturbationProfile, runSchedule, scheduleOf, seedOfRun, shardRuns, shrinkFailure, swarmProfile } from './explore.js';
+import type { Fault } from './faults.js';
+import { pauseTest } from './pause-test.js';
+import type { Scenario } from './scenario.js';
 import { swarmEpisodes } from './swarm.js';
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
@@ -54,5 +58,32 @@ describe('the explorer', () => {
     const again = await runSchedule(swarmProfile, 'no-epoch-compare', seed, shrunk.shrunk, yieldToHost);
     expect(again.verdict).toMatchObject({ ok: false, check: 'belief' });
     expect(again.artifact?.traceHash).toBe(shrunk.artifact?.traceHash);
+  });
+
+  it('perturbs another scenario\'s schedule by whole episodes: a dropped pause takes its resume along, a kept one is resumed after it', () => {
+    const declared: Fault[] = [
+      { atMs: 1_000, kind: 'pause', target: 'alice' },
+      { atMs: 3_000, kind: 'partition', id: 'p', from: ['a'], to: ['b'] },
+      { atMs: 6_000, kind: 'heal', id: 'p' },
+      { atMs: 16_000, kind: 'resume', target: 'alice' },
+    ];
+    const profile = perturbationProfile(pauseTest, declared);
+    const schedules = Array.from({ length: 30 }, (_, i) => profile.faults(scheduleOf(profile, String(i + 1))));
+    expect(new Set(schedules.map((s) => s.length))).toEqual(new Set([0, 2, 4]));
+    for (const schedule of schedules) {
+      const pause = schedule.find((f) => f.kind === 'pause');
+      const resume = schedule.find((f) => f.kind === 'resume');
+      expect(pause === undefined).toBe(resume === undefined);
+      if (pause !== undefined && resume !== undefined) expect(resume.atMs).toBeGreaterThan(pause.atMs);
+    }
+  });
+
+  it('reports a run that never ends as a hang, through the host\'s watchdog', async () => {
+    const stuck: Scenario = { name: 'stuck', description: 'waits for a worker that never comes back', variants: [{ name: 'only', expect: 'pass', description: '' }], run: () => new Promise(() => {}) };
+    const profile = { scenario: stuck, schedules: () => fc.constant([]), faults: () => [], size: () => 0 };
+    let cancelled = false;
+    const result = await runSchedule(profile, 'only', '1', [], yieldToHost, () => ({ expired: Promise.resolve('too long'), cancel: () => (cancelled = true) }));
+    expect(result.verdict).toMatchObject({ ok: false, check: 'hang', detail: 'too long' });
+    expect(cancelled).toBe(true);
   });
 });

@@ -2,7 +2,7 @@
 // seeds a run of the explorer covers (with `--shard i/n`, a slice of them), one exploration run from a
 // seed, and fast-check's shrinking of a failing run's fault schedule to a minimal one that still fails
 // the same check. A run that throws is a failure too (check `crash`): the simulator or the core broke a
-// rule of its own, which is exactly what exploration is for.
+// rule of its own, which is exactly what exploration is for; so is one that never ends (check `hang`).
 import fc from 'fast-check';
 import { type Episode, fastCheckSeed, faultMix, scheduleArbitrary, toFaults } from './explore-schedule.js';
 import type { Fault } from './faults.js';
@@ -28,17 +28,51 @@ export const swarmProfile: ExploreProfile<Episode[]> = {
 };
 
 /**
- * Another scenario's own schedule, perturbed: any subset of its faults (tolerated: faults.ts skips what
- * no longer applies), each moved by up to `jitterMs`. Its schedule is what it runs by default.
+ * Another scenario's own schedule, perturbed: any subset of its fault episodes (a pause with its resume,
+ * a crash with its restart, a cut with its heal: a scenario that waits for its workers must see every
+ * frozen process come back), each moved by up to `jitterMs` and lengthened or shortened by up to as much.
  */
-export function perturbationProfile(scenario: Scenario, declared: readonly Fault[], jitterMs = 2_000): ExploreProfile<Fault[]> {
-  const shifted = declared.map((fault) => fc.integer({ min: -jitterMs, max: jitterMs }).map((shiftMs): Fault => ({ ...fault, atMs: Math.max(0, fault.atMs + shiftMs) })));
+export function perturbationProfile(scenario: Scenario, declared: readonly Fault[], jitterMs = 2_000): ExploreProfile<Fault[][]> {
+  const units = episodesOf(declared).map((unit) =>
+    fc.tuple(fc.integer({ min: -jitterMs, max: jitterMs }), fc.integer({ min: -jitterMs, max: jitterMs })).map(([shiftMs, stretchMs]) => perturb(unit, shiftMs, stretchMs)),
+  );
   return {
     scenario,
-    schedules: () => (shifted.length === 0 ? fc.constant([]) : fc.noBias(fc.tuple(...shifted).chain((faults) => fc.subarray(faults, { minLength: 0 })))),
-    faults: (schedule) => schedule,
+    schedules: () => (units.length === 0 ? fc.constant([]) : fc.noBias(fc.tuple(...units).chain((perturbed) => fc.subarray(perturbed, { minLength: 0 })))),
+    faults: (schedule) => schedule.flat().sort((a, b) => a.atMs - b.atMs),
     size: (schedule) => schedule.length,
   };
+}
+
+/** Groups a schedule into episodes: each fault with the one that ends it (same target or id), if any. */
+function episodesOf(faults: readonly Fault[]): Fault[][] {
+  const sorted = [...faults].sort((a, b) => a.atMs - b.atMs);
+  const used = new Set<number>();
+  const endOf = (fault: Fault): ((other: Fault) => boolean) | undefined => {
+    if (fault.kind === 'pause' && fault.forMs === undefined) return (o) => o.kind === 'resume' && o.target === fault.target;
+    if (fault.kind === 'crash') return (o) => o.kind === 'restart' && o.target === fault.target;
+    if (fault.kind === 'partition' || fault.kind === 'slow-link') return (o) => o.kind === 'heal' && o.id === fault.id;
+    return undefined;
+  };
+  const episodes: Fault[][] = [];
+  sorted.forEach((fault, i) => {
+    if (used.has(i)) return;
+    used.add(i);
+    const ends = endOf(fault);
+    const j = ends === undefined ? -1 : sorted.findIndex((other, k) => k > i && !used.has(k) && ends(other));
+    if (j >= 0) used.add(j);
+    episodes.push(j >= 0 ? [fault, sorted[j] as Fault] : [fault]);
+  });
+  return episodes;
+}
+
+/** Moves an episode by `shiftMs` and its end by `stretchMs` more, keeping the end after the start. */
+function perturb(episode: readonly Fault[], shiftMs: number, stretchMs: number): Fault[] {
+  const [start, end] = episode;
+  if (start === undefined) return [];
+  const startMs = Math.max(0, start.atMs + shiftMs);
+  if (end === undefined) return [{ ...start, atMs: startMs }];
+  return [{ ...start, atMs: startMs }, { ...end, atMs: Math.max(startMs + 1, end.atMs + shiftMs + stretchMs) }];
 }
 
 export interface Shard {
@@ -91,12 +125,23 @@ export function scheduleOf<T>(profile: ExploreProfile<T>, seed: string): T {
   return schedule;
 }
 
-/** Runs one schedule; a run that throws is a failure with check `crash`. */
-export async function runSchedule<T>(profile: ExploreProfile<T>, variant: string, seed: string, schedule: T, yieldToHost: () => Promise<void>): Promise<{ verdict: Omit<RunVerdict, 'run'>; artifact?: RunArtifact }> {
+/**
+ * A watchdog the host supplies (src/, which may use timers): a promise that resolves with a reason once
+ * a run has taken too long in host time. A run whose simulation has nothing left to do but whose scenario
+ * still waits (a worker frozen for good) would otherwise never end.
+ */
+export type Watchdog = () => { readonly expired: Promise<string>; cancel(): void };
+
+/** Runs one schedule; a run that throws is a failure with check `crash`, one that never ends `hang`. */
+export async function runSchedule<T>(profile: ExploreProfile<T>, variant: string, seed: string, schedule: T, yieldToHost: () => Promise<void>, watchdog?: Watchdog): Promise<{ verdict: Omit<RunVerdict, 'run'>; artifact?: RunArtifact }> {
   const scheduleSize = profile.size(schedule);
   let artifact: RunArtifact;
   try {
-    artifact = await runScenario(profile.scenario, variant, seed, { yieldToHost, faults: profile.faults(schedule) });
+    const run = runScenario(profile.scenario, variant, seed, { yieldToHost, faults: profile.faults(schedule) });
+    const dog = watchdog?.();
+    const outcome = dog === undefined ? await run : await Promise.race([run, dog.expired.then((reason) => ({ hung: reason }))]).finally(() => dog.cancel());
+    if ('hung' in outcome) return { verdict: { seed, ok: false, check: 'hang', detail: outcome.hung, scheduleSize } };
+    artifact = outcome;
   } catch (error) {
     const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return { verdict: { seed, ok: false, check: 'crash', detail, scheduleSize } };
@@ -106,9 +151,9 @@ export async function runSchedule<T>(profile: ExploreProfile<T>, variant: string
   return { verdict: { seed, ok: false, check: failed.name, detail: firstViolation(failed.violations) ?? failed.detail, scheduleSize }, artifact };
 }
 
-export async function exploreRun<T>(profile: ExploreProfile<T>, variant: string, baseSeed: number, run: number, yieldToHost: () => Promise<void>): Promise<ExploreRunResult> {
+export async function exploreRun<T>(profile: ExploreProfile<T>, variant: string, baseSeed: number, run: number, yieldToHost: () => Promise<void>, watchdog?: Watchdog): Promise<ExploreRunResult> {
   const seed = seedOfRun(baseSeed, run);
-  const { verdict, artifact } = await runSchedule(profile, variant, seed, scheduleOf(profile, seed), yieldToHost);
+  const { verdict, artifact } = await runSchedule(profile, variant, seed, scheduleOf(profile, seed), yieldToHost, watchdog);
   return verdict.ok || artifact === undefined ? { verdict: { ...verdict, run } } : { verdict: { ...verdict, run }, artifact };
 }
 
@@ -133,7 +178,7 @@ export const DEFAULT_SHRINK_BUDGET = 150;
  * different failure. At most `budget` runs: after that every candidate is treated as passing, which
  * ends the search with the smallest failing schedule found so far.
  */
-export async function shrinkFailure<T>(profile: ExploreProfile<T>, variant: string, seed: string, check: string, yieldToHost: () => Promise<void>, budget = DEFAULT_SHRINK_BUDGET): Promise<Shrunk<T>> {
+export async function shrinkFailure<T>(profile: ExploreProfile<T>, variant: string, seed: string, check: string, yieldToHost: () => Promise<void>, budget = DEFAULT_SHRINK_BUDGET, watchdog?: Watchdog): Promise<Shrunk<T>> {
   let runs = 0;
   let last: { schedule: T; artifact?: RunArtifact; detail?: string } | undefined;
   let original: T | undefined;
@@ -141,7 +186,7 @@ export async function shrinkFailure<T>(profile: ExploreProfile<T>, variant: stri
     original ??= schedule;
     if (runs >= budget) return true;
     runs += 1;
-    const { verdict, artifact } = await runSchedule(profile, variant, seed, schedule, yieldToHost);
+    const { verdict, artifact } = await runSchedule(profile, variant, seed, schedule, yieldToHost, watchdog);
     const stillFails = !verdict.ok && verdict.check === check;
     if (stillFails) last = { schedule, ...(artifact === undefined ? {} : { artifact }), ...(verdict.detail === undefined ? {} : { detail: verdict.detail }) };
     return !stillFails;

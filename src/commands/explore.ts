@@ -14,7 +14,7 @@ import { MUTANTS, mutantNamed } from '../../scenarios/mutants.js';
 import type { RunArtifact } from '../../scenarios/runner.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { type PoolResult, runPool } from '../explore/pool.js';
-import { type ProfileSpec, profileOf, profileSpec, yieldToHost } from '../explore/profile.js';
+import { type ProfileSpec, profileOf, profileSpec, watchdog, yieldToHost } from '../explore/profile.js';
 import { Progress, type ProgressSink } from '../explore/progress.js';
 
 export interface ExploreOptions {
@@ -155,7 +155,7 @@ async function reportFailures(plan: Plan, pool: PoolResult, outDir: string, io: 
       continue;
     }
     if (!json) io.out(`run ${verdict.run} (seed ${verdict.seed}) failed ${verdict.check}: ${verdict.detail ?? ''}\nshrinking its schedule of ${verdict.scheduleSize} (at most ${plan.shrinkBudget} runs)...`);
-    const shrunk = await shrinkFailure(profileOf(plan.spec), plan.spec.variant, verdict.seed, verdict.check ?? 'crash', yieldToHost, plan.shrinkBudget);
+    const shrunk = await shrinkFailure(profileOf(plan.spec), plan.spec.variant, verdict.seed, verdict.check ?? 'crash', yieldToHost, plan.shrinkBudget, watchdog);
     const path = shrunk.artifact === undefined ? await saveCrash(`${base}-shrunk-crash.json`, plan, verdict, shrunk) : `${base}.json`;
     if (shrunk.artifact !== undefined) await save(path, withReplay(shrunk.artifact, path));
     const profile = profileOf(plan.spec);
@@ -183,7 +183,7 @@ function reportOf(plan: Plan, verdict: RunVerdict, artifact: string): FailureRep
 
 /** A run that threw has no artifact: the seed and schedule are the reproduction. */
 function crashNote(plan: Plan, verdict: RunVerdict): string {
-  const variant = plan.spec.variant === 'real-core' || plan.spec.variant === undefined ? '' : ` --variant ${plan.spec.variant}`;
+  const variant = mutantNamed(plan.spec.variant) !== undefined ? ` --mutant ${plan.spec.variant}` : ` --variant ${plan.spec.variant}`;
   return `lockstep explore --scenario ${plan.spec.scenario}${variant} --seed ${verdict.seed} --runs 1 --workers 1`;
 }
 

@@ -5,7 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { type RunVerdict, exploreRun } from '../../scenarios/explore.js';
 import { toJson } from '../../scenarios/history.js';
-import { type ProfileSpec, profileOf, yieldToHost } from './profile.js';
+import { type ProfileSpec, profileOf, watchdog, yieldToHost } from './profile.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 export interface PoolOptions {
@@ -64,7 +64,7 @@ export async function runPool(options: PoolOptions): Promise<PoolResult> {
 async function runInline(options: PoolOptions, take: () => number | undefined, record: (verdict: RunVerdict, artifactJson: string | undefined) => void): Promise<void> {
   const profile = profileOf(options.spec);
   for (let run = take(); run !== undefined; run = take()) {
-    const result = await exploreRun(profile, options.spec.variant, options.baseSeed, run, yieldToHost);
+    const result = await exploreRun(profile, options.spec.variant, options.baseSeed, run, yieldToHost, watchdog);
     record(result.verdict, result.verdict.ok || result.artifact === undefined ? undefined : toJson(result.artifact));
   }
 }

@@ -16,6 +16,18 @@ export interface ProfileSpec {
 
 export const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 
+/** Host time one exploration run may take before it counts as hung (a swarm run takes well under a second). */
+export const RUN_TIMEOUT_MS = 120_000;
+
+/** scenarios/explore.ts's watchdog on a host timer, cleared when the run ends. */
+export const watchdog = (): { expired: Promise<string>; cancel(): void } => {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<string>((done) => {
+    timer = setTimeout(() => done(`no result after ${RUN_TIMEOUT_MS / 1000} s of host time: the simulation stopped while the scenario still waited`), RUN_TIMEOUT_MS);
+  });
+  return { expired, cancel: () => clearTimeout(timer) };
+};
+
 /** Resolves names (RangeError for an unknown scenario or variant) and, off the swarm, the declared schedule. */
 export async function profileSpec(scenarioName: string, variantName: string | undefined): Promise<ProfileSpec> {
   const scenario = scenarioNamed(scenarioName);

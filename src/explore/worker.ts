@@ -3,7 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { exploreRun } from '../../scenarios/explore.js';
 import { toJson } from '../../scenarios/history.js';
-import { type ProfileSpec, profileOf, yieldToHost } from './profile.js';
+import { type ProfileSpec, profileOf, watchdog, yieldToHost } from './profile.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 const port = parentPort;
@@ -16,7 +16,7 @@ port.on('message', (message: ToWorker) => {
     port.close();
     return;
   }
-  void exploreRun(profile, spec.variant, baseSeed, message.run, yieldToHost).then(
+  void exploreRun(profile, spec.variant, baseSeed, message.run, yieldToHost, watchdog).then(
     (result) => port.postMessage({ type: 'verdict', verdict: result.verdict, ...(result.artifact === undefined ? {} : { artifactJson: toJson(result.artifact) }) } satisfies FromWorker),
     (error: unknown) => port.postMessage({ type: 'error', run: message.run, message: error instanceof Error ? (error.stack ?? error.message) : String(error) } satisfies FromWorker),
   );
