@@ -1,8 +1,8 @@
 // The client library (ADR-10/12/13): sessions per (identity, TTL), re-entrant holds counted here, and
 // the holder's view of whether it may still act. Only the outermost acquire and the last release of a
 // key reach the arbiter (ADR-13).
-import { LockError } from '../lock-error.js';
-import type { ArbiterApi, Grant } from '../ports/arbiter-api.js';
+import { LockError, isLockError } from '../lock-error.js';
+import type { ArbiterApi, Grant, ReleaseRequest } from '../ports/arbiter-api.js';
 import type { Clock } from '../ports/clock.js';
 import type { FencingToken } from '../units.js';
 import { ClientSession, DEFAULT_FENCE_MARGIN_MS, type FenceReason } from './client-session.js';
@@ -77,6 +77,8 @@ export class LockHandle {
 export class LockClient {
   private readonly sessions = new Map<number, Promise<ClientSession>>();
   private readonly holds = new Map<string, HoldState>();
+  /** Releases that ended with an unknown outcome, by key: settled before the key is acquired again. */
+  private readonly releasesInDoubt = new Map<string, ReleaseRequest>();
 
   /**
    * `seams` is for test support only (scenarios/mutants.ts): it is deliberately not part of
@@ -100,6 +102,7 @@ export class LockClient {
       existing.fenceHandlers.add(request.onFence);
       return new LockHandle(this, existing, request.onFence);
     }
+    await this.settleReleaseInDoubt(request.key);
     const session = await this.sessionFor(request.ttlSeconds);
     const grant = await this.options.arbiter.acquire({
       identity: this.options.identity,
@@ -134,13 +137,25 @@ export class LockClient {
     if (hold.count > 0) return false;
     if (this.holds.get(hold.grant.key) === hold) this.holds.delete(hold.grant.key);
     if (hold.session.isFenced) return false;
-    const response = await this.options.arbiter.release({
-      identity: this.options.identity,
-      sessionId: hold.session.sessionId,
-      key: hold.grant.key,
-      token: hold.grant.token,
-    });
-    return response.released;
+    const release = { identity: this.options.identity, sessionId: hold.session.sessionId, key: hold.grant.key, token: hold.grant.token };
+    try {
+      return (await this.options.arbiter.release(release)).released;
+    } catch (error) {
+      // A release whose outcome is unknown may still commit later. If this session acquired the key
+      // again meanwhile, the arbiter would answer "already held by this session" (re-entered) with the
+      // old hold, which the late release then deletes: a holder working on a hold the log no longer has
+      // (found by lockstep explore, seed 8197). So the next acquire of the key settles the release first.
+      if (isLockError(error, 'indeterminate') || isLockError(error, 'unavailable')) this.releasesInDoubt.set(hold.grant.key, release);
+      throw error;
+    }
+  }
+
+  /** Re-sends a release whose outcome was unknown; the same txn is harmless if the first one landed. */
+  private async settleReleaseInDoubt(key: string): Promise<void> {
+    const release = this.releasesInDoubt.get(key);
+    if (release === undefined) return;
+    await this.options.arbiter.release(release); // throws if still unknown: acquiring now would be unsafe
+    this.releasesInDoubt.delete(key);
   }
 
   /** Closes every session: their leases are revoked, so every hold ends in one entry each. */
