@@ -78,7 +78,7 @@ export class LockClient {
   private readonly sessions = new Map<number, Promise<ClientSession>>();
   private readonly holds = new Map<string, HoldState>();
   /** Releases that ended with an unknown outcome, by key: settled before the key is acquired again. */
-  private readonly releasesInDoubt = new Map<string, ReleaseRequest>();
+  private readonly releasesInDoubt = new Map<string, { readonly release: ReleaseRequest; readonly session: ClientSession }>();
 
   /**
    * `seams` is for test support only (scenarios/mutants.ts): it is deliberately not part of
@@ -145,16 +145,26 @@ export class LockClient {
       // again meanwhile, the arbiter would answer "already held by this session" (re-entered) with the
       // old hold, which the late release then deletes: a holder working on a hold the log no longer has
       // (found by lockstep explore, seed 8197). So the next acquire of the key settles the release first.
-      if (isLockError(error, 'indeterminate') || isLockError(error, 'unavailable')) this.releasesInDoubt.set(hold.grant.key, release);
+      if (isLockError(error, 'indeterminate') || isLockError(error, 'unavailable')) this.releasesInDoubt.set(hold.grant.key, { release, session: hold.session });
       throw error;
     }
   }
 
-  /** Re-sends a release whose outcome was unknown; the same txn is harmless if the first one landed. */
+  /**
+   * Re-sends a release whose outcome was unknown; the same txn is harmless if the first one landed. Only
+   * the same session can be handed its old hold back, so a release on a session since fenced (its lease
+   * given up) or expired needs no settling: a new session's acquire cannot re-enter that hold.
+   */
   private async settleReleaseInDoubt(key: string): Promise<void> {
-    const release = this.releasesInDoubt.get(key);
-    if (release === undefined) return;
-    await this.options.arbiter.release(release); // throws if still unknown: acquiring now would be unsafe
+    const doubt = this.releasesInDoubt.get(key);
+    if (doubt === undefined) return;
+    if (!doubt.session.isFenced) {
+      try {
+        await this.options.arbiter.release(doubt.release); // throws if still unknown: acquiring now would be unsafe
+      } catch (error) {
+        if (!isLockError(error, 'session-expired')) throw error;
+      }
+    }
     this.releasesInDoubt.delete(key);
   }
 
