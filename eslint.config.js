@@ -64,6 +64,23 @@ export default tseslint.config(
     },
   },
   {
+    files: ['viz/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', layer(
+        ['**/sim/**', '**/src/**', '**/bench/**', '**/scenarios/**', 'etcd3', 'commander', 'tsx', 'vitest'],
+        'viz/ reads data (run artifacts, planner results) and imports only core/ types and its own modules (ARCHITECTURE.md, Layers).',
+      )],
+    },
+  },
+  {
+    files: ['src/web/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*'], message: 'src/web/ runs in the browser: no node built-ins.' }] }],
+    },
+  },
+  {
     files: ['bin/**/*.mjs', 'eslint.config.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
