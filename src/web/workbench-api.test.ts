@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { checkArtifact } from './artifact-file.js';
+import { createWorkbenchApi } from './workbench-api.js';
+
+const api = createWorkbenchApi(() => new Promise((done) => setImmediate(done)));
+
+describe('the worker API, run in node', () => {
+  it('lists the scenarios with their variants, expectations and descriptions', () => {
+    const pause = api.listScenarios().find((s) => s.name === 'pause-test');
+    expect(pause?.variants.map((v) => [v.name, v.expect])).toEqual([['fenced', 'pass'], ['unfenced', 'violation']]);
+    expect(pause?.variants.every((v) => v.description.length > 0)).toBe(true);
+  });
+
+  it('returns a plain-JSON artifact (tokens as decimal strings) that a page can save and load back', async () => {
+    const artifact = await api.runScenario({ scenario: 'pause-test', variant: 'unfenced', seed: '1' });
+    expect(() => structuredClone(artifact)).not.toThrow();
+    expect(JSON.stringify(artifact)).toContain('"token":"');
+    expect(checkArtifact(JSON.parse(JSON.stringify(artifact)), 'saved').scenario).toBe('pause-test');
+    expect(artifact.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['fence']);
+  });
+
+  it('replays an artifact to the same trace hash, and reports a different one when the saved hash is not it', async () => {
+    const artifact = await api.runScenario({ scenario: 'pause-test', variant: 'fenced', seed: '2' });
+    const replayed = await api.replayArtifact(artifact);
+    expect(replayed.sameTraceHash).toBe(true);
+    expect(replayed.artifact.traceHash).toBe(artifact.traceHash);
+    const tampered = await api.replayArtifact({ ...artifact, traceHash: '0000000000000000' });
+    expect([tampered.sameTraceHash, tampered.savedTraceHash]).toEqual([false, '0000000000000000']);
+  });
+
+  it.each([
+    [{ scenario: 'no-such', variant: 'fenced', seed: '1' }, /no scenario "no-such"/],
+    [{ scenario: 'pause-test', variant: 'nope', seed: '1' }, /has no variant "nope"/],
+    [{ scenario: 'pause-test', variant: 'fenced', seed: '  ' }, /seed is empty/],
+  ])('refuses %j, naming the input', async (request, message) => {
+    await expect(api.runScenario(request)).rejects.toThrow(message);
+  });
+
+  it('refuses to replay something that is not an artifact, naming the field', async () => {
+    await expect(api.replayArtifact({ format: 'lockstep.run/1', scenario: 'pause-test' })).rejects.toThrow(/variant must be a non-empty string/);
+  });
+
+  it('sweeps TTLs: a crashed holder blocks its key at least two thirds of a TTL, and keepalive load falls with TTL', async () => {
+    const reports: string[] = [];
+    const curve = await api.ttlCurve({ sessions: 30, ttlFromSeconds: 5, ttlToSeconds: 10, runs: 1, pauses: 'gc', minutesPerRun: 2 }, (r) => reports.push(r.label));
+    expect(curve.points.map((p) => p.ttlSeconds)).toEqual([5, 10]);
+    const [short, long] = curve.points;
+    expect(long!.livenessBoundMs).toBeGreaterThan(short!.livenessBoundMs);
+    expect(long!.keepalivesPerSecond).toBeLessThan(short!.keepalivesPerSecond);
+    for (const p of curve.points) {
+      expect(p.reacquireLeaderChangeMsP50).not.toBeNull();
+      // The crash comes at most one keepalive period (TTL/3) after a renewal, so the lease outlives it by
+      // at least 2/3 TTL; a leader change can at worst restart the TTL once (liveness.ts lateLeaderChangeMs).
+      expect(p.reacquireLeaderChangeMsP50!).toBeGreaterThanOrEqual((2 / 3) * p.ttlSeconds * 1_000);
+      expect(p.reacquireLeaderChangeMsP50!).toBeLessThanOrEqual(p.ttlSeconds * 1_000 + p.livenessBoundMs);
+      expect(p.falseFenceUpper95PerSessionHour).toBeGreaterThanOrEqual(p.falseFencePerSessionHour);
+    }
+    expect(reports.some((r) => r.includes('TTL 10 s'))).toBe(true);
+  });
+
+  it.each([
+    [{ ttlFromSeconds: 3 }, /TTL from 3 s must be .* from 5 to 300/],
+    [{ ttlToSeconds: 4 }, /TTL to 4 s/],
+    [{ sessions: 0 }, /sessions 0 must be/],
+    [{ runs: 11 }, /runs 11 must be/],
+  ])('refuses a TTL sweep with %j, naming the input', async (change, message) => {
+    await expect(api.ttlCurve({ sessions: 10, ttlFromSeconds: 5, ttlToSeconds: 30, runs: 1, pauses: 'none', ...change })).rejects.toThrow(message);
+  });
+
+  it('prices a topology: the simulated latencies sit at or above the analytic floor', async () => {
+    const [regional] = await api.quorumPricing({ topologies: ['regional-3'], samplesPerRun: 20, runs: 1 });
+    expect(regional?.samplesMs).toHaveLength(20);
+    expect([...regional!.samplesMs].sort((a, b) => a - b)).toEqual(regional!.samplesMs);
+    expect(regional!.p50Ms).toBeGreaterThanOrEqual(regional!.floorMs * 0.9);
+    expect(regional!.p50Ms).toBeLessThanOrEqual(regional!.p999Ms);
+    expect(api.topologyPresets()).toEqual(['regional-3', 'coord-5-2-2-1', 'stretched-3-region']);
+  });
+
+  it('refuses an unknown topology before simulating anything', async () => {
+    await expect(api.quorumPricing({ topologies: ['regional-3', 'moon-base'], samplesPerRun: 20 })).rejects.toThrow(/topology "moon-base" is not a preset; choose from regional-3/);
+  });
+});
