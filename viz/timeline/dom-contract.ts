@@ -16,6 +16,8 @@ export const MARK_KINDS = [
   'expiry', // a lease expired / a hold ended by the log
   'write', // a resource write the fence accepted
   'fence-rejection', // a resource write the fence rejected (ADR-16)
+  'clock', // a process's clock stepped or changed its drift
+  'note', // a fault or scenario step as the schedule announced it (world lane)
 ] as const;
 export type MarkKind = (typeof MARK_KINDS)[number];
 
@@ -29,4 +31,8 @@ export const ATTR = {
   /** On each check row: the check's name; data-ok is "true" or "false". */
   check: 'data-check',
   ok: 'data-ok',
+  /** On a merged mark (many marks of one kind in one pixel column): how many it stands for. */
+  count: 'data-count',
+  /** On the selected mark (click, or the ←/→ keys). */
+  selected: 'data-selected',
 } as const;

@@ -1,0 +1,119 @@
+// The run timeline (issue 7, view 1): a lane per process with holds and their tokens, beliefs,
+// keepalives, leader terms and elections, partitions, pauses, disk stalls, expiries, writes and fence
+// rejections; the checks, with a failing check's violation highlighted; zoom and pan; click a mark for
+// its details; the keyboard steps through the events in time order. The workbench app and the offline
+// report (`lockstep run … --html`) both mount it with mountTimeline.
+import { ArtifactFormatError, parseRunArtifact } from '../artifact/parse.js';
+import { TimelineChart } from './chart.js';
+import type { MarkKind } from './dom-contract.js';
+import { buildTimelineModel } from './model.js';
+import { checksPanel, detailsPanel, legend, maker } from './panels.js';
+import { ensureStyles } from './styles.js';
+import type { Mark, TimelineModel } from './types.js';
+
+export { ArtifactFormatError };
+export type { TimelineModel };
+
+export interface TimelineHandle {
+  destroy(): void;
+}
+
+export interface TimelineOptions {
+  readonly title?: string;
+}
+
+/** Draws the timeline of a run artifact (parsed JSON, with or without a timeline) into `container`; throws ArtifactFormatError naming the field when it is not one. */
+export function mountTimeline(container: HTMLElement, artifact: unknown, options: TimelineOptions = {}): TimelineHandle {
+  const model = buildTimelineModel(parseRunArtifact(artifact), options.title);
+  const doc = container.ownerDocument;
+  ensureStyles(doc);
+  const make = maker(doc);
+  const root = make('div', 'lst-timeline');
+  container.appendChild(root);
+  root.appendChild(make('h2', undefined, model.title));
+  for (const text of notices(model)) root.appendChild(make('p', 'lst-notice', text));
+  const body = make('div', 'lst-body');
+  const chartHost = make('div', 'lst-chart');
+  chartHost.tabIndex = 0;
+  chartHost.setAttribute('role', 'application');
+  chartHost.setAttribute('aria-label', `Run timeline, ${model.lanes.length} lanes, ${model.marks.length} events. Arrow keys step through events, Home and End go to the first and last, plus and minus zoom.`);
+  const aside = make('aside', 'lst-aside');
+  body.append(chartHost, aside);
+  root.appendChild(body);
+  chartHost.appendChild(make('p', 'lst-help', 'Wheel or + / − to zoom, drag to pan, click a mark for details; ← → step through events, Home / End.'));
+
+  const laneLabel = (lane: string): string => model.lanes.find((l) => l.name === lane)?.label ?? lane;
+  const details = detailsPanel(doc);
+  let selected: number | undefined;
+  const choose = (mark: Mark, merged = 1): void => {
+    selected = mark.id;
+    chart.reveal(mark);
+    chart.select(mark.id);
+    details.show(mark, laneLabel(mark.lane), merged);
+  };
+  const chart = new TimelineChart(chartHost, model, { onSelect: (mark, merged) => choose(mark, merged) });
+  aside.append(
+    checksPanel(doc, model, laneLabel, (mark) => {
+      if (model.focus !== undefined) chart.show(model.focus);
+      choose(mark);
+      chartHost.focus();
+    }),
+    details.element,
+    legend(doc, new Set<MarkKind>(model.marks.map((m) => m.kind))),
+  );
+  if (model.focus !== undefined) chart.show(model.focus);
+
+  const onKey = (event: KeyboardEvent): void => {
+    const next = keyTarget(event.key, selected, model, chart.window.startMs);
+    if (next === 'zoom-in') chart.zoomBy(2);
+    else if (next === 'zoom-out') chart.zoomBy(0.5);
+    else if (next === undefined) return;
+    else {
+      const mark = model.marks[next];
+      if (mark !== undefined) choose(mark);
+    }
+    event.preventDefault();
+  };
+  chartHost.addEventListener('keydown', onKey);
+  return {
+    destroy(): void {
+      chartHost.removeEventListener('keydown', onKey);
+      chart.destroy();
+      root.remove();
+    },
+  };
+}
+
+/** The mark a key moves to (by id: the marks are in time order), or a zoom, or nothing. */
+export function keyTarget(key: string, selected: number | undefined, model: TimelineModel, viewStartMs: number): number | 'zoom-in' | 'zoom-out' | undefined {
+  const last = model.marks.length - 1;
+  if (key === '+' || key === '=') return 'zoom-in';
+  if (key === '-' || key === '_') return 'zoom-out';
+  if (last < 0) return undefined;
+  switch (key) {
+    case 'Home':
+      return 0;
+    case 'End':
+      return last;
+    case 'ArrowRight':
+      return selected === undefined ? firstAtOrAfter(model.marks, viewStartMs) : Math.min(last, selected + 1);
+    case 'ArrowLeft':
+      return selected === undefined ? Math.max(0, firstAtOrAfter(model.marks, viewStartMs) - 1) : Math.max(0, selected - 1);
+    default:
+      return undefined;
+  }
+}
+
+function firstAtOrAfter(marks: readonly Mark[], ms: number): number {
+  const index = marks.findIndex((m) => m.startMs >= ms);
+  return index < 0 ? marks.length - 1 : index;
+}
+
+function notices(model: TimelineModel): string[] {
+  const out: string[] = [];
+  if (!model.hasTrace) out.push('This artifact carries no trace records (it was saved without a timeline), so only holds, beliefs, writes and expiries from its history are drawn. Run it again with lockstep run … --html for every lane.');
+  if (model.droppedRecords > 0) out.push(`The capture kept its bound of trace records and dropped ${model.droppedRecords} later ones: the lanes are incomplete after the last kept record.`);
+  const failing = model.checks.filter((c) => !c.ok).map((c) => c.name);
+  out.push(failing.length === 0 ? `Every check passed (${model.checks.length}).` : `Failing checks: ${failing.join(', ')}. The view is zoomed to the first violation.`);
+  return out;
+}
