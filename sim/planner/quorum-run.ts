@@ -2,6 +2,11 @@
 // -> reply) on a topology's world, over seeds and over leader placement (run r puts the leader on member
 // r mod N with etcd's MoveLeader, so every placement is weighed equally rather than by election luck),
 // and what losing each region or hall does to a workload that keeps acquiring.
+//
+// The deployment modelled (ADR-07/08, docs/planner.md): the arbiter's etcd client sticks to the member
+// listed first, the one in its own hall, and moves on only after an error (src/etcd/endpoint-set.ts),
+// so cross-region latency is never added by the client's own choice; the leader is not pinned, since
+// etcd elects whichever member times out first and has no leader affinity.
 import { lossCases, type LossCase } from '../../core/planner/quorum-bounds.js';
 import type { Topology } from '../../core/planner/topology.js';
 import type { World, ClientNode } from '../world/world.js';
@@ -14,11 +19,22 @@ export interface QuorumRunOptions {
   readonly yieldToHost: () => Promise<void>;
 }
 
+export interface QuorumRun {
+  /** The member that led while the run measured. */
+  readonly leader: string;
+  /** The arbiter's etcd endpoint when measuring began and when it ended (a move would mix two paths). */
+  readonly endpointAtStart: string;
+  readonly endpointAtEnd: string;
+  readonly latenciesMs: number[];
+}
+
 export interface QuorumSimulation {
   readonly latenciesMs: number[];
   readonly runs: number;
   /** Which member led each run. */
   readonly leaders: string[];
+  /** Each run's own samples, leader and endpoint: the per-placement rows. */
+  readonly byRun: QuorumRun[];
 }
 
 const MAX_RUN_MS = 120_000; // a bound on each run's virtual time (TigerStyle)
@@ -60,13 +76,15 @@ function acquireLoop(world: World, clients: readonly ClientNode[]): Loop {
 }
 
 async function placeLeader(world: World, name: string): Promise<void> {
-  if (world.cluster.leader()?.name === name) return;
   for (let attempt = 0; attempt < 5 && world.cluster.leader()?.name !== name; attempt += 1) {
     world.cluster.moveLeader(name);
     await world.kernel.runUntilCondition(() => world.cluster.leader()?.name === name, { untilMs: world.kernel.now() + 5_000 });
   }
-  // MoveLeader drops proposals meanwhile, and the arbiter's etcd client moves to its next endpoint after
-  // such an error; a fresh arbiter starts again at its first endpoint, the member in its own hall.
+  // The first election, and MoveLeader, drop proposals meanwhile, and the arbiter's etcd client moves to
+  // its next endpoint after such an error; a fresh arbiter starts again at its first endpoint, the member
+  // in its own hall. Restarted even when the leader was already in place: the start's election alone can
+  // have moved the client (before this, a run whose first election chose the target measured the path
+  // through a remote member and priced the stretched topology's p99 at ~207 ms instead of ~155 ms).
   const arbiter = world.arbiters[0]!.process;
   arbiter.crash();
   arbiter.restart();
@@ -74,22 +92,22 @@ async function placeLeader(world: World, name: string): Promise<void> {
 }
 
 export async function simulateAcquisitions(topology: Topology, options: QuorumRunOptions): Promise<QuorumSimulation> {
-  const latenciesMs: number[] = [];
-  const leaders: string[] = [];
+  const byRun: QuorumRun[] = [];
   for (let run = 0; run < options.runs; run += 1) {
     const { world, clients } = await topologyWorld(topology, `${options.seed}-${run}`, options.yieldToHost);
     const target = topology.members[run % topology.members.length]!.name;
     await placeLeader(world, target);
-    leaders.push(world.cluster.leader()?.name ?? '(none)');
+    const leader = world.cluster.leader()?.name ?? '(none)';
+    const endpointAtStart = world.arbiters[0]!.log.currentEndpoint;
     const loop = acquireLoop(world, clients);
     const deadlineMs = world.kernel.now() + MAX_RUN_MS;
     // The first acquisitions of each client still fill the arbiter's caches (session owner reads): skip them.
     const warmup = 2 * clients.length;
     await world.kernel.runUntilCondition(() => loop.latenciesMs.length >= warmup + options.samplesPerRun, { untilMs: deadlineMs });
     loop.stop();
-    latenciesMs.push(...loop.latenciesMs.slice(warmup, warmup + options.samplesPerRun));
+    byRun.push({ leader, endpointAtStart, endpointAtEnd: world.arbiters[0]!.log.currentEndpoint, latenciesMs: loop.latenciesMs.slice(warmup, warmup + options.samplesPerRun) });
   }
-  return { latenciesMs, runs: options.runs, leaders };
+  return { latenciesMs: byRun.flatMap((r) => r.latenciesMs), runs: options.runs, leaders: byRun.map((r) => r.leader), byRun };
 }
 
 export interface LossResult extends LossCase {

@@ -89,24 +89,55 @@ async function runQuorum(options: QuorumOptions, io: CliIo): Promise<number> {
   return ExitCode.ok;
 }
 
+/** What the figures assume, in words the output prints (docs/planner.md, "What the model assumes"). */
+function assumptions(topology: Topology): { clientCount: number; clients: string; arbiterEndpoint: string; leader: string } {
+  const region = (hall: string): string => topology.halls.find((h) => h.name === hall)?.region ?? '?';
+  const home = topology.members[0]!;
+  return {
+    clientCount: topology.clients.count,
+    clients: `${topology.clients.count} clients and the arbiter in hall ${topology.clients.hall} (${region(topology.clients.hall)})${topology.arbiter.hall === topology.clients.hall ? '' : `, the arbiter in hall ${topology.arbiter.hall} (${region(topology.arbiter.hall)})`}`,
+    arbiterEndpoint: `the arbiter's etcd client on ${home.name} (hall ${home.hall}), its first endpoint, kept until an error (ADR-08: no hidden cross-region hop)`,
+    leader: 'not pinned: etcd elects any member and has no leader affinity, so each member leads an equal share of the runs; the rows below show each placement (pinning one takes a MoveLeader after every election)',
+  };
+}
+
 async function priceTopology(topology: Topology, runs: number, samplesPerRun: number, seed: string) {
   const bounds = quorumBounds(topology);
   const sim = await simulateAcquisitions(topology, { runs, samplesPerRun, seed: `${seed}-${topology.name}`, yieldToHost });
   const s = summarise(sim.latenciesMs);
   const losses = await simulateLosses(topology, { seed: `${seed}-${topology.name}`, yieldToHost });
   const worst = losses.reduce<(typeof losses)[number] | undefined>((w, l) => (w === undefined || !l.quorumSurvives || (w.quorumSurvives && (l.simulatedResumeMs ?? 0) > (w.simulatedResumeMs ?? 0)) ? l : w), undefined);
+  const regionOf = (member: string): string => topology.halls.find((h) => h.name === topology.members.find((m) => m.name === member)?.hall)?.region ?? '?';
   return {
     name: topology.name,
     runs,
     samples: s.count,
     leaders: sim.leaders,
+    assumptions: assumptions(topology),
     p50Ms: roundTo(s.p50Ms, 2),
     p99Ms: roundTo(s.p99Ms, 2),
     p999Ms: roundTo(s.p999Ms, 2),
     floorMs: roundTo(bounds.floorMs, 2),
     quorumFloorMs: roundTo(bounds.quorumFloorMs, 2),
     upperBoundMs: roundTo(bounds.upperMs, 2),
-    byLeader: bounds.byLeader.map((l) => ({ leader: l.leader, medianMs: roundTo(l.medianMs, 2), p99BoundMs: roundTo(l.p99BoundMs, 2) })),
+    loadedUpperBoundMs: roundTo(bounds.loadedUpperMs, 2),
+    failoverUpperBoundMs: roundTo(bounds.failoverUpperMs, 2),
+    byLeader: bounds.byLeader.map((l) => {
+      const runsLed = sim.byRun.filter((r) => r.leader === l.leader);
+      const led = summarise(runsLed.flatMap((r) => r.latenciesMs));
+      return {
+        leader: l.leader,
+        region: regionOf(l.leader),
+        runs: runsLed.length,
+        endpoints: [...new Set(runsLed.flatMap((r) => [r.endpointAtStart, r.endpointAtEnd]))],
+        p50Ms: led.count === 0 ? null : roundTo(led.p50Ms, 2),
+        p99Ms: led.count === 0 ? null : roundTo(led.p99Ms, 2),
+        medianMs: roundTo(l.medianMs, 2),
+        p99BoundMs: roundTo(l.p99BoundMs, 2),
+        loadedP99BoundMs: roundTo(l.loadedP99BoundMs, 2),
+        failoverP99BoundMs: roundTo(l.failoverP99BoundMs, 2),
+      };
+    }),
     // The leader's raft loop batches proposals, so fsync does not bound throughput; its CPU per request does.
     throughputPerSecond: Math.round(1000 / DEFAULT_REQUEST_COST_MS / 2),
     regionLoss: {
@@ -127,11 +158,17 @@ async function priceTopology(topology: Topology, runs: number, samplesPerRun: nu
 
 function render(r: Awaited<ReturnType<typeof priceTopology>>): string {
   const lines = [
-    `${r.name}: acquisition latency (simulated, ${r.runs} runs x ${r.samples / r.runs} acquisitions, leader on ${[...new Set(r.leaders)].join(', ')})`,
-    `  p50 / p99 / p999        ${r.p50Ms} / ${r.p99Ms} / ${r.p999Ms} ms  (simulated)`,
+    `${r.name}: acquisition latency (simulated, ${r.runs} runs x ${r.samples / r.runs} acquisitions)`,
+    `  assumes                 ${r.assumptions.clients};`,
+    `                          ${r.assumptions.arbiterEndpoint};`,
+    `                          leader ${r.assumptions.leader}`,
+    `  p50 / p99 / p999        ${r.p50Ms} / ${r.p99Ms} / ${r.p999Ms} ms  (simulated, every leader placement weighed equally)`,
     `  floor                   ${r.floorMs} ms  (analytic: best leader, median links and disks; fastest majority alone ${r.quorumFloorMs} ms)`,
-    `  upper bound             ${r.upperBoundMs} ms  (analytic: worst leader and endpoint, every part at p99, no queueing)`,
-    ...r.byLeader.map((l) => `    leader ${l.leader.padEnd(12)} median ${l.medianMs} ms, p99 bound ${l.p99BoundMs} ms  (analytic)`),
+    `  upper bound             ${r.upperBoundMs} ms  (analytic: worst leader, every part at p99, one acquisition in flight)`,
+    `    under load            ${r.loadedUpperBoundMs} ms  (analytic: as above, and every Ready on the path first waits for an fsync in progress; the ${r.assumptions.clientCount} simulated clients keep the disks busy)`,
+    '  by leader placement:',
+    ...r.byLeader.map((l) => `    ${`${l.leader} (${l.region})`.padEnd(24)} p50 ${l.p50Ms ?? '-'} / p99 ${l.p99Ms ?? '-'} ms (simulated, ${l.runs} run${l.runs === 1 ? '' : 's'}); median ${l.medianMs} / p99 bound ${l.p99BoundMs} / under load ${l.loadedP99BoundMs} ms (analytic)`),
+    `  after a client failover ${r.failoverUpperBoundMs} ms  (analytic p99 bound: the arbiter's etcd client moved to the worst member, e.g. after its own member failed)`,
     `  throughput ceiling      ${r.throughputPerSecond} grants/s  (analytic: simulator CPU model, ${DEFAULT_REQUEST_COST_MS} ms per request, grant + release)`,
     '  loss (etcd members of the place crash at once, the leader among them; simulated, 1 run each):',
   ];
