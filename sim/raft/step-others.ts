@@ -1,6 +1,8 @@
 // Step functions of followers and (pre-)candidates (etcd raft.go stepFollower, stepCandidate, 3.4.23).
 import type { MsgApp, MsgHeartbeat, RaftMessage } from './message.js';
+import { campaign, hup, poll } from './elections.js';
 import type { RaftCore } from './raft.js';
+import { bcastAppend } from './replication.js';
 
 export function stepFollower<D>(r: RaftCore<D>, m: RaftMessage<D>): void {
   switch (m.type) {
@@ -19,7 +21,7 @@ export function stepFollower<D>(r: RaftCore<D>, m: RaftMessage<D>): void {
       return handleHeartbeat(r, m);
     case 'MsgTimeoutNow':
       r.record('raft.timeout-now', { from: m.from, term: r.term });
-      r.hup(true);
+      hup(r, true);
       return;
     case 'MsgReadIndex':
       if (r.lead === null) r.record('raft.read-index.dropped', { from: m.from, requestId: m.context });
@@ -48,14 +50,14 @@ export function stepCandidate<D>(r: RaftCore<D>, m: RaftMessage<D>): void {
     case 'MsgVoteResp':
     case 'MsgPreVoteResp': {
       if (m.type !== myVoteResp) return;
-      const result = r.poll(m.from, !m.reject);
+      const result = poll(r, m.from, !m.reject);
       if (result === 'won') {
         if (r.role === 'pre-candidate') {
-          r.campaign('election');
+          campaign(r, 'election');
           return;
         }
         r.becomeLeader();
-        r.bcastAppend();
+        bcastAppend(r);
       } else if (result === 'lost') {
         r.becomeFollower(r.term, null);
       }
