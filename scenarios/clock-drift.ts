@@ -33,7 +33,7 @@ import {
 import { type Fault, scheduleFaults } from './faults.js';
 import { collectHistory } from './history.js';
 import { type HolderResult, runHolder } from './holder.js';
-import type { Scenario, ScenarioContext, ScenarioOutcome } from './scenario.js';
+import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
 
 const TTL_SECONDS = 5;
 const KEEPALIVES_PER_TTL = 3; // the client library renews every TTL/3
@@ -76,7 +76,7 @@ export const clockDrift: Scenario = {
   ],
   async run(context: ScenarioContext): Promise<ScenarioOutcome> {
     const driftPpm = DRIFT_PPM[context.variant.name] ?? DRIFT_PPM['default'] ?? 0;
-    const world = new World({ seed: context.seed, yieldToHost: context.yieldToHost, ...ledgerPolicy(TTL_SECONDS, ['alice', 'bob']) });
+    const world = new World({ ...worldBasics(context), ...ledgerPolicy(TTL_SECONDS, ['alice', 'bob']) });
     await world.start();
     const resource = world.addResource('ledger-db', { fenced: false, writeMs: 20 });
     const alice = probedClient(world, 'alice');

@@ -14,7 +14,7 @@ import { LogTap, inversions, resetWhenArbiterDies } from './contention.js';
 import { type Fault, scheduleFaults } from './faults.js';
 import { collectHistory } from './history.js';
 import { type LineWaiter, type WaiterPlan, runLineWaiter } from './line-waiter.js';
-import type { Scenario, ScenarioContext, ScenarioOutcome } from './scenario.js';
+import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
 
 const WAITERS = 200;
 const KEY = 'orders/hot-sku';
@@ -57,8 +57,7 @@ export const hotKey: Scenario = {
     const names = ['holder-0', ...Array.from({ length: WAITERS }, (_, i) => `waiter-${String(i).padStart(3, '0')}`)];
     const tap = new LogTap();
     const world = new World({
-      seed: context.seed,
-      yieldToHost: context.yieldToHost,
+      ...worldBasics(context),
       classes: new ClassRegistry([cls]),
       authorizer: new PrefixGrants(names.map((name) => namespaceGrant(`spiffe://sim/${name}`, 'orders'))),
       wrapArbiterLog: tap.wrap,

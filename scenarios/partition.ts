@@ -29,7 +29,7 @@ import {
 import { type Fault, scheduleFaults } from './faults.js';
 import { collectHistory } from './history.js';
 import { type HolderResult, runHolder } from './holder.js';
-import type { Scenario, ScenarioContext, ScenarioOutcome } from './scenario.js';
+import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
 
 const TTL_SECONDS = 5;
 const KEY = 'payments/ledger-7';
@@ -46,7 +46,7 @@ export const partition: Scenario = {
   variants: [{ name: 'default', expect: 'pass', description: 'etcd 3.4.23 defaults (CheckQuorum on, no pre-vote, no leadership check on renew): the holder fences before the second grant' }],
   async run(context: ScenarioContext): Promise<ScenarioOutcome> {
     const leaders = new LeaderLog();
-    const world = new World({ seed: context.seed, yieldToHost: context.yieldToHost, ...ledgerPolicy(TTL_SECONDS, ['alice', 'bob']), arbiters: 2, cluster: { observer: leaders.observer } });
+    const world = new World({ ...worldBasics(context), ...ledgerPolicy(TTL_SECONDS, ['alice', 'bob']), arbiters: 2, cluster: { observer: leaders.observer } });
     leaders.bind(world.kernel);
     await world.start();
     // The leader is the member the first holder's arbiter is connected to, so that its keepalives go to

@@ -11,7 +11,7 @@ import { World } from '../sim/world/world.js';
 import { type Fault, scheduleFaults } from './faults.js';
 import { collectHistory } from './history.js';
 import { runHolder } from './holder.js';
-import type { Scenario, ScenarioContext, ScenarioOutcome } from './scenario.js';
+import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
 
 const TTL_SECONDS = 5; // ADR-11's minimum: fenced classes may go short
 const PAUSE_AT_MS = 1_000;
@@ -42,8 +42,7 @@ export const pauseTest: Scenario = {
     const fenced = context.variant.name === 'fenced';
     const cls = lockClass('fenced'); // the lock class is the same; what differs is whether the resource checks tokens
     const world = new World({
-      seed: context.seed,
-      yieldToHost: context.yieldToHost,
+      ...worldBasics(context),
       classes: new ClassRegistry([cls]),
       authorizer: new PrefixGrants(['spiffe://sim/alice', 'spiffe://sim/bob'].map((id) => namespaceGrant(id, 'payments'))),
     });

@@ -27,7 +27,7 @@ import {
 import { type Fault, scheduleFaults } from './faults.js';
 import { collectHistory } from './history.js';
 import { type HolderResult, runHolder } from './holder.js';
-import type { Scenario, ScenarioContext, ScenarioOutcome } from './scenario.js';
+import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
 
 const TTL_SECONDS = 5;
 const HELD_KEY = 'payments/ledger-7';
@@ -50,7 +50,7 @@ export const quorumLoss: Scenario = {
   async run(context: ScenarioContext): Promise<ScenarioOutcome> {
     const leaders = new LeaderLog();
     const preVote = context.variant.name === 'pre-vote';
-    const world = new World({ seed: context.seed, yieldToHost: context.yieldToHost, ...ledgerPolicy(TTL_SECONDS, ['alice', 'bob', 'carol']), cluster: { preVote, observer: leaders.observer } });
+    const world = new World({ ...worldBasics(context), ...ledgerPolicy(TTL_SECONDS, ['alice', 'bob', 'carol']), cluster: { preVote, observer: leaders.observer } });
     leaders.bind(world.kernel);
     await world.start();
     const survivor = world.cluster.leader()?.name ?? world.cluster.members[0]?.name ?? 'etcd-1';

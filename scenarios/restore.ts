@@ -23,7 +23,7 @@ import { describeToken, highestGrant, lowestGrant, tokenMetrics, tokensAbove } f
 import type { Fault } from './faults.js';
 import { collectHistory } from './history.js';
 import { type Attempt, fenceRejections, runLockLoop, settleLoops } from './lock-loop.js';
-import type { Scenario, ScenarioContext, ScenarioOutcome } from './scenario.js';
+import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
 
 const TTL_SECONDS = 5;
 const CLUSTER = 'orders-etcd';
@@ -98,8 +98,7 @@ export const restore: Scenario = {
     const how = restoreOf(context.variant.name);
     const identities = Array.from({ length: WORKERS }, (_, i) => `spiffe://sim/worker-${i + 1}`);
     const world = new World({
-      seed: context.seed,
-      yieldToHost: context.yieldToHost,
+      ...worldBasics(context),
       classes: new ClassRegistry([CLASS]),
       authorizer: new PrefixGrants(identities.map((id) => namespaceGrant(id, CLASS.namespace))),
       clusterName: CLUSTER,

@@ -4,6 +4,7 @@
 import { type CheckResult, checkRun } from '../core/checkers/index.js';
 import type { Fault } from './faults.js';
 import { type Expectation, type Scenario, variantOf } from './scenario.js';
+import { type RunTimeline, TimelineCapture } from './timeline-capture.js';
 
 export const ARTIFACT_FORMAT = 'lockstep.run/1';
 
@@ -34,6 +35,8 @@ export interface RunArtifact {
   readonly traceHash: string;
   readonly simulatedMs: number;
   readonly replay: string;
+  /** The trace records the run timeline draws (viz/timeline), when the run was asked to capture them. */
+  readonly timeline?: RunTimeline;
 }
 
 export interface RunOptions {
@@ -41,11 +44,20 @@ export interface RunOptions {
   readonly faults?: readonly Fault[];
   /** Where the artifact will be saved, for the replay command. */
   readonly artifactPath?: string;
+  /** Capture the timeline's trace records into the artifact (true: up to the default bound). The trace hash is the same either way. */
+  readonly timeline?: boolean | { readonly maxRecords: number };
 }
 
 export async function runScenario(scenario: Scenario, variantName: string | undefined, seed: string, options: RunOptions): Promise<RunArtifact> {
   const variant = variantOf(scenario, variantName);
-  const outcome = await scenario.run({ seed, variant, yieldToHost: options.yieldToHost, ...(options.faults === undefined ? {} : { faults: options.faults }) });
+  const capture = options.timeline === undefined || options.timeline === false ? undefined : new TimelineCapture(options.timeline === true ? undefined : options.timeline.maxRecords);
+  const outcome = await scenario.run({
+    seed,
+    variant,
+    yieldToHost: options.yieldToHost,
+    ...(options.faults === undefined ? {} : { faults: options.faults }),
+    ...(capture === undefined ? {} : { trace: { listener: capture.listener } }),
+  });
   const checks: ArtifactCheck[] = checkRun(outcome.history, outcome.checkOptions).map((c: CheckResult) => ({ name: c.name, ok: c.ok, detail: c.detail, violations: c.violations }));
   checks.push(...(outcome.checks ?? []));
   // Every cluster the world ran (shards, and a restored cluster's predecessor), each named when there are several.
@@ -75,5 +87,6 @@ export async function runScenario(scenario: Scenario, variantName: string | unde
     traceHash: outcome.world.kernel.trace.hash(),
     simulatedMs: outcome.world.kernel.now(),
     replay: options.artifactPath !== undefined ? `lockstep replay ${options.artifactPath}` : `lockstep run ${scenario.name}${variantFlag} --seed ${seed}`,
+    ...(capture === undefined ? {} : { timeline: capture.result(outcome.world) }),
   };
 }

@@ -3,7 +3,8 @@
 // variants that declare whether they should pass or show a violation: the failing ones show why a rule
 // of the design exists.
 import type { CheckRunOptions, RunHistory } from '../core/checkers/index.js';
-import type { World } from '../sim/world/world.js';
+import type { TraceOptions } from '../sim/trace/trace.js';
+import type { World, WorldOptions } from '../sim/world/world.js';
 import type { Fault } from './faults.js';
 
 export type Expectation = 'pass' | 'violation';
@@ -20,6 +21,13 @@ export interface ScenarioContext {
   readonly yieldToHost: () => Promise<void>;
   /** A fault schedule to use instead of the scenario's own (replay, shrinking, exploration). */
   readonly faults?: readonly Fault[];
+  /** The kernel's trace options (the timeline capture's listener); every World the scenario builds takes them through worldBasics. */
+  readonly trace?: TraceOptions;
+}
+
+/** What every scenario's World starts from: the seed, the host's yield, and the trace options of the run (runner.ts). */
+export function worldBasics(context: ScenarioContext): Pick<WorldOptions, 'seed' | 'yieldToHost' | 'kernel'> {
+  return { seed: context.seed, yieldToHost: context.yieldToHost, ...(context.trace === undefined ? {} : { kernel: { trace: context.trace } }) };
 }
 
 export interface ScenarioOutcome {

@@ -16,7 +16,7 @@ import { crossClusterExclusion, tokenMetrics } from './cross-cluster.js';
 import type { Fault } from './faults.js';
 import { collectHistory } from './history.js';
 import { type Attempt, fenceRejections, runLockLoop, settleLoops } from './lock-loop.js';
-import type { Scenario, ScenarioContext, ScenarioOutcome } from './scenario.js';
+import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
 
 const TTL_SECONDS = 5;
 const REGION = 'eu';
@@ -101,8 +101,7 @@ export const shardMove: Scenario = {
     const before: ShardMap = { version: 1, regions: { [REGION]: { coord: 'coord-eu', entity: [...OLD_SHARDS] } }, namespaces: { orders: REGION } };
     const map = new MapHolder(before);
     const world = new World({
-      seed: context.seed,
-      yieldToHost: context.yieldToHost,
+      ...worldBasics(context),
       classes: new ClassRegistry([CLASS]),
       authorizer: new PrefixGrants(identities.map((id) => namespaceGrant(id, CLASS.namespace))),
       clusterName: OLD_SHARDS[0],

@@ -29,7 +29,7 @@ import {
 import { type Fault, scheduleFaults } from './faults.js';
 import { collectHistory } from './history.js';
 import { type HolderResult, runHolder } from './holder.js';
-import type { Scenario, ScenarioContext, ScenarioOutcome } from './scenario.js';
+import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
 
 const TTL_SECONDS = 5;
 const KEY = 'payments/ledger-7';
@@ -58,8 +58,7 @@ export const stuckLeader: Scenario = {
     const confirmLeadershipOnRenew = context.variant.name === 'etcd-3.5.13';
     const leaders = new LeaderLog();
     const world = new World({
-      seed: context.seed,
-      yieldToHost: context.yieldToHost,
+      ...worldBasics(context),
       ...ledgerPolicy(TTL_SECONDS, ['alice', 'bob', 'carol']),
       arbiters: 3,
       cluster: { confirmLeadershipOnRenew, observer: leaders.observer },

@@ -29,7 +29,7 @@ import { type Episode, FIRST_FAULT_MS, SWARM_ARBITERS, arbiterIndexOf, drawEpiso
 import { type Fault, FAULT_APPROVERS, scheduleFaults } from './faults.js';
 import { collectHistory } from './history.js';
 import { MUTANTS, mutantNamed } from './mutants.js';
-import type { Scenario, ScenarioContext, ScenarioOutcome } from './scenario.js';
+import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
 
 export const SWARM_TTL_SECONDS = 5; // ADR-11's minimum: short leases make expiry races frequent
 const WORKLOAD_MS = 30_000;
@@ -125,8 +125,7 @@ export const swarm: Scenario = {
     const floor: Floor = { draining: false, busy: new Set(), holding: new Set() };
     const placement: Placement = { check: (_key, tier) => (tier !== undefined && floor.draining ? { kind: 'draining' } : undefined) };
     const world = new World({
-      seed: context.seed,
-      yieldToHost: context.yieldToHost,
+      ...worldBasics(context),
       classes: new ClassRegistry([LEDGER]),
       authorizer: new PrefixGrants(names.map((name) => namespaceGrant(identityOf(name), NAMESPACE))),
       arbiters: SWARM_ARBITERS.length,

@@ -18,7 +18,7 @@ import { World } from '../sim/world/world.js';
 import { LogTap } from './contention.js';
 import { collectHistory } from './history.js';
 import { type LineWaiter, runLineWaiter } from './line-waiter.js';
-import type { Scenario, ScenarioContext, ScenarioOutcome } from './scenario.js';
+import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
 
 const KEY = 'billing/run-invoices';
 const TTL_SECONDS = 10;
@@ -60,8 +60,7 @@ export const watchLoss: Scenario = {
       },
     });
     const world = new World({
-      seed: context.seed,
-      yieldToHost: context.yieldToHost,
+      ...worldBasics(context),
       classes: new ClassRegistry([cls]),
       authorizer: new PrefixGrants(['holder', 'waiter'].map((name) => namespaceGrant(`spiffe://sim/${name}`, 'billing'))),
       arbiters: 2,

@@ -250,10 +250,16 @@ function linkKey(from: string, to: string): string {
   return `${from}->${to}`;
 }
 
-function messageType(payload: unknown): string {
+/**
+ * The type a trace record gives a message: its `type`, or its `kind` and, for an rpc call, the method
+ * (`arbiter.call:keepAlive`), so a reader of the trace (the timeline's keepalive marks) can tell a
+ * session keepalive from an acquire without the payload.
+ */
+export function messageType(payload: unknown): string {
   if (typeof payload === 'object' && payload !== null) {
-    const type = (payload as { type?: unknown }).type;
+    const { type, kind, method } = payload as { type?: unknown; kind?: unknown; method?: unknown };
     if (typeof type === 'string') return type;
+    if (typeof kind === 'string') return typeof method === 'string' ? `${kind}:${method}` : kind;
   }
   return typeof payload;
 }

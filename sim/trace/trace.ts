@@ -29,6 +29,11 @@ export interface TraceOptions {
    * and keep a determinism check over everything else; the hash then depends on this list too.
    */
   readonly omitKinds?: readonly string[];
+  /**
+   * Told of every record from the first on, as subscribe() would be had it been called before the kernel
+   * made its first record (the timeline capture, scenarios/timeline-capture.ts). Listeners never change the hash.
+   */
+  readonly listener?: TraceListener;
 }
 
 export type TraceListener = (record: TraceRecord) => void;
@@ -56,6 +61,7 @@ export class Trace {
     this.kept = options.keepRecords === true ? [] : undefined;
     this.maxKeptRecords = options.maxKeptRecords ?? DEFAULT_MAX_KEPT_RECORDS;
     this.omitted = options.omitKinds === undefined || options.omitKinds.length === 0 ? undefined : new Set(options.omitKinds);
+    if (options.listener !== undefined) this.listeners.push(options.listener);
   }
 
   /**
