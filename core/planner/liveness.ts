@@ -67,8 +67,39 @@ export function livenessBound(ttlSeconds: number, timers: EtcdTimers = DEFAULT_E
   const ttlMs = ttlSeconds * MS_PER_SECOND;
   const afterExpiryMs = timers.lessorLoopMs + timers.commitMs + timers.commitMs + timers.rpcRoundTripMs;
   const withoutLeaderChangeMs = ttlMs + afterExpiryMs;
-  const withLeaderChangeMs = electionWorstMs(timers) + ttlMs + timers.promoteExtendMs + afterExpiryMs;
+  const withLeaderChangeMs = electionWorstMs(timers) + afterPromoteMs(ttlSeconds, timers);
   return { withoutLeaderChangeMs, withLeaderChangeMs, lateLeaderChangeMs: ttlMs + withLeaderChangeMs };
+}
+
+/** The part of a liveness bound after a leader serves: the lease restarts at Promote, then expiry, revoke, grant. */
+export function afterPromoteMs(ttlSeconds: number, timers: EtcdTimers = DEFAULT_ETCD_TIMERS): number {
+  // Promote gives every lease its remaining TTL + extend, and the remaining TTL is the full TTL unless a
+  // checkpoint recorded less (etcd-behaviour.md 1.5). ADR-05 enables checkpointing, but etcd schedules one
+  // only for leases with more than 5 min left (1.8), which no class's TTL reaches (ADR-11: at most 300 s).
+  return ttlSeconds * MS_PER_SECOND + timers.promoteExtendMs + timers.lessorLoopMs + 2 * timers.commitMs + timers.rpcRoundTripMs;
+}
+
+export interface QuorumLossBound {
+  /** The quorum's return to a leader that has promoted: one election, bounded only with PreVote (null without). */
+  readonly recoveryElectionMs: number | null;
+  /** That leader's Promote to the waiter's grant: TTL + extend + lessor scan + revoke and grant commits. */
+  readonly afterLeaderMs: number;
+  /** The loss to the waiter's grant: outage + election + afterLeader (null when the election has no bound). */
+  readonly totalMs: number | null;
+}
+
+/**
+ * ADR-04/12: a quorum loss of `outageMs` blocks a held key (its holder fences, nothing can expire or revoke
+ * it) until the quorum is back, a leader is elected and promotes, and the lease it restarted expires. With
+ * PreVote (etcd 3.5's default) the recovery is one election. Without it (3.4's default) the lone survivor
+ * raised its term at every solo campaign; a member elected at a lower term is deposed by it, and the
+ * survivor, whose log is then behind, cannot win: elections repeat until one of the others times out first,
+ * a race with no worst case (scenario quorum-loss, default variant).
+ */
+export function quorumLossBound(ttlSeconds: number, outageMs: number, options: { readonly preVote: boolean }, timers: EtcdTimers = DEFAULT_ETCD_TIMERS): QuorumLossBound {
+  const recoveryElectionMs = options.preVote ? electionWorstMs(timers) : null;
+  const afterLeaderMs = afterPromoteMs(ttlSeconds, timers);
+  return { recoveryElectionMs, afterLeaderMs, totalMs: recoveryElectionMs === null ? null : outageMs + recoveryElectionMs + afterLeaderMs };
 }
 
 /**
