@@ -1,0 +1,161 @@
+// View 1, the scenario runner (issue 7): pick a scenario, a variant (its expectation and description
+// shown) and a seed; run it in the worker; see the checks; save the artifact; load one (file input,
+// a file dropped on the page, ?run=<url>); replay it. Whatever is shown also goes to the timeline.
+import { type ArtifactJson, artifactFileName, artifactText, parseArtifactText } from '../artifact-file.js';
+import { download, el, field } from '../dom.js';
+import type { JobStatus } from '../job-status.js';
+import type { ScenarioInfo } from '../workbench-api.js';
+import { runResult, type ShownRun } from './run-result.js';
+
+export class RunnerView {
+  readonly element: HTMLElement;
+  private readonly scenario = el('select', { id: 'scenario', name: 'scenario' });
+  private readonly variant = el('select', { id: 'variant', name: 'variant' });
+  private readonly seed = el('input', { id: 'seed', name: 'seed', type: 'text', value: '1', required: true, autocomplete: 'off', spellcheck: 'false' });
+  private readonly scenarioText = el('p', { class: 'hint', id: 'scenario-description' });
+  private readonly variantText = el('p', { class: 'hint', id: 'variant-description' });
+  private readonly runButton = el('button', { type: 'submit', class: 'primary' }, 'Run');
+  private readonly saveButton = el('button', { type: 'button', disabled: true }, 'Save artifact');
+  private readonly replayButton = el('button', { type: 'button', disabled: true }, 'Replay');
+  private readonly timelineButton = el('button', { type: 'button', disabled: true }, 'Open in timeline');
+  private readonly fileInput = el('input', { id: 'artifact-file', type: 'file', accept: '.json,application/json' });
+  private readonly result = el('div', { id: 'run-result', 'aria-live': 'polite' });
+  private shown: ShownRun | undefined;
+
+  constructor(
+    private readonly status: JobStatus,
+    private readonly scenarios: readonly ScenarioInfo[],
+    private readonly onShow: (shown: ShownRun) => void,
+    openTimeline: () => void,
+  ) {
+    for (const s of scenarios) this.scenario.append(el('option', { value: s.name }, s.name));
+    this.scenario.addEventListener('change', () => this.fillVariants());
+    this.variant.addEventListener('change', () => this.describeVariant());
+    const form = el(
+      'form',
+      { class: 'run-form', 'aria-label': 'Run a scenario' },
+      field('Scenario', this.scenario),
+      this.scenarioText,
+      field('Variant', this.variant),
+      this.variantText,
+      field('Seed', this.seed, 'every random choice of the run derives from it'),
+      el('div', { class: 'actions' }, this.runButton),
+    );
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.run();
+    });
+    this.saveButton.addEventListener('click', () => this.save());
+    this.replayButton.addEventListener('click', () => void this.replay());
+    this.timelineButton.addEventListener('click', openTimeline);
+    this.fileInput.addEventListener('change', () => void this.loadChosenFile());
+    status.onBusyChange((busy) => {
+      for (const b of [this.runButton, this.replayButton]) b.disabled = busy || (b === this.replayButton && this.shown === undefined);
+    });
+    const artifacts = el(
+      'section',
+      { class: 'artifact-actions', 'aria-label': 'Run artifacts' },
+      field('Load an artifact', this.fileInput, 'or drop a run artifact (JSON) anywhere on the page, or open the page with ?run=<url>'),
+      el('div', { class: 'actions' }, this.saveButton, this.replayButton, this.timelineButton),
+    );
+    this.element = el('div', { class: 'runner' }, el('h1', {}, 'Scenario runner'), el('div', { class: 'runner-controls' }, form, artifacts), this.result);
+    this.fillVariants();
+  }
+
+  private fillVariants(): void {
+    const s = this.scenarios.find((x) => x.name === this.scenario.value);
+    this.scenarioText.textContent = s?.description ?? '';
+    this.variant.replaceChildren(...(s?.variants ?? []).map((v) => el('option', { value: v.name }, `${v.name} (expect ${v.expect})`)));
+    this.describeVariant();
+  }
+
+  private describeVariant(): void {
+    const v = this.scenarios.find((x) => x.name === this.scenario.value)?.variants.find((x) => x.name === this.variant.value);
+    this.variantText.replaceChildren(...(v === undefined ? [] : [el('strong', {}, `expect ${v.expect}: `), v.description]));
+  }
+
+  /** Selects a scenario and variant in the form (the page's ?scenario= and ?variant= parameters). */
+  select(scenario: string, variant?: string): void {
+    if (!this.scenarios.some((s) => s.name === scenario)) return;
+    this.scenario.value = scenario;
+    this.fillVariants();
+    if (variant !== undefined && [...this.variant.options].some((o) => o.value === variant)) this.variant.value = variant;
+    this.describeVariant();
+  }
+
+  private async run(): Promise<void> {
+    const request = { scenario: this.scenario.value, variant: this.variant.value, seed: this.seed.value };
+    const artifact = await this.status.run(`Run ${request.scenario} / ${request.variant}, seed ${JSON.stringify(request.seed)}`, (api, onProgress) => api.runScenario(request, onProgress));
+    if (artifact !== undefined) this.show({ artifact, source: 'a run in this page', notes: [] });
+  }
+
+  private async replay(): Promise<void> {
+    const saved = this.shown?.artifact;
+    if (saved === undefined) return;
+    const replayed = await this.status.run(`Replay ${saved.scenario} / ${saved.variant}, seed ${saved.seed}`, (api, onProgress) => api.replayArtifact(saved, onProgress));
+    if (replayed === undefined) return;
+    const note = replayed.sameTraceHash
+      ? `Replayed from its seed and fault schedule: same trace hash ${replayed.artifact.traceHash}, so the run is reproduced exactly.`
+      : `Replayed from its seed and fault schedule: trace hash ${replayed.artifact.traceHash} DIFFERS from the saved ${replayed.savedTraceHash}; the simulator or the scenario changed since the artifact was written.`;
+    this.show({ artifact: replayed.artifact, source: `a replay of ${this.shown?.source ?? 'the run'}`, notes: [note] });
+  }
+
+  private save(): void {
+    const a = this.shown?.artifact;
+    if (a !== undefined) download(artifactFileName(a), artifactText(a));
+  }
+
+  private async loadChosenFile(): Promise<void> {
+    const file = this.fileInput.files?.[0];
+    if (file === undefined) return;
+    await this.openFile(file);
+    this.fileInput.value = ''; // choosing the same file again loads it again
+  }
+
+  async openFile(file: File): Promise<void> {
+    let text: string;
+    try {
+      text = await file.text();
+    } catch (error) {
+      this.status.showError(`${file.name}: could not be read (${(error as Error).message}); choose the file again`);
+      return;
+    }
+    await this.openText(text, file.name);
+  }
+
+  /** Shows an artifact given as text; one without a timeline is replayed in the worker to get one. */
+  async openText(text: string, source: string): Promise<boolean> {
+    let artifact: ArtifactJson;
+    try {
+      artifact = parseArtifactText(text, source);
+    } catch (error) {
+      this.status.showError((error as Error).message);
+      return false;
+    }
+    if (artifact.timeline !== undefined) {
+      this.show({ artifact, source, notes: [] });
+      return true;
+    }
+    const replayed = await this.status.run(`Replay ${source} to draw its timeline`, (api, onProgress) => api.replayArtifact(artifact, onProgress));
+    if (replayed === undefined) {
+      this.show({ artifact, source, notes: ['This artifact has no timeline, and replaying it to get one failed (see the error above).'] });
+      return true;
+    }
+    if (replayed.sameTraceHash) {
+      const note = `This artifact had no timeline, so it was replayed from its seed and fault schedule in this page; same trace hash ${artifact.traceHash}, so the timeline is the saved run's.`;
+      this.show({ artifact: { ...artifact, ...(replayed.artifact.timeline === undefined ? {} : { timeline: replayed.artifact.timeline }) }, source, notes: [note] });
+    } else {
+      // Checks and timeline must come from one run: show the replay whole, and say that it differs.
+      const note = `This artifact had no timeline; replaying its seed and fault schedule gave trace hash ${replayed.artifact.traceHash}, not the saved ${artifact.traceHash} (the simulator or the scenario changed since it was written). Shown: the replay, checks and timeline.`;
+      this.show({ artifact: replayed.artifact, source: `a replay of ${source}`, notes: [note] });
+    }
+    return true;
+  }
+
+  private show(shown: ShownRun): void {
+    this.shown = shown;
+    this.result.replaceChildren(runResult(shown));
+    for (const b of [this.saveButton, this.replayButton, this.timelineButton]) b.disabled = false;
+    this.onShow(shown);
+  }
+}
