@@ -3,7 +3,7 @@
 import { el } from '../dom.js';
 import type { JobStatus } from '../job-status.js';
 import type { ShownRun } from './run-result.js';
-import { mountTimeline, type TimelineHandle } from './timeline-mount.js';
+import { mountTimeline, type TimelineHandle } from '../../../viz/timeline/index.js';
 
 export class TimelineView {
   readonly element: HTMLElement;

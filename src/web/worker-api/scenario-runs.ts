@@ -42,9 +42,8 @@ export async function runScenario(request: RunRequest, yieldToHost: () => Promis
   if (seed === '') throw new RangeError('seed is empty; give any text, e.g. 1 (every random choice of the run derives from it)');
   const scenario = scenarioNamed(request.scenario);
   safeProgress(onProgress)({ label: `running ${scenario.name} / ${request.variant}, seed ${seed}` });
-  // The run records its timeline for the timeline view (viz/timeline) when the runner supports it.
-  const options = { yieldToHost, timeline: true, ...(request.faults === undefined ? {} : { faults: request.faults as readonly Fault[] }) };
-  const artifact = await runScenarioInWorld(scenario, request.variant, seed, options);
+  // The run records its timeline for the timeline view (viz/timeline); the trace hash is the same either way.
+  const artifact = await runScenarioInWorld(scenario, request.variant, seed, { yieldToHost, timeline: true, ...(request.faults === undefined ? {} : { faults: request.faults as readonly Fault[] }) });
   return JSON.parse(artifactText(artifact)) as ArtifactJson;
 }
 
