@@ -13,6 +13,7 @@ import { registerTtlCommand } from './commands/ttl.js';
 import { registerQuorumCommand } from './commands/quorum.js';
 import { registerScenarioCommands } from './commands/run.js';
 import { registerExploreCommand } from './commands/explore.js';
+import { registerWebCommand } from './commands/web.js';
 
 export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   const program = new Command('lockstep')
@@ -31,6 +32,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
   registerQuorumCommand(program, io, setExitCode);
   registerScenarioCommands(program, io, setExitCode);
   registerExploreCommand(program, io, setExitCode);
+  registerWebCommand(program, io, setExitCode);
   return program;
 }
 

@@ -40,10 +40,10 @@ export async function staleReason(outDir: string, repoDir: string = REPO_DIR): P
   try {
     builtMs = (await stat(join(outDir, 'index.html'))).mtimeMs;
   } catch {
-    return `${outDir} has no build yet`;
+    return 'no build yet';
   }
   const newest = await newestSourceMs(repoDir);
-  return newest > builtMs ? `a source changed since ${outDir} was built` : undefined;
+  return newest > builtMs ? 'a source changed since the last build' : undefined;
 }
 
 export interface BuildResult {

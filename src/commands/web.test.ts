@@ -1,0 +1,64 @@
+import { mkdtemp, utimes, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CliIo } from '../cli-io.js';
+import { runCli } from '../testing/run-cli.js';
+import { startWorkbench } from './web.js';
+
+function capture(): CliIo & { out_: string[]; err_: string[] } {
+  const out_: string[] = [];
+  const err_: string[] = [];
+  return { out_, err_, out: (t) => void out_.push(t), err: (t) => void err_.push(t) };
+}
+
+/** A build directory whose index.html is newer than any source (dated tomorrow), so nothing is rebuilt. */
+async function freshBuild(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'lockstep-web-'));
+  await writeFile(join(dir, 'index.html'), '<!doctype html><title>built</title>');
+  const tomorrow = new Date(Date.now() + 86_400_000);
+  await utimes(join(dir, 'index.html'), tomorrow, tomorrow);
+  return dir;
+}
+
+describe('lockstep web', () => {
+  it('has --help naming its options', async () => {
+    const { code, out } = await runCli('web', '--help');
+    expect(code).toBe(0);
+    const help = out.join('\n');
+    for (const option of ['--port', '--host', '--rebuild', '--json']) expect(help).toContain(option);
+  });
+
+  it('serves an up-to-date build without rebuilding, prints {url} with --json, and stops when closed', async () => {
+    const io = capture();
+    const server = await startWorkbench({ port: '0', host: '127.0.0.1', json: true, outDir: await freshBuild() }, io);
+    if (typeof server === 'number') throw new Error(`exit ${server}: ${io.err_.join('\n')}`);
+    expect(io.err_.join('\n')).not.toContain('building');
+    const { url } = JSON.parse(io.out_.at(-1) ?? '{}') as { url: string };
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const page = await fetch(url);
+    expect([page.status, await page.text()]).toEqual([200, '<!doctype html><title>built</title>']);
+    await server.close();
+    await expect(fetch(url)).rejects.toThrow();
+  });
+
+  it.each([['abc'], ['70000'], ['-1'], ['']])('refuses --port %j, saying what a port is', async (port) => {
+    const io = capture();
+    expect(await startWorkbench({ port, host: '127.0.0.1', outDir: await freshBuild() }, io)).toBe(2);
+    expect(io.err_.join('\n')).toMatch(/--port .* must be a whole number from 0 to 65535/);
+  });
+
+  it('refuses a port in use with exit 2, suggesting --port 0', async () => {
+    const blocker = createServer();
+    await new Promise<void>((done) => blocker.listen(0, '127.0.0.1', done));
+    const port = (blocker.address() as { port: number }).port;
+    const io = capture();
+    try {
+      expect(await startWorkbench({ port: String(port), host: '127.0.0.1', outDir: await freshBuild() }, io)).toBe(2);
+      expect(io.err_.join('\n')).toMatch(new RegExp(`--port ${port} is in use .* --port 0`));
+    } finally {
+      blocker.close();
+    }
+  });
+});

@@ -1,0 +1,90 @@
+// `lockstep web`: serves the web workbench (issue 7) on this machine. Builds dist/web with vite's API
+// first when it is missing or older than its sources (or with --rebuild), then serves it over node:http
+// until Ctrl-C. Binds 127.0.0.1 unless told otherwise: the simulator runs in the visitor's browser, but
+// the page is a workbench for the person at this machine, not a service.
+import { relative } from 'node:path';
+import type { Command } from 'commander';
+import { buildWorkbench, DEFAULT_OUT_DIR, REPO_DIR, staleReason } from '../web-server/build-workbench.js';
+import { startStaticServer, type StaticServer } from '../web-server/static-server.js';
+import { type CliIo, ExitCode } from '../cli-io.js';
+
+export const DEFAULT_WEB_PORT = 4178;
+
+export interface WebOptions {
+  port: string;
+  host: string;
+  rebuild?: boolean;
+  json?: boolean;
+  /** Where the build lives; tests use a temporary directory. */
+  outDir?: string;
+}
+
+export function registerWebCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
+  program
+    .command('web')
+    .description('Serve the web workbench (scenario runner, run timeline, TTL sizing, quorum pricing; the simulator runs in your browser). Builds dist/web first when it is missing or older than its sources. Ctrl-C stops it. Exit 2 on bad input or a port in use.')
+    .option('--port <P>', 'port to listen on (0 picks a free one)', String(DEFAULT_WEB_PORT))
+    .option('--host <H>', 'address to bind (0.0.0.0 shares the workbench with your network)', '127.0.0.1')
+    .option('--rebuild', 'build dist/web even when it looks up to date')
+    .option('--json', 'print {"url": ...} as JSON once serving')
+    .action(async (options: WebOptions) => {
+      const started = await startWorkbench(options, io);
+      if (typeof started === 'number') {
+        setExitCode(started);
+        return;
+      }
+      await untilInterrupted();
+      await started.close();
+      io.err('lockstep web: stopped');
+      setExitCode(ExitCode.ok);
+    });
+}
+
+/** Resolves at the first Ctrl-C (SIGINT) or SIGTERM, and stops listening for them. */
+function untilInterrupted(): Promise<void> {
+  return new Promise((done) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      done();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+/** Builds if needed and starts serving; an exit code instead when it cannot (having said why on stderr). */
+export async function startWorkbench(options: WebOptions, io: CliIo): Promise<StaticServer | number> {
+  const port = Number(options.port);
+  if (!(Number.isInteger(port) && port >= 0 && port <= 65_535) || options.port.trim() === '') {
+    io.err(`lockstep web: --port ${JSON.stringify(options.port)} must be a whole number from 0 to 65535 (0 picks a free port)`);
+    return ExitCode.badInput;
+  }
+  const outDir = options.outDir ?? DEFAULT_OUT_DIR;
+  const shown = relative(REPO_DIR, outDir).startsWith('..') ? outDir : relative(REPO_DIR, outDir);
+  const reason = options.rebuild === true ? '--rebuild' : await staleReason(outDir);
+  if (reason !== undefined) {
+    io.err(`lockstep web: building the workbench into ${shown} (${reason})...`);
+    const startedMs = performance.now();
+    try {
+      const built = await buildWorkbench(outDir);
+      io.err(`lockstep web: built ${built.files} files, ${(built.bytes / 1024).toFixed(0)} KiB, in ${((performance.now() - startedMs) / 1000).toFixed(1)} s`);
+    } catch (error) {
+      io.err(`lockstep web: the build failed: ${(error as Error).message}; fix the error above, then run lockstep web --rebuild`);
+      return ExitCode.failed;
+    }
+  }
+  let server: StaticServer;
+  try {
+    server = await startStaticServer({ root: outDir, host: options.host, port });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') io.err(`lockstep web: --port ${port} is in use on ${options.host}; choose another port, or --port 0 to pick a free one`);
+    else if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') io.err(`lockstep web: --host ${JSON.stringify(options.host)} is not an address of this machine; use 127.0.0.1 (default) or 0.0.0.0`);
+    else io.err(`lockstep web: cannot listen on ${options.host}:${port}: ${(error as Error).message}`);
+    return ExitCode.badInput;
+  }
+  if (options.json === true) io.out(JSON.stringify({ url: server.url }));
+  else io.out(`lockstep web: the workbench is at ${server.url} (Ctrl-C stops it)`);
+  return server;
+}
