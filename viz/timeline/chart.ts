@@ -12,7 +12,8 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
 const LABEL_WIDTH = 120;
 const AXIS_HEIGHT = 28;
 const LANE_HEIGHT = 40;
-const MIN_MARK_PX = 3;
+/** Narrowest drawn width: a tick; a span (a write, a rejection) wide enough to show its pattern; a violation's mark wider still, so its outline and hatch read. */
+const MIN_MARK_PX = { tick: 3, span: 6, violation: 10 } as const;
 /** The closest zoom shows about a tenth of a millisecond across the chart. */
 const FINEST_MS = 0.1;
 /** y and height of each band within a lane. */
@@ -165,10 +166,11 @@ export class TimelineChart {
     const [y, h] = BANDS[style.band];
     const x0 = this.x(d.startMs);
     const x1 = this.x(d.endMs);
-    const width = Math.max(MIN_MARK_PX, x1 - x0);
-    const x = x1 - x0 < MIN_MARK_PX ? x0 - MIN_MARK_PX / 2 : x0;
-    const g = select(node);
     const violating = d.mark.violations.length > 0;
+    const minWidth = violating ? MIN_MARK_PX.violation : style.band === 'span' ? MIN_MARK_PX.span : MIN_MARK_PX.tick;
+    const width = Math.max(minWidth, x1 - x0);
+    const x = x1 - x0 < minWidth ? (x0 + x1) / 2 - minWidth / 2 : x0;
+    const g = select(node);
     const rect = g.select<SVGRectElement>('rect.lst-mark')
       .attr('x', x).attr('y', y).attr('width', width).attr('height', h)
       .attr('fill', style.fill)

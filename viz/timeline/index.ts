@@ -114,6 +114,7 @@ function notices(model: TimelineModel): string[] {
   if (!model.hasTrace) out.push('This artifact carries no trace records (it was saved without a timeline), so only holds, beliefs, writes and expiries from its history are drawn. Run it again with lockstep run … --html for every lane.');
   if (model.droppedRecords > 0) out.push(`The capture kept its bound of trace records and dropped ${model.droppedRecords} later ones: the lanes are incomplete after the last kept record.`);
   const failing = model.checks.filter((c) => !c.ok).map((c) => c.name);
-  out.push(failing.length === 0 ? `Every check passed (${model.checks.length}).` : `Failing checks: ${failing.join(', ')}. The view is zoomed to the first violation.`);
+  if (failing.length === 0) out.push(`Every check passed (${model.checks.length}).`);
+  else out.push(`Failing checks: ${failing.join(', ')}.${model.focus === undefined ? '' : ' The view is zoomed to the first violation; its events are outlined and hatched.'}`);
   return out;
 }

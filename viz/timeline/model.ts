@@ -2,10 +2,10 @@
 // positions, so ←/→ step through them), the checks with their violations' marks, and where to look
 // first. Linear in the artifact's size apart from one sort.
 import type { RunArtifactView } from '../artifact/schema.js';
-import { historyMarks, type MarkDraft } from './history-marks.js';
+import { historyMarks } from './history-marks.js';
 import { buildLanes } from './lanes.js';
 import { traceMarks } from './trace-marks.js';
-import type { Mark, TimeWindow, TimelineModel } from './types.js';
+import type { Mark, MarkDraft, TimeWindow, TimelineModel } from './types.js';
 import { mapViolations } from './violations.js';
 
 /** The window around a violation shows this much context on each side, at least. */
@@ -16,12 +16,13 @@ export function buildTimelineModel(artifact: RunArtifactView, title?: string): T
   const records = artifact.timeline?.records ?? [];
   const lastRecordMs = records.length === 0 ? 0 : (records[records.length - 1] as { timeMs: number }).timeMs;
   const runEndMs = Math.max(artifact.simulatedMs, lastRecordMs);
-  const drafts: MarkDraft[] = [...historyMarks(artifact, lanes, runEndMs), ...traceMarks(records, runEndMs)];
+  const marks: MarkDraft[] = traceMarks(records, runEndMs);
+  for (const m of historyMarks(artifact, lanes, runEndMs)) marks.push(m);
   // Time order; at one moment, lanes top to bottom: the order a reader (and the ←/→ keys) follows.
-  drafts.sort((a, b) => a.startMs - b.startMs || lanes.order(a.lane) - lanes.order(b.lane) || a.endMs - b.endMs);
-  const unflagged: Mark[] = drafts.map((d, id) => ({ ...d, id, violations: [] }));
-  const { rows, byMark } = mapViolations(artifact.checks, unflagged);
-  const marks = byMark.size === 0 ? unflagged : unflagged.map((m) => (byMark.has(m.id) ? { ...m, violations: byMark.get(m.id) as string[] } : m));
+  marks.sort((a, b) => a.startMs - b.startMs || (a.lane === b.lane ? 0 : lanes.order(a.lane) - lanes.order(b.lane)) || a.endMs - b.endMs);
+  for (let id = 0; id < marks.length; id += 1) (marks[id] as MarkDraft).id = id;
+  const { rows, byMark } = mapViolations(artifact.checks, marks);
+  for (const [id, names] of byMark) (marks[id] as MarkDraft).violations = names;
   const firstFailing = rows.find((c) => !c.ok && c.violations.some((v) => v.markIds.length > 0 || v.atMs !== undefined));
   return {
     title: title ?? `${artifact.scenario} / ${artifact.variant} (seed ${artifact.seed})`,

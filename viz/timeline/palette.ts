@@ -31,6 +31,8 @@ export interface KindStyle {
   readonly band: Band;
   /** An SVG pattern id (see patterns in view-svg.ts) drawn over the fill, or none. */
   readonly pattern?: 'hatch' | 'cross';
+  /** A solid outline of its own (a white mark needs one to be seen at all). */
+  readonly outline?: string;
   readonly name: string;
   readonly description: string;
 }
@@ -47,7 +49,7 @@ export const KIND_STYLES: Readonly<Record<MarkKind, KindStyle>> = {
   stall: { fill: OKABE_ITO.orange, text: INK, band: 'background', pattern: 'cross', name: 'disk stall', description: "the member's disk stalled (no fsync completes)" },
   expiry: { fill: OKABE_ITO.black, text: PAPER, band: 'tick', name: 'expiry', description: 'a lease expired; the hold it carried ended' },
   write: { fill: OKABE_ITO.bluishGreen, text: INK, band: 'span', name: 'write', description: 'a resource write the fence accepted' },
-  'fence-rejection': { fill: PAPER, text: INK, band: 'span', pattern: 'cross', name: 'fence rejection', description: 'a resource write the fence rejected (ADR-16)' },
+  'fence-rejection': { fill: PAPER, text: INK, band: 'span', pattern: 'cross', outline: INK, name: 'fence rejection', description: 'a resource write the fence rejected (ADR-16)' },
   clock: { fill: OKABE_ITO.reddishPurple, text: INK, band: 'tick', name: 'clock', description: "the process's clock stepped or drifted" },
   note: { fill: '#595959', text: PAPER, band: 'tick', name: 'note', description: 'a fault or scenario step as scheduled' },
 };

@@ -88,11 +88,19 @@ export function detailsPanel(doc: Document): { element: HTMLElement; show(mark: 
       body.appendChild(warn);
     }
     const list = make('dl');
-    for (const [key, value] of Object.entries(mark.details)) list.append(make('dt', undefined, key), make('dd', undefined, value === null ? '—' : String(value)));
+    if (mark.traceKind !== undefined) list.append(make('dt', undefined, 'trace record'), make('dd', undefined, `#${mark.record ?? '?'} ${mark.traceKind}`));
+    for (const [key, value] of Object.entries(mark.details)) list.append(make('dt', undefined, key), make('dd', undefined, detailText(value)));
     body.appendChild(list);
   };
   show(undefined, '', 1);
   return { element: section, show };
+}
+
+/** A detail's value as text: plain values as they are, lists and objects as JSON, nothing as a dash. */
+export function detailText(value: unknown): string {
+  if (value === null || value === undefined) return '—';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
 }
 
 export function legend(doc: Document, kinds: ReadonlySet<MarkKind>): HTMLElement {

@@ -1,6 +1,6 @@
 // The timeline's stylesheet, injected from TypeScript once per document so the offline report needs no
 // CSS file (issue 7). Class names are prefixed lst- so the view can sit inside another page.
-import { INK, PAPER, VIOLATION_COLOUR } from './palette.js';
+import { INK, KIND_STYLES, PAPER, VIOLATION_COLOUR } from './palette.js';
 
 export const STYLE_ELEMENT_ID = 'lockstep-timeline-styles';
 
@@ -21,6 +21,7 @@ export const TIMELINE_CSS = `
 .lst-axis path, .lst-axis line { stroke: #767676; }
 .lst-mark { cursor: pointer; stroke: rgba(0,0,0,0.35); stroke-width: 0.5; }
 .lst-mark-text { font-size: 11px; pointer-events: none; dominant-baseline: middle; }
+${Object.entries(KIND_STYLES).flatMap(([kind, style]) => (style.outline === undefined ? [] : [`.lst-mark[data-kind="${kind}"] { stroke: ${style.outline}; stroke-width: 1.5; }`])).join('\n')}
 .lst-mark[data-selected] { stroke: ${INK}; stroke-width: 2.5; }
 .lst-mark[data-violation] { stroke: ${VIOLATION_COLOUR}; stroke-width: 3; stroke-dasharray: 5 2; }
 .lst-aside { flex: 0 1 360px; min-width: 260px; }

@@ -4,9 +4,8 @@
 // ends is closed at the run's end.
 import type { TraceRecordView } from '../artifact/schema.js';
 import type { MarkKind } from './dom-contract.js';
-import type { MarkDraft } from './history-marks.js';
 import { WORLD_LANE } from './lanes.js';
-import type { Detail } from './types.js';
+import { type MarkDraft, NO_VIOLATIONS } from './types.js';
 
 /** The rpc message type of a session keepalive (sim/net/network.ts labels rpc messages kind:method). */
 export const KEEPALIVE_MESSAGE = 'arbiter.call:keepAlive';
@@ -117,8 +116,8 @@ class SpanBuilder {
     if (this.seenPartitions.has(identity)) return;
     this.seenPartitions.add(identity);
     const label = `${from.join(', ')} ${opened.fields['direction'] === 'one-way' ? '→✕' : '✕'} ${to.length > 3 ? `${to.length} processes` : to.join(', ')}`;
-    const details = { ...plain(opened.fields), from: from.join(', '), to: to.join(', '), healedAtMs: closedBy === undefined ? null : closedBy.timeMs };
-    for (const lane of [WORLD_LANE, ...from]) this.marks.push({ kind: 'partition', lane, startMs: opened.timeMs, endMs, label, details: { ...details, record: opened.index } });
+    const details = { ...opened.fields, from: from.join(', '), to: to.join(', '), healedAtMs: closedBy === undefined ? null : closedBy.timeMs, record: opened.index };
+    for (const lane of [WORLD_LANE, ...from]) this.marks.push({ id: 0, violations: NO_VIOLATIONS, kind: 'partition', lane, startMs: opened.timeMs, endMs, label, details });
   }
 
   private begin(r: TraceRecordView, kind: MarkKind, label: string): void {
@@ -134,12 +133,13 @@ class SpanBuilder {
   }
 
   private close(open: Open, endMs: number, closedBy: TraceRecordView | undefined): void {
-    const details = { ...plain(open.record.fields), record: open.record.index, endedBy: closedBy === undefined ? 'the end of the run' : closedBy.kind };
-    this.marks.push({ kind: open.kind, lane: open.record.process, startMs: open.record.timeMs, endMs, label: open.label, details });
+    const details = { ...open.record.fields, record: open.record.index, endedBy: closedBy === undefined ? 'the end of the run' : closedBy.kind };
+    this.marks.push({ id: 0, violations: NO_VIOLATIONS, kind: open.kind, lane: open.record.process, startMs: open.record.timeMs, endMs, label: open.label, details });
   }
 
   private push(kind: MarkKind, lane: string, startMs: number, endMs: number, label: string, r: TraceRecordView): void {
-    this.marks.push({ kind, lane, startMs, endMs: Math.max(startMs, endMs), label, details: { ...plain(r.fields), record: r.index, traceKind: r.kind } });
+    // The record's fields as they are: a long run has a million of these, and a copy each would cost seconds.
+    this.marks.push({ id: 0, violations: NO_VIOLATIONS, kind, lane, startMs, endMs: Math.max(startMs, endMs), label, details: r.fields, record: r.index, traceKind: r.kind });
   }
 }
 
@@ -149,13 +149,4 @@ function names(value: unknown): string[] {
 
 function signed(value: unknown): string {
   return typeof value === 'number' ? (value >= 0 ? `+${value}` : String(value)) : '?';
-}
-
-/** Record fields as details: nested data becomes its JSON. */
-export function plain(fields: Readonly<Record<string, unknown>>): Record<string, Detail> {
-  const out: Record<string, Detail> = {};
-  for (const [key, value] of Object.entries(fields)) {
-    out[key] = value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : value === undefined ? null : JSON.stringify(value);
-  }
-  return out;
 }

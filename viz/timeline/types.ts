@@ -13,8 +13,6 @@ export interface Lane {
   readonly role: LaneRole;
 }
 
-export type Detail = string | number | boolean | null;
-
 export interface Mark {
   /** Position in TimelineModel.marks (time order): the ←/→ keys step through these. */
   readonly id: number;
@@ -26,11 +24,20 @@ export interface Mark {
   readonly endMs: number;
   /** Short text for the mark itself: a token for holds, beliefs and writes. */
   readonly label: string;
-  /** Shown when the mark is clicked: the record's fields, the grant, the write. */
-  readonly details: Readonly<Record<string, Detail>>;
+  /** Shown when the mark is clicked: the record's fields, the grant, the write (JSON data; a trace record's own fields object, not a copy). */
+  readonly details: Readonly<Record<string, unknown>>;
+  /** The trace record the mark starts at (its index and kind), when it comes from the trace. */
+  readonly record?: number;
+  readonly traceKind?: string;
   /** Names of the failing checks this mark is part of. */
   readonly violations: readonly string[];
 }
+
+/** Shared by every mark in no violation (most of them: one array, not a million). */
+export const NO_VIOLATIONS: readonly string[] = Object.freeze([]);
+
+/** A mark while the model builds it: model.ts numbers the marks once they are in time order, then flags the violations' marks. */
+export type MarkDraft = { -readonly [K in keyof Mark]: Mark[K] };
 
 export interface ViolationRow {
   /** The checker's sentence. */

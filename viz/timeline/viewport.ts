@@ -1,14 +1,15 @@
 // What to draw for one viewport: only the marks that overlap the visible time window, and where many
-// marks of one kind fall in one pixel column of a lane (a second of keepalives at minute zoom), one
-// merged mark with their count. So a view of any window draws at most about lanes × kinds × width
-// marks, however long the run (issue 7: a 10-simulated-minute run renders without freezing the page).
-// Marks in a violation and the selected mark are always drawn on their own, never merged away.
+// marks of one kind fall in one merge column of a lane (a second of keepalives at minute zoom), one
+// merged mark with their count. So a view of any window draws at most about lanes × kinds × columns
+// marks, however long the run, and finds them in time that grows with the columns, not the marks
+// (issue 7: a 10-simulated-minute run renders without freezing the page). Marks in a violation and the
+// selected mark are always drawn on their own, never merged away.
 import type { MarkKind } from './dom-contract.js';
 import type { Mark, TimeWindow, TimelineModel } from './types.js';
 
 /** Marks narrower than this many pixels merge with their neighbours of the same kind and lane. */
 export const MERGE_PX = 3;
-/** Marks at most this long are indexed by start time alone (a binary search finds the window's first). */
+/** Spans at most this long are indexed by start time alone (a binary search finds the window's first). */
 const SHORT_MS = 1_000;
 
 export interface DrawnMark {
@@ -22,24 +23,44 @@ export interface DrawnMark {
   readonly count: number;
 }
 
+/** The instants (start = end) of one kind in one lane, by time: a column's count is two binary searches. */
+interface Instants {
+  readonly marks: Mark[];
+  starts: Float64Array;
+  /** Those never merged (in a violation), by time. */
+  readonly special: Mark[];
+}
+
 interface LaneMarks {
-  /** Short marks by start time. */
-  readonly short: readonly Mark[];
-  readonly long: readonly Mark[];
+  readonly instants: Map<MarkKind, Instants>;
+  readonly shortSpans: Mark[];
+  readonly longSpans: Mark[];
 }
 
 export interface ViewportIndex {
-  /** The drawn marks of a window `widthPx` wide, lanes in model order. */
+  /** The drawn marks of a window `widthPx` wide. */
   visible(window: TimeWindow, widthPx: number, pinned?: ReadonlySet<number>): DrawnMark[];
 }
 
 export function indexMarks(model: TimelineModel): ViewportIndex {
-  const byLane = new Map<string, { short: Mark[]; long: Mark[] }>(model.lanes.map((lane) => [lane.name, { short: [], long: [] }]));
+  const byLane = new Map<string, LaneMarks>();
+  const laneOf = (name: string): LaneMarks => {
+    let lane = byLane.get(name);
+    if (lane === undefined) byLane.set(name, (lane = { instants: new Map(), shortSpans: [], longSpans: [] }));
+    return lane;
+  };
+  for (const lane of model.lanes) laneOf(lane.name);
+  // model.marks is in start order, so every list built here is too.
   for (const m of model.marks) {
-    let lane = byLane.get(m.lane);
-    if (lane === undefined) byLane.set(m.lane, (lane = { short: [], long: [] }));
-    (m.endMs - m.startMs <= SHORT_MS ? lane.short : lane.long).push(m); // model.marks is in start order, so each list is too
+    const lane = laneOf(m.lane);
+    if (m.endMs === m.startMs) {
+      let instants = lane.instants.get(m.kind);
+      if (instants === undefined) lane.instants.set(m.kind, (instants = { marks: [], starts: new Float64Array(0), special: [] }));
+      instants.marks.push(m);
+      if (m.violations.length > 0) instants.special.push(m);
+    } else (m.endMs - m.startMs <= SHORT_MS ? lane.shortSpans : lane.longSpans).push(m);
   }
+  for (const [, lane] of byLane) for (const [, instants] of lane.instants) instants.starts = Float64Array.from(instants.marks, (m) => m.startMs);
   return { visible: (window, widthPx, pinned) => visibleMarks(byLane, window, widthPx, pinned ?? new Set()) };
 }
 
@@ -49,18 +70,54 @@ function visibleMarks(byLane: ReadonlyMap<string, LaneMarks>, window: TimeWindow
   const drawn: DrawnMark[] = [];
   for (const [, lane] of byLane) {
     const merger = new ColumnMerger(window.startMs, pxPerMs, drawn);
-    for (const m of lane.long) if (m.endMs >= window.startMs && m.startMs <= window.endMs) merger.add(m, pinned);
-    for (let i = firstStartingAtOrAfter(lane.short, window.startMs - SHORT_MS); i < lane.short.length; i += 1) {
-      const m = lane.short[i] as Mark;
+    for (const m of lane.longSpans) if (m.endMs >= window.startMs && m.startMs <= window.endMs) merger.add(m, pinned);
+    for (let i = lowerBound(lane.shortSpans, window.startMs - SHORT_MS); i < lane.shortSpans.length; i += 1) {
+      const m = lane.shortSpans[i] as Mark;
       if (m.startMs > window.endMs) break;
       if (m.endMs >= window.startMs) merger.add(m, pinned);
     }
     merger.flush();
+    for (const [, instants] of lane.instants) columnsOfInstants(instants, window, MERGE_PX / pxPerMs, pinned, drawn);
   }
   return drawn;
 }
 
-/** Merges narrow marks of one lane by (kind, pixel column); wide, pinned and violating marks pass through. */
+/** One merged mark per non-empty column; the pinned and violating instants apart, and not counted twice. */
+function columnsOfInstants(instants: Instants, window: TimeWindow, columnMs: number, pinned: ReadonlySet<number>, out: DrawnMark[]): void {
+  const { marks, starts } = instants;
+  const end = upperBoundOf(starts, window.endMs);
+  const apart = instants.special.filter((m) => m.startMs >= window.startMs && m.startMs <= window.endMs);
+  for (const id of pinned) {
+    const m = findInstant(instants, id);
+    if (m !== undefined && m.startMs >= window.startMs && m.startMs <= window.endMs && !apart.includes(m)) apart.push(m);
+  }
+  for (const m of apart) out.push({ mark: m, kind: m.kind, lane: m.lane, startMs: m.startMs, endMs: m.endMs, count: 1 });
+  let i = lowerBoundOf(starts, window.startMs);
+  while (i < end) {
+    const column = Math.floor(((starts[i] as number) - window.startMs) / columnMs);
+    const j = Math.min(end, lowerBoundOf(starts, window.startMs + (column + 1) * columnMs, i + 1));
+    const first = marks[i] as Mark;
+    const last = marks[j - 1] as Mark;
+    const count = j - i - apart.filter((m) => m.startMs >= first.startMs && m.startMs <= last.startMs).length;
+    if (count > 0) out.push({ mark: first, kind: first.kind, lane: first.lane, startMs: first.startMs, endMs: last.startMs, count });
+    i = j;
+  }
+}
+
+/** The instant with this id, if it is one of these (ids are positions in time order, so a binary search by id works). */
+function findInstant(instants: Instants, id: number): Mark | undefined {
+  let lo = 0;
+  let hi = instants.marks.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((instants.marks[mid] as Mark).id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  const found = instants.marks[lo];
+  return found?.id === id ? found : undefined;
+}
+
+/** Merges narrow spans of one lane by (kind, pixel column); wide, pinned and violating spans pass through. */
 class ColumnMerger {
   private readonly columns = new Map<string, { first: Mark; startMs: number; endMs: number; count: number }>();
 
@@ -92,12 +149,36 @@ class ColumnMerger {
   }
 }
 
-function firstStartingAtOrAfter(marks: readonly Mark[], ms: number): number {
+function lowerBound(marks: readonly Mark[], ms: number): number {
   let lo = 0;
   let hi = marks.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if ((marks[mid] as Mark).startMs < ms) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** First index at or after `from` whose start is ≥ ms. */
+function lowerBoundOf(starts: Float64Array, ms: number, from = 0): number {
+  let lo = from;
+  let hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((starts[mid] as number) < ms) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** First index whose start is > ms. */
+function upperBoundOf(starts: Float64Array, ms: number): number {
+  let lo = 0;
+  let hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((starts[mid] as number) <= ms) lo = mid + 1;
     else hi = mid;
   }
   return lo;
