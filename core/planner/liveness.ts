@@ -46,19 +46,32 @@ export function electionTimeoutMs(timers: EtcdTimers): number {
 
 /**
  * Longest time from a leader's death to a new leader that has applied its term's first entry and so
- * promoted the lessor (section 3.1): the randomized election timeout is at most 2E - 1 tick, counted in
- * whole ticks (+1 tick), then a vote round and the no-op's commit.
+ * promoted the lessor, when the first election round wins (section 3.1): the randomized election timeout
+ * is at most 2E - 1 tick, counted in whole ticks (+1 tick), then a vote round and the no-op's commit.
  */
 export function electionWorstMs(timers: EtcdTimers): number {
   const e = electionTimeoutMs(timers);
   return 2 * e + 2 * timers.commitMs;
 }
 
+/**
+ * What each failed election round adds: another randomized timeout and vote round. A round fails when two
+ * survivors campaign in the same tick and split the vote, or when a candidate's request reaches a member
+ * that heard the old leader within an election timeout and ignores it (CheckQuorum's vote suppression,
+ * section 3.1). Either can repeat, with falling odds, so no number of rounds is a worst case: the bounds
+ * count one and say so, and `lockstep ttl` reports how many simulated runs needed more.
+ */
+export function failedElectionRoundMs(timers: EtcdTimers): number {
+  return 2 * electionTimeoutMs(timers) + timers.commitMs;
+}
+
 export interface LivenessBound {
   /** Crash right after a renewal: TTL, one lessor period to find it, the revoke, the waiter's grant. */
   readonly withoutLeaderChangeMs: number;
-  /** The issue's bound: as above plus an election and Promote's extension (the lease restarts at promote). */
+  /** The issue's bound: as above plus an election (one round) and Promote's extension (the lease restarts at promote). */
   readonly withLeaderChangeMs: number;
+  /** Added to withLeaderChangeMs by each failed election round (failedElectionRoundMs). */
+  readonly perFailedElectionRoundMs: number;
   /** A leader change just before expiry restarts the full TTL: about twice the TTL. Rare, but possible. */
   readonly lateLeaderChangeMs: number;
 }
@@ -68,7 +81,7 @@ export function livenessBound(ttlSeconds: number, timers: EtcdTimers = DEFAULT_E
   const afterExpiryMs = timers.lessorLoopMs + timers.commitMs + timers.commitMs + timers.rpcRoundTripMs;
   const withoutLeaderChangeMs = ttlMs + afterExpiryMs;
   const withLeaderChangeMs = electionWorstMs(timers) + afterPromoteMs(ttlSeconds, timers);
-  return { withoutLeaderChangeMs, withLeaderChangeMs, lateLeaderChangeMs: ttlMs + withLeaderChangeMs };
+  return { withoutLeaderChangeMs, withLeaderChangeMs, perFailedElectionRoundMs: failedElectionRoundMs(timers), lateLeaderChangeMs: ttlMs + withLeaderChangeMs };
 }
 
 /** The part of a liveness bound after a leader serves: the lease restarts at Promote, then expiry, revoke, grant. */
@@ -80,7 +93,7 @@ export function afterPromoteMs(ttlSeconds: number, timers: EtcdTimers = DEFAULT_
 }
 
 export interface QuorumLossBound {
-  /** The quorum's return to a leader that has promoted: one election, bounded only with PreVote (null without). */
+  /** The quorum's return to a leader that has promoted: one election round, bounded only with PreVote (null without). */
   readonly recoveryElectionMs: number | null;
   /** That leader's Promote to the waiter's grant: TTL + extend + lessor scan + revoke and grant commits. */
   readonly afterLeaderMs: number;
@@ -91,7 +104,8 @@ export interface QuorumLossBound {
 /**
  * ADR-04/12: a quorum loss of `outageMs` blocks a held key (its holder fences, nothing can expire or revoke
  * it) until the quorum is back, a leader is elected and promotes, and the lease it restarted expires. With
- * PreVote (etcd 3.5's default) the recovery is one election. Without it (3.4's default) the lone survivor
+ * PreVote (etcd 3.5's default) the recovery is one election (one round; failedElectionRoundMs per failed
+ * round, as after any leader loss). Without it (3.4's default) the lone survivor
  * raised its term at every solo campaign; a member elected at a lower term is deposed by it, and the
  * survivor, whose log is then behind, cannot win: elections repeat until one of the others times out first,
  * a race with no worst case (scenario quorum-loss, default variant).

@@ -43,12 +43,28 @@ async function ttlWorld(options: TtlWorldOptions): Promise<World> {
 
 const KEY = `${PLANNER_NAMESPACE}/contended`;
 
+export interface ReacquireRun {
+  /** Crash to the waiter's grant, ms of true time; undefined if it was not granted within the run. */
+  readonly reacquireMs: number | undefined;
+  /**
+   * Election rounds the new leader took: the raft terms it advanced past the crashed leader's (this world
+   * runs without PreVote, so every campaign takes a term). 0 without a leader change; more than 1 when a
+   * round failed (a split vote, or a vote ignored under the old leader's lease).
+   */
+  readonly electionRounds: number;
+}
+
 /**
  * One crash: the holder acquires, keeps its session for a random phase of its keepalive period, then
  * crashes (with the etcd leader, if `leaderChange`); the waiter was queued with a long wait. Returns crash
  * to grant, ms of true time, or undefined if the waiter was never granted within `maxMs`.
  */
 export async function reacquireAfterCrash(options: Omit<TtlWorldOptions, 'clients'> & { readonly leaderChange: boolean; readonly crashPhase?: number }): Promise<number | undefined> {
+  return (await reacquireRun(options)).reacquireMs;
+}
+
+/** reacquireAfterCrash with the election it took. */
+export async function reacquireRun(options: Omit<TtlWorldOptions, 'clients'> & { readonly leaderChange: boolean; readonly crashPhase?: number }): Promise<ReacquireRun> {
   const world = await ttlWorld({ ...options, clients: 2 });
   // The holder's keepalive answers are watched (wrapApi), so the crash can be placed at a phase of the
   // keepalive period counted from the last renewal: phase 0 is just after one, the worst case.
@@ -70,6 +86,7 @@ export async function reacquireAfterCrash(options: Omit<TtlWorldOptions, 'client
   await world.kernel.runUntilCondition(() => renewedAtMs > fromMs, { untilMs: fromMs + 2 * periodMs });
   await world.runUntil(world.kernel.now() + phase * periodMs);
   const crashAtMs = world.kernel.now();
+  const termAtCrash = world.cluster.leader()?.raftStatus()?.term ?? 0;
   holder.process.crash();
   if (options.leaderChange) {
     const leader = world.cluster.leader();
@@ -77,7 +94,8 @@ export async function reacquireAfterCrash(options: Omit<TtlWorldOptions, 'client
   }
   const maxMs = 4 * options.ttlSeconds * 1_000 + 30_000;
   await world.kernel.runUntilCondition(() => grantedAtMs !== undefined, { untilMs: crashAtMs + maxMs });
-  return grantedAtMs === undefined ? undefined : grantedAtMs - crashAtMs;
+  const termAtGrant = world.cluster.leader()?.raftStatus()?.term ?? termAtCrash;
+  return { reacquireMs: grantedAtMs === undefined ? undefined : grantedAtMs - crashAtMs, electionRounds: termAtGrant - termAtCrash };
 }
 
 function bindAll(api: ArbiterApi): ArbiterApi {

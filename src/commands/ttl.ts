@@ -1,14 +1,17 @@
 // `lockstep ttl`: what a class's TTL costs and buys (ADR-10/11/12), per class, every figure labelled
 // analytic, simulated (runs, seeds) or measured (a bench profile). `--format md` prints the comment a
 // class pull request carries.
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { checkDocuments } from '../../core/classes/index.js';
-import { DEFAULT_ETCD_TIMERS, falseFencesPerSessionHourFromPauses, keepalivesPerSecond, livenessBound, poissonUpper95, writesPerSecond } from '../../core/planner/liveness.js';
+import { DEFAULT_ETCD_TIMERS, falseFencesPerSessionHourFromPauses, keepalivesPerSecond, livenessBound, poissonUpper95, quorumLossBound, writesPerSecond } from '../../core/planner/liveness.js';
+import { BenchFileError, parseBenchText } from '../../core/planner/measured-bench.js';
 import { percentile, roundTo } from '../../core/planner/percentiles.js';
 import { ttlVerdict, type TtlVerdict } from '../../core/planner/ttl-verdict.js';
+import { TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../../core/classes/index.js';
 import { compileDistribution, type DistributionSpec } from '../../sim/kernel/distribution.js';
-import { falseFences, GC_PAUSES, type PauseProfile, reacquireAfterCrash } from '../../sim/planner/ttl-runs.js';
+import { falseFences, GC_PAUSES, type PauseProfile, reacquireRun } from '../../sim/planner/ttl-runs.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
 
@@ -32,12 +35,12 @@ export function registerTtlCommand(program: Command, io: CliIo, setExitCode: (co
   program
     .command('ttl')
     .description('Price a lock class TTL (ADR-10/11/12): keepalive and write load, liveness bound after a holder crash (analytic and simulated), false-fence rate, and the ADR-11 verdict.')
-    .argument('<files...>', 'LockClass files (with their PauseTestResults)')
+    .argument('<files...>', 'LockClass files (with their PauseTestResults), or directories of them (their *.yaml and *.yml, not subdirectories)')
     .requiredOption('--sessions <N>', 'sessions of the class at peak (one per identity and TTL, ADR-10)')
     .option('--holds-per-session <K>', 'grants per session per second', '0.1')
     .option('--pauses <none|gc|FILE>', 'process pause profile: none, gc (a pause a minute, lognormal 50 ms median, 1.5 s p99), or a JSON file {pausesPerHour, durationMs: DistributionSpec}', 'none')
     .option('--rtt <MEDIAN[:P99]>', 'client <-> arbiter round trip, ms (default: the simulator\'s 0.5 ms)')
-    .option('--bench <FILE>', 'a hardware profile from lockstep bench --profile: measured fsync and CPU costs')
+    .option('--bench <FILE>', 'a measurement of this hardware: the report of lockstep bench --json (or --out FILE), or its --profile FILE; gives the write ceiling, keepalive capacity and fsync')
     .option('--runs <R>', 'simulated runs (seeds) per figure', '3')
     .option('--sweep <ttl=A..B>', 'print the curve of liveness bound and false-fence rate against TTL')
     .option('--format <md|json|table>', 'output format', 'table')
@@ -47,7 +50,7 @@ export function registerTtlCommand(program: Command, io: CliIo, setExitCode: (co
     });
 }
 
-type Parsed = { sessions: number; holds: number; runs: number; pauses: PauseProfile | undefined; pauseLabel: string; rpc?: DistributionSpec; fsync?: DistributionSpec; writeCeiling?: number; sweep?: number[] };
+type Parsed = { sessions: number; holds: number; runs: number; pauses: PauseProfile | undefined; pauseLabel: string; rpc?: DistributionSpec; fsync?: DistributionSpec; writeCeiling?: number; writeCeilingSource?: string; keepaliveCeiling?: number; sweep?: number[] };
 
 async function parseOptions(options: TtlOptions): Promise<Parsed | string> {
   const sessions = Number(options.sessions);
@@ -75,19 +78,26 @@ async function parseOptions(options: TtlOptions): Promise<Parsed | string> {
     parsed.rpc = p99 === undefined || p99 === median ? { kind: 'constant', ms: median / 2 } : { kind: 'lognormal', medianMs: median / 2, p99Ms: p99 / 2 };
   }
   if (options.bench !== undefined) {
+    let text: string;
     try {
-      const profile = JSON.parse(await readFile(options.bench, 'utf8')) as { kind?: string; walFsync?: DistributionSpec; cpuByConcurrency?: Array<{ requestCostMs: number; applyCostMs: number }> };
-      if (profile.kind !== 'lockstep-hardware-profile' || profile.walFsync === undefined) return `--bench ${options.bench} is not a hardware profile; write one with lockstep bench --profile FILE`;
-      parsed.fsync = profile.walFsync;
-      const cpu = profile.cpuByConcurrency?.[profile.cpuByConcurrency.length - 1];
-      if (cpu !== undefined && cpu.requestCostMs + cpu.applyCostMs > 0) parsed.writeCeiling = 1000 / (cpu.requestCostMs + cpu.applyCostMs);
+      text = await readFile(options.bench, 'utf8');
     } catch (error) {
-      return `--bench ${options.bench}: ${(error as Error).message}`;
+      return `--bench ${options.bench}: cannot read it (${(error as Error).message}); give the file lockstep bench --json, --out or --profile wrote`;
+    }
+    try {
+      const measured = parseBenchText(text);
+      if (measured.walFsync !== null) parsed.fsync = measured.walFsync;
+      if (measured.writeCeilingPerSecond !== null) Object.assign(parsed, { writeCeiling: measured.writeCeilingPerSecond, writeCeilingSource: measured.writeCeilingSource });
+      if (measured.keepaliveCeilingPerSecond !== null) parsed.keepaliveCeiling = measured.keepaliveCeilingPerSecond;
+    } catch (error) {
+      if (!(error instanceof BenchFileError)) throw error;
+      return `--bench ${options.bench}: ${error.message}`;
     }
   }
   if (options.sweep !== undefined) {
     const match = /^ttl=(\d+)\.\.(\d+)$/.exec(options.sweep);
-    if (match === null || Number(match[1]) > Number(match[2])) return `--sweep ${JSON.stringify(options.sweep)} must be ttl=A..B in seconds, e.g. ttl=5..60`;
+    if (match === null || Number(match[1]) > Number(match[2])) return `--sweep ${JSON.stringify(options.sweep)} must be ttl=A..B in seconds with A <= B, e.g. ttl=5..60`;
+    if (Number(match[1]) < TTL_MIN_SECONDS || Number(match[2]) > TTL_MAX_SECONDS) return `--sweep ${JSON.stringify(options.sweep)} leaves ADR-11's TTL range ${TTL_MIN_SECONDS}..${TTL_MAX_SECONDS} s; sweep inside it, e.g. ttl=${TTL_MIN_SECONDS}..60`;
     const [a, b] = [Number(match[1]), Number(match[2])];
     parsed.sweep = [...new Set([a, ...[5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300].filter((t) => t > a && t < b), b])];
   }
@@ -101,50 +111,98 @@ interface ClassRow {
   keepalivesPerSecond: number;
   writesPerSecond: number;
   writeCeilingShare: number | null;
+  writeCeilingPerSecond: number | null;
+  keepaliveCeilingShare: number | null;
   livenessBoundMs: number;
   livenessBoundNoLeaderChangeMs: number;
-  reacquireMsP50: number;
-  reacquireMsP99: number;
-  reacquireLeaderChangeMsP50: number;
-  reacquireLeaderChangeMsP99: number;
-  falseFencePerSessionHour: number;
+  livenessPerFailedElectionRoundMs: number;
+  /** From the quorum's return after a quorum loss, with PreVote: one election round + the restarted lease. */
+  livenessAfterQuorumReturnMs: number;
+  // The simulated figures are null for a TTL outside ADR-11's range: the arbiter refuses such a session.
+  reacquireMsP50: number | null;
+  reacquireMsP99: number | null;
+  reacquireLeaderChangeMsP50: number | null;
+  reacquireLeaderChangeMsP99: number | null;
+  /** Simulated leader-change runs whose election needed more than one round. */
+  reacquireLeaderChangeExtraRoundRuns: number | null;
+  falseFencePerSessionHour: number | null;
   falseFenceAnalyticPerSessionHour: number;
-  falseFenceUpper95PerSessionHour: number;
-  simulatedSessionHours: number;
+  falseFenceUpper95PerSessionHour: number | null;
+  simulatedSessionHours: number | null;
   verdict: TtlVerdict;
 }
 
-async function priceTtl(ttlSeconds: number, p: Parsed, seed: string): Promise<Omit<ClassRow, 'namespace' | 'name' | 'verdict' | 'keepalivesPerSecond' | 'writesPerSecond' | 'writeCeilingShare'>> {
-  const world = { ttlSeconds, yieldToHost, ...(p.rpc === undefined ? {} : { rpcLatency: p.rpc }), ...(p.fsync === undefined ? {} : { walFsync: p.fsync }) };
-  const plain: number[] = [];
-  const changed: number[] = [];
-  let fences = 0;
-  let sessionHours = 0;
-  for (let r = 0; r < p.runs; r += 1) {
-    plain.push((await reacquireAfterCrash({ ...world, seed: `${seed}-${ttlSeconds}-crash-${r}`, leaderChange: false })) ?? Number.POSITIVE_INFINITY);
-    changed.push((await reacquireAfterCrash({ ...world, seed: `${seed}-${ttlSeconds}-leader-${r}`, leaderChange: true })) ?? Number.POSITIVE_INFINITY);
-    const ff = await falseFences({ ...world, seed: `${seed}-${ttlSeconds}-fence-${r}`, clients: FALSE_FENCE_SESSIONS, durationMs: FALSE_FENCE_MS, ...(p.pauses === undefined ? {} : { pauses: p.pauses }) });
-    fences += ff.fences;
-    sessionHours += ff.sessionHours;
-  }
+type Priced = Omit<ClassRow, 'namespace' | 'name' | 'verdict' | 'keepalivesPerSecond' | 'writesPerSecond' | 'writeCeilingShare' | 'writeCeilingPerSecond' | 'keepaliveCeilingShare'>;
+
+function analyticOnly(ttlSeconds: number, p: Parsed): Priced {
   const bound = livenessBound(ttlSeconds, DEFAULT_ETCD_TIMERS);
-  const analytic = p.pauses === undefined ? 0 : falseFencesPerSessionHourFromPauses(ttlSeconds, p.pauses.pausesPerHour, compileDistribution(p.pauses.durationMs));
   return {
     ttlSeconds,
     livenessBoundMs: bound.withLeaderChangeMs,
     livenessBoundNoLeaderChangeMs: bound.withoutLeaderChangeMs,
+    livenessPerFailedElectionRoundMs: bound.perFailedElectionRoundMs,
+    livenessAfterQuorumReturnMs: afterQuorumReturnMs(ttlSeconds),
+    reacquireMsP50: null,
+    reacquireMsP99: null,
+    reacquireLeaderChangeMsP50: null,
+    reacquireLeaderChangeMsP99: null,
+    reacquireLeaderChangeExtraRoundRuns: null,
+    falseFencePerSessionHour: null,
+    falseFenceAnalyticPerSessionHour: roundTo(p.pauses === undefined ? 0 : falseFencesPerSessionHourFromPauses(ttlSeconds, p.pauses.pausesPerHour, compileDistribution(p.pauses.durationMs)), 6),
+    falseFenceUpper95PerSessionHour: null,
+    simulatedSessionHours: null,
+  };
+}
+
+async function priceTtl(ttlSeconds: number, p: Parsed, seed: string): Promise<Priced> {
+  if (ttlSeconds < TTL_MIN_SECONDS || ttlSeconds > TTL_MAX_SECONDS) return analyticOnly(ttlSeconds, p);
+  const world = { ttlSeconds, yieldToHost, ...(p.rpc === undefined ? {} : { rpcLatency: p.rpc }), ...(p.fsync === undefined ? {} : { walFsync: p.fsync }) };
+  const plain: number[] = [];
+  const changed: number[] = [];
+  let extraRoundRuns = 0;
+  let fences = 0;
+  let sessionHours = 0;
+  for (let r = 0; r < p.runs; r += 1) {
+    plain.push((await reacquireRun({ ...world, seed: `${seed}-${ttlSeconds}-crash-${r}`, leaderChange: false })).reacquireMs ?? Number.POSITIVE_INFINITY);
+    const withLeaderChange = await reacquireRun({ ...world, seed: `${seed}-${ttlSeconds}-leader-${r}`, leaderChange: true });
+    changed.push(withLeaderChange.reacquireMs ?? Number.POSITIVE_INFINITY);
+    if (withLeaderChange.electionRounds > 1) extraRoundRuns += 1;
+    const ff = await falseFences({ ...world, seed: `${seed}-${ttlSeconds}-fence-${r}`, clients: FALSE_FENCE_SESSIONS, durationMs: FALSE_FENCE_MS, ...(p.pauses === undefined ? {} : { pauses: p.pauses }) });
+    fences += ff.fences;
+    sessionHours += ff.sessionHours;
+  }
+  return {
+    ...analyticOnly(ttlSeconds, p),
     reacquireMsP50: roundTo(percentile(plain, 0.5), 0),
     reacquireMsP99: roundTo(percentile(plain, 0.99), 0),
     reacquireLeaderChangeMsP50: roundTo(percentile(changed, 0.5), 0),
     reacquireLeaderChangeMsP99: roundTo(percentile(changed, 0.99), 0),
+    reacquireLeaderChangeExtraRoundRuns: extraRoundRuns,
     falseFencePerSessionHour: roundTo(fences / sessionHours, 4),
-    falseFenceAnalyticPerSessionHour: roundTo(analytic, 6),
     falseFenceUpper95PerSessionHour: roundTo(poissonUpper95(fences, sessionHours), 4),
     simulatedSessionHours: roundTo(sessionHours, 2),
   };
 }
 
-async function runTtl(files: readonly string[], options: TtlOptions, io: CliIo): Promise<number> {
+/** ADR-04: the quorum's return to the waiter's grant, PreVote on (without it no worst case exists). */
+function afterQuorumReturnMs(ttlSeconds: number): number {
+  const bound = quorumLossBound(ttlSeconds, 0, { preVote: true });
+  return bound.totalMs!;
+}
+
+/** Directories stand for the class files directly in them (examples/classes, not its invalid/ examples). */
+async function expandDirectories(paths: readonly string[]): Promise<string[]> {
+  const files: string[] = [];
+  for (const path of paths) {
+    const isDirectory = await stat(path).then((s) => s.isDirectory(), () => false);
+    if (!isDirectory) files.push(path);
+    else files.push(...(await readdir(path)).filter((name) => /\.ya?ml$/.test(name)).sort().map((name) => join(path, name)));
+  }
+  return files;
+}
+
+async function runTtl(paths: readonly string[], options: TtlOptions, io: CliIo): Promise<number> {
+  const files = await expandDirectories(paths);
   const parsed = await parseOptions(options);
   if (typeof parsed === 'string') {
     io.err(`lockstep ttl: ${parsed}`);
@@ -176,38 +234,54 @@ async function runTtl(files: readonly string[], options: TtlOptions, io: CliIo):
       keepalivesPerSecond: roundTo(keepalivesPerSecond(parsed.sessions, ttlSeconds), 1),
       writesPerSecond: roundTo(writes, 1),
       writeCeilingShare: parsed.writeCeiling === undefined ? null : roundTo(writes / parsed.writeCeiling, 4),
+      writeCeilingPerSecond: parsed.writeCeiling === undefined ? null : roundTo(parsed.writeCeiling, 1),
+      keepaliveCeilingShare: parsed.keepaliveCeiling === undefined ? null : roundTo(keepalivesPerSecond(parsed.sessions, ttlSeconds) / parsed.keepaliveCeiling, 4),
       verdict: ttlVerdict(ttlSeconds, doc.spec?.enforcement, problems),
     });
   }
-  let sweep: Array<Awaited<ReturnType<typeof priceTtl>>> | undefined;
+  let sweep: Priced[] | undefined;
   if (parsed.sweep !== undefined) {
     sweep = [];
     for (const ttl of parsed.sweep) sweep.push(await priceTtl(ttl, { ...parsed, runs: 1 }, `${options.seed}-sweep`));
   }
   if (options.format === 'json') io.out(JSON.stringify({ classes: rows, ...(sweep === undefined ? {} : { sweep }) }));
-  else io.out(render(rows, parsed, options.format === 'md', sweep));
+  else io.out(render(rows, parsed, options.format === 'md', sweep, options.seed));
   return rows.every((r) => r.verdict.ok) ? ExitCode.ok : ExitCode.failed;
 }
 
-function seconds(ms: number): string {
+function seconds(ms: number | null): string {
+  if (ms === null) return 'not simulated';
   return Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : 'never (within the run)';
 }
 
-function render(rows: readonly ClassRow[], p: Parsed, md: boolean, sweep: ReadonlyArray<Awaited<ReturnType<typeof priceTtl>>> | undefined): string {
-  const sim = `simulated, ${p.runs} runs`;
+function percent(share: number): string {
+  return `${(share * 100).toFixed(2)}%`;
+}
+
+function render(rows: readonly ClassRow[], p: Parsed, md: boolean, sweep: readonly Priced[] | undefined, seed: string): string {
+  const sim = `simulated, ${p.runs} run${p.runs === 1 ? '' : 's'}`;
   const lines: string[] = [];
+  if (md) lines.push(`Figures are **analytic** (closed form), **simulated** (the deterministic simulator, seed \`${seed}\`) or **measured** (a bench file); each row says which.`, '');
   for (const r of rows) {
     lines.push(md ? `### TTL review: ${r.namespace}/${r.name} (ttlSeconds: ${r.ttlSeconds})` : `${r.namespace}/${r.name}  ttl ${r.ttlSeconds} s`);
-    const item = (label: string, value: string, source: string): string => (md ? `| ${label} | ${value} | ${source} |` : `  ${label.padEnd(34)} ${value}  (${source})`);
+    const item = (label: string, value: string, source: string): string => (md ? `| ${label} | ${value} | ${source} |` : `  ${label.padEnd(36)} ${value}  (${source})`);
     if (md) lines.push('', '| figure | value | source |', '|---|---|---|');
     lines.push(item('keepalives/s at the etcd leader', `${r.keepalivesPerSecond}`, `analytic: ${p.sessions} sessions / (TTL/3)`));
+    if (r.keepaliveCeilingShare !== null) lines.push(item('  share of the keepalive capacity', `${percent(r.keepaliveCeilingShare)} of ${p.keepaliveCeiling} keepalives/s`, 'measured: LeaseKeepAlives/s the leader served (lockstep bench)'));
     lines.push(item('grant + release writes/s', `${r.writesPerSecond}`, `analytic: 2 x ${p.sessions} sessions x ${p.holds} holds/s`));
-    lines.push(item('share of the write ceiling', r.writeCeilingShare === null ? 'n/a (give --bench FILE)' : `${(r.writeCeilingShare * 100).toFixed(2)}%`, r.writeCeilingShare === null ? 'no bench profile' : 'measured CPU costs from the bench profile'));
-    lines.push(item('liveness bound', seconds(r.livenessBoundMs), 'analytic: TTL + election + 1 s promote extension + 0.5 s expiry scan + revoke and grant commits'));
+    lines.push(item('share of the write ceiling', r.writeCeilingShare === null ? 'n/a (give --bench FILE)' : `${percent(r.writeCeilingShare)} of ${r.writeCeilingPerSecond} writes/s`, p.writeCeilingSource ?? 'no bench file'));
+    const round = seconds(r.livenessPerFailedElectionRoundMs);
+    lines.push(item('liveness bound', seconds(r.livenessBoundMs), `analytic worst case, one election round: TTL + election (at most 2 x 1 s timeout + vote and no-op commits) + 1 s promote extension + 0.5 s expiry scan + revoke and grant commits; each failed election round adds up to ${round}`));
     lines.push(item('  without a leader change', seconds(r.livenessBoundNoLeaderChangeMs), 'analytic: TTL + 0.5 s scan + commits'));
-    lines.push(item('reacquire after holder crash p50/p99', `${seconds(r.reacquireMsP50)} / ${seconds(r.reacquireMsP99)}`, sim));
-    lines.push(item('  with a leader change p50/p99', `${seconds(r.reacquireLeaderChangeMsP50)} / ${seconds(r.reacquireLeaderChangeMsP99)}`, `${sim}: the etcd leader crashes with the holder`));
-    lines.push(item('false fences per session-hour', `${r.falseFencePerSessionHour} (95% upper ${r.falseFenceUpper95PerSessionHour})`, `simulated, ${r.simulatedSessionHours} session-hours, pauses ${p.pauseLabel}`));
+    lines.push(item('  after a quorum loss', `outage + ${seconds(r.livenessAfterQuorumReturnMs)}`, 'analytic, PreVote on (etcd 3.5+): quorum back, one election round, the lease restarted at promote expires; without PreVote the recovery election has no worst case'));
+    const notSimulated = `not simulated: the arbiter refuses a TTL outside ${TTL_MIN_SECONDS}..${TTL_MAX_SECONDS} s`;
+    const extra = r.reacquireLeaderChangeExtraRoundRuns === 0 ? 'every election won in one round' : `${r.reacquireLeaderChangeExtraRoundRuns} of ${p.runs} elections needed another round`;
+    if (r.simulatedSessionHours === null) lines.push(item('reacquire, false fences', 'n/a', notSimulated));
+    else {
+      lines.push(item('reacquire after holder crash p50/p99', `${seconds(r.reacquireMsP50)} / ${seconds(r.reacquireMsP99)}`, sim));
+      lines.push(item('  with a leader change p50/p99', `${seconds(r.reacquireLeaderChangeMsP50)} / ${seconds(r.reacquireLeaderChangeMsP99)}`, `${sim}: the etcd leader crashes with the holder; ${extra}`));
+      lines.push(item('false fences per session-hour', `${r.falseFencePerSessionHour} (95% upper ${r.falseFenceUpper95PerSessionHour})`, `simulated, ${r.simulatedSessionHours} session-hours, pauses ${p.pauseLabel}`));
+    }
     lines.push(item('  from pauses alone', `${r.falseFenceAnalyticPerSessionHour}`, 'analytic: P(pause > TTL - 1 s - phase)'));
     const verdict = r.verdict.ok ? 'OK: within 5..300 s and the advisory floor, no rule problems (ADR-11)' : `NOT OK: ${r.verdict.problems.length} problem(s)`;
     lines.push(md ? `\n**Verdict:** ${verdict}` : `  verdict: ${verdict}`);
@@ -215,8 +289,8 @@ function render(rows: readonly ClassRow[], p: Parsed, md: boolean, sweep: Readon
     lines.push('');
   }
   if (sweep !== undefined) {
-    lines.push(md ? '### TTL sweep (1 run per point)\n\n| TTL s | liveness bound s | reacquire p50 s | false fences/session-hour (analytic) |\n|---|---|---|---|' : 'sweep: TTL s, liveness bound, simulated reacquire, false fences/session-hour (simulated | analytic)');
-    for (const s of sweep) lines.push(md ? `| ${s.ttlSeconds} | ${(s.livenessBoundMs / 1000).toFixed(2)} | ${(s.reacquireMsP50 / 1000).toFixed(2)} | ${s.falseFencePerSessionHour} (${s.falseFenceAnalyticPerSessionHour}) |` : `  ${String(s.ttlSeconds).padStart(4)}  ${seconds(s.livenessBoundMs).padStart(9)}  ${seconds(s.reacquireMsP50).padStart(9)}  ${s.falseFencePerSessionHour} | ${s.falseFenceAnalyticPerSessionHour}`);
+    lines.push(md ? '### TTL sweep (1 simulated run per point)\n\n| TTL s | liveness bound s (analytic) | reacquire p50 s (simulated) | false fences/session-hour: simulated (analytic) |\n|---|---|---|---|' : 'sweep: TTL s, liveness bound (analytic), reacquire p50 (simulated, 1 run), false fences/session-hour (simulated | analytic)');
+    for (const s of sweep) lines.push(md ? `| ${s.ttlSeconds} | ${(s.livenessBoundMs / 1000).toFixed(2)} | ${s.reacquireMsP50 === null ? '-' : (s.reacquireMsP50 / 1000).toFixed(2)} | ${s.falseFencePerSessionHour} (${s.falseFenceAnalyticPerSessionHour}) |` : `  ${String(s.ttlSeconds).padStart(4)}  ${seconds(s.livenessBoundMs).padStart(9)}  ${seconds(s.reacquireMsP50).padStart(9)}  ${s.falseFencePerSessionHour} | ${s.falseFenceAnalyticPerSessionHour}`);
   }
   return lines.join('\n');
 }
