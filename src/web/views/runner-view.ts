@@ -5,6 +5,7 @@ import { type ArtifactJson, artifactFileName, artifactText, parseArtifactText } 
 import { download, el, field } from '../dom.js';
 import type { JobStatus } from '../job-status.js';
 import type { ScenarioInfo } from '../workbench-api.js';
+import { compareReplay, replayNote } from '../replay-compare.js';
 import { runResult, type ShownRun } from './run-result.js';
 
 export class RunnerView {
@@ -94,9 +95,7 @@ export class RunnerView {
     if (saved === undefined) return;
     const replayed = await this.status.run(`Replay ${saved.scenario} / ${saved.variant}, seed ${saved.seed}`, (api, onProgress) => api.replayArtifact(saved, onProgress));
     if (replayed === undefined) return;
-    const note = replayed.sameTraceHash
-      ? `Replayed from its seed and fault schedule: same trace hash ${replayed.artifact.traceHash}, so the run is reproduced exactly.`
-      : `Replayed from its seed and fault schedule: trace hash ${replayed.artifact.traceHash} DIFFERS from the saved ${replayed.savedTraceHash}; the simulator or the scenario changed since the artifact was written.`;
+    const note = `Replay of ${this.shown?.source ?? 'the run'}: ${replayNote(compareReplay(saved, replayed.artifact), saved, replayed.artifact, '')}`;
     this.show({ artifact: replayed.artifact, source: `a replay of ${this.shown?.source ?? 'the run'}`, notes: [note] });
   }
 
@@ -141,13 +140,13 @@ export class RunnerView {
       this.show({ artifact, source, notes: ['This artifact has no timeline, and replaying it to get one failed (see the error above).'] });
       return true;
     }
-    if (replayed.sameTraceHash) {
-      const note = `This artifact had no timeline, so it was replayed from its seed and fault schedule in this page; same trace hash ${artifact.traceHash}, so the timeline is the saved run's.`;
-      this.show({ artifact: { ...artifact, ...(replayed.artifact.timeline === undefined ? {} : { timeline: replayed.artifact.timeline }) }, source, notes: [note] });
-    } else {
-      // Checks and timeline must come from one run: show the replay whole, and say that it differs.
-      const note = `This artifact had no timeline; replaying its seed and fault schedule gave trace hash ${replayed.artifact.traceHash}, not the saved ${artifact.traceHash} (the simulator or the scenario changed since it was written). Shown: the replay, checks and timeline.`;
+    const agreement = compareReplay(artifact, replayed.artifact);
+    const note = `This artifact had no timeline, so it was ${replayNote(agreement, artifact, replayed.artifact, ' to draw one')}`;
+    if (agreement === 'different') {
+      // Checks and timeline must come from one run: show the replay whole.
       this.show({ artifact: replayed.artifact, source: `a replay of ${source}`, notes: [note] });
+    } else {
+      this.show({ artifact: { ...artifact, ...(replayed.artifact.timeline === undefined ? {} : { timeline: replayed.artifact.timeline }) }, source, notes: [note] });
     }
     return true;
   }

@@ -1,0 +1,176 @@
+// The workbench in a real browser (issue 7): Debian's Chromium driven by playwright-core. The app is
+// built into a temporary directory and served by `lockstep web`'s own code on a free port. Every test
+// fails on a page error or a console error. Screenshots of each view go to test-artifacts/ (git-ignored).
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toJson } from '../../scenarios/history.js';
+import { scenarioNamed } from '../../scenarios/registry.js';
+import { runScenario } from '../../scenarios/runner.js';
+import { ATTR, type MarkKind } from '../../viz/timeline/dom-contract.js';
+import type { CliIo } from '../cli-io.js';
+import { startWorkbench } from '../commands/web.js';
+import { launchChromium } from '../testing/chromium.js';
+import { REPO_DIR } from '../web-server/build-workbench.js';
+import type { StaticServer } from '../web-server/static-server.js';
+
+const SCREENSHOTS = join(REPO_DIR, 'test-artifacts');
+const FENCE_REJECTION: MarkKind = 'fence-rejection';
+const FAILING_ARTIFACT = 'pause-test-unfenced-1.json';
+
+let outDir: string;
+let server: StaticServer;
+let browser: Browser;
+const buildLog: string[] = [];
+
+beforeAll(async () => {
+  outDir = await mkdtemp(join(tmpdir(), 'lockstep-workbench-'));
+  const io: CliIo = { out: (t) => void buildLog.push(t), err: (t) => void buildLog.push(t) };
+  const started = await startWorkbench({ port: '0', host: '127.0.0.1', rebuild: true, json: true, outDir }, io);
+  if (typeof started === 'number') throw new Error(`lockstep web failed (exit ${started}): ${buildLog.join('\n')}`);
+  server = started;
+  // A failing run, saved as the CLI saves it and without a timeline: the page has to replay it to draw one.
+  const failing = await runScenario(scenarioNamed('pause-test'), 'unfenced', '1', { yieldToHost: () => new Promise((done) => setImmediate(done)) });
+  await writeFile(join(outDir, FAILING_ARTIFACT), toJson(failing, 2));
+  await mkdir(SCREENSHOTS, { recursive: true });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  if (outDir !== undefined) await rm(outDir, { recursive: true, force: true });
+});
+
+/** Opens the workbench and collects page errors and console errors, which every test asserts are none. */
+async function open(path = ''): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console error: ${message.text()}`);
+  });
+  await page.goto(new URL(path, server.url).href);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+  return { page, errors };
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOTS, `workbench-${name}.png`), fullPage: true });
+}
+
+const checkRows = `#run-result tr[${ATTR.check}]`;
+
+describe('the web workbench in Chromium', () => {
+  it('was built and is served with the JavaScript MIME type the module worker needs', async () => {
+    expect(buildLog.join('\n')).toMatch(/built \d+ files/);
+    const html = await (await fetch(server.url)).text();
+    const script = /src="\.\/(assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    expect((await fetch(new URL(script!, server.url))).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+  });
+
+  it('runs pause-test (fenced) in the worker: every check ok, and the timeline shows the fence rejection', async () => {
+    const { page, errors } = await open();
+    expect(await page.inputValue('#scenario')).toBe('pause-test');
+    expect(await page.inputValue('#variant')).toBe('fenced');
+    await page.click('form.run-form button[type=submit]');
+    await page.waitForSelector(checkRows, { timeout: 30_000 });
+    const checks = await page.locator(checkRows).evaluateAll((rows, ok) => rows.map((r) => [r.getAttribute('data-check'), r.getAttribute(ok)]), ATTR.ok);
+    expect(checks.length).toBeGreaterThanOrEqual(5);
+    expect(checks.filter(([, ok]) => ok !== 'true')).toEqual([]);
+    await screenshot(page, 'runner');
+    await page.getByRole('button', { name: 'Replay' }).click();
+    await page.waitForSelector('#run-result .note');
+    expect(await page.textContent('#run-result .note')).toMatch(/Replay of a run in this page: .* same trace hash [0-9a-f]{16}, so the run is reproduced exactly/);
+    await page.getByRole('button', { name: 'Open in timeline' }).click();
+    const rejections = page.locator(`#timeline [${ATTR.kind}="${FENCE_REJECTION}"]`);
+    await rejections.first().waitFor({ state: 'attached', timeout: 30_000 });
+    expect(await rejections.count()).toBeGreaterThan(0);
+    expect(await page.locator(`#timeline [${ATTR.violation}]`).count()).toBe(0);
+    await screenshot(page, 'timeline');
+    expect(errors).toEqual([]);
+  });
+
+  it('loads a failing artifact from ?run=: replays it for a timeline (the same run) and highlights the violation', async () => {
+    const { page, errors } = await open(`?run=./${FAILING_ARTIFACT}`);
+    expect(await page.getAttribute('#tab-timeline', 'aria-selected')).toBe('true');
+    const violationMarks = page.locator(`#timeline [${ATTR.kind}][${ATTR.violation}]`);
+    await violationMarks.first().waitFor({ state: 'attached', timeout: 30_000 });
+    expect(await violationMarks.count()).toBeGreaterThan(0);
+    // Node wrote the artifact; the browser's Math.exp/log may round a sample apart (replay-compare.ts), so
+    // the page accepts the replay as the saved run by its trace hash or by an identical history and checks.
+    expect(await page.textContent('#view-timeline')).toMatch(/replayed from its seed and fault schedule in this page to draw one: (same trace hash|the history and every check are identical)/);
+    const failing = page.locator(`${checkRows}[${ATTR.ok}="false"]`);
+    expect(await failing.evaluateAll((rows, v) => rows.map((r) => r.getAttribute(v)), ATTR.violation)).toEqual(['fence']);
+    await screenshot(page, 'timeline-violation');
+    expect(errors).toEqual([]);
+  });
+
+  it('loads the same artifact through the file input, and refuses a dropped file that is not an artifact, naming the field', async () => {
+    const { page, errors } = await open();
+    await page.setInputFiles('#artifact-file', join(outDir, FAILING_ARTIFACT));
+    await page.waitForSelector(`${checkRows}[${ATTR.ok}="false"]`, { timeout: 30_000 });
+    expect(await page.textContent('#run-result h2')).toContain('pause-test / unfenced, seed 1: VIOLATION');
+    await page.evaluate(() => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File(['{"format": "something-else"}'], 'notes.json', { type: 'application/json' }));
+      document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    });
+    await page.waitForSelector('#error:not([hidden])');
+    expect(await page.textContent('#error')).toMatch(/notes\.json: format is "something-else", not "lockstep\.run\/1"/);
+    expect(errors).toEqual([]);
+  });
+
+  it('draws the TTL sizing charts with data, and shows a worker error naming the input', async () => {
+    const { page, errors } = await open('#ttl');
+    await page.fill('#ttl-from', '30');
+    await page.fill('#ttl-to', '10');
+    await page.click('#view-ttl button[type=submit]');
+    await page.waitForSelector('#error:not([hidden])');
+    expect(await page.textContent('#error')).toMatch(/TTL to 10 s must be .* from TTL from \(30\)/);
+    await page.fill('#ttl-from', '5');
+    await page.fill('#ttl-to', '20');
+    await page.click('#view-ttl button[type=submit]');
+    await page.locator('#ttl-output path[data-series]').first().waitFor({ state: 'attached', timeout: 60_000 });
+    const paths = await page.locator('#ttl-output path[data-series]').evaluateAll((ps) => ps.map((p) => ({ points: Number(p.getAttribute('data-points')), segments: (p.getAttribute('d') ?? '').split('L').length - 1 })));
+    expect(paths).toHaveLength(6);
+    for (const p of paths) expect(p).toEqual({ points: 4, segments: 3 }); // TTLs 5, 10, 15, 20
+    expect(await page.locator('#ttl-table tbody tr').count()).toBe(4);
+    await screenshot(page, 'ttl');
+    expect(errors).toEqual([]);
+  });
+
+  it('draws the quorum CDFs with each analytic floor, and a p50/p99/p999 row per topology', async () => {
+    const { page, errors } = await open('#quorum');
+    await page.fill('#quorum-samples', '60');
+    await page.click('#view-quorum button[type=submit]');
+    await page.locator('#quorum-output path[data-series]').first().waitFor({ state: 'attached', timeout: 60_000 });
+    const curves = await page.locator('#quorum-output path[data-series]').evaluateAll((ps) => ps.map((p) => [p.getAttribute('data-series'), Number(p.getAttribute('data-points'))] as const));
+    expect(curves.map(([name]) => name)).toEqual(['regional-3', 'coord-5-2-2-1', 'stretched-3-region']);
+    for (const [, steps] of curves) expect(steps).toBeGreaterThan(10);
+    expect(await page.locator('#quorum-output line[data-floor]').count()).toBe(3);
+    const stretched = await page.locator('#quorum-table tr[data-topology="stretched-3-region"] td').allTextContents();
+    expect(stretched.slice(1, 4).every((cell) => /^\d+(\.\d+)? ms$/.test(cell))).toBe(true);
+    await screenshot(page, 'quorum');
+    expect(errors).toEqual([]);
+  });
+
+  it('shows a progress line for a long job, and Cancel restarts the worker, which then runs the next job', async () => {
+    const { page, errors } = await open('#quorum');
+    await page.fill('#quorum-samples', '2000');
+    await page.click('#view-quorum button[type=submit]');
+    await page.waitForSelector('#progress:not([hidden])', { timeout: 30_000 });
+    expect(await page.textContent('#progress')).toMatch(/Quorum pricing: .*\d+\.\d s/);
+    await page.click('#progress button');
+    await page.waitForSelector('#error:not([hidden])');
+    expect(await page.textContent('#error')).toMatch(/cancelled; the simulator was restarted/);
+    await page.click('#tab-runner');
+    await page.click('form.run-form button[type=submit]');
+    await page.waitForSelector(checkRows, { timeout: 30_000 });
+    expect(await page.locator(checkRows).count()).toBeGreaterThanOrEqual(5);
+    expect(errors).toEqual([]);
+  });
+});
