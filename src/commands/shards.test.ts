@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../testing/run-cli.js';
 
@@ -10,6 +11,21 @@ describe('lockstep shards', () => {
     expect(report.hottestShardGrantsPerSecond).toBeLessThanOrEqual(1000);
     expect(Math.abs((report.movedFraction ?? 0) - 1 / ((report.shards ?? 0) + 1))).toBeLessThan(0.2 / ((report.shards ?? 0) + 1));
     expect(report.drainSecondsMax).toBe(10 + 1.5); // ledger-writes: entity tier, ttlSeconds 10
+  });
+
+  it('--from-bench: the ceiling is the grant cycles/s a lockstep bench report measured, and says so', async () => {
+    const file = 'src/commands/ttl-bench-report.fixture.json';
+    const measured = (JSON.parse(await readFile(file, 'utf8')) as { grant: { throughputPerS: number } }).grant.throughputPerS;
+    const { code, out } = await runCli('shards', '--grants-per-second', String(4 * measured), '--keys', '20000', '--from-bench', file, '--json');
+    expect(code).toBe(0);
+    const report = JSON.parse(out.at(-1) ?? '{}') as { shardCeilingPerSecond: number; shardCeilingSource: string; shardsNeeded: number; hottestShardUtilisation: number };
+    expect(report.shardCeilingPerSecond).toBe(measured);
+    expect(report.shardCeilingSource).toContain('measured');
+    expect(report.shardsNeeded).toBeGreaterThan(4); // four ceilings' worth never fits four shards: the hottest is above the mean
+    expect(report.hottestShardUtilisation).toBeLessThanOrEqual(1);
+    const both = await runCli('shards', '--grants-per-second', '10', '--keys', '10', '--from-bench', file, '--shard-ceiling', '5');
+    expect(both.code).toBe(2);
+    expect(both.err.join('\n')).toMatch(/--from-bench and --shard-ceiling both give the ceiling/);
   });
 
   it.each([

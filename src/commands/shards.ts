@@ -1,7 +1,9 @@
 // `lockstep shards`: how many entity shards a grant rate needs (ADR-07/09), measured on a key sample
 // with the same rendezvous hashing the arbiter homes keys with. Every figure says where it comes from.
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { checkDocuments } from '../../core/classes/index.js';
+import { BenchFileError, parseBenchText } from '../../core/planner/measured-bench.js';
 import { drainSecondsMax, maxOverMean, movedFraction, shardsNeeded, syntheticUnits } from '../../core/planner/shard-sizing.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
@@ -11,6 +13,7 @@ interface ShardsOptions {
   keys: string;
   shards?: string;
   shardCeiling?: string;
+  fromBench?: string;
   add: string;
   class: string[];
   json?: boolean;
@@ -31,6 +34,7 @@ export function registerShardsCommand(program: Command, io: CliIo, setExitCode: 
     .requiredOption('--keys <K>', 'how many distinct keys (homing units) to sample the spread with')
     .option('--shards <N>', 'the current shard count (default: the count needed)')
     .option('--shard-ceiling <W>', 'grants/s one shard sustains (measure it with lockstep bench)')
+    .option('--from-bench <FILE>', 'take the shard ceiling from lockstep bench: its report (--json or --out FILE: the grant cycles/s it carried) or its --profile FILE (the CPU-model ceiling)')
     .option('--add <M>', 'shards to add, for the moved fraction', '1')
     .option('--class <file>', 'LockClass file(s): the drain window is the longest entity-tier TTL (repeatable)', collect, [])
     .option('--json', 'print {shardsNeeded, maxOverMean, movedFraction, drainSecondsMax, ...} on the last line')
@@ -53,13 +57,15 @@ async function runShards(options: ShardsOptions, io: CliIo): Promise<number> {
   const m = positive(options.add, '--add', true, 1024);
   const n = options.shards === undefined ? undefined : positive(options.shards, '--shards', true, 1024);
   const w = options.shardCeiling === undefined ? undefined : positive(options.shardCeiling, '--shard-ceiling', false);
-  const bad = [g, k, m, n, w].find((v): v is string => typeof v === 'string');
+  const measured = options.fromBench === undefined ? undefined : await benchCeiling(options.fromBench, w !== undefined);
+  const bad = [g, k, m, n, w, measured].find((v): v is string => typeof v === 'string');
   if (bad !== undefined) {
     io.err(`lockstep shards: ${bad}`);
     return ExitCode.badInput;
   }
-  if (w === undefined && n === undefined) {
-    io.err('lockstep shards: give --shard-ceiling W (grants/s one shard sustains; measure it with lockstep bench) or --shards N (the count to evaluate)');
+  const ceiling = (measured as { grantsPerSecond: number } | undefined)?.grantsPerSecond ?? (w as number | undefined);
+  if (ceiling === undefined && n === undefined) {
+    io.err('lockstep shards: give --shard-ceiling W (grants/s one shard sustains), --from-bench FILE (a lockstep bench report or profile) or --shards N (the count to evaluate)');
     return ExitCode.badInput;
   }
   const ttls = await classTtls(options.class, io);
@@ -67,7 +73,7 @@ async function runShards(options: ShardsOptions, io: CliIo): Promise<number> {
   const units = syntheticUnits(k as number);
   let sized;
   try {
-    sized = w === undefined ? undefined : shardsNeeded(units, g as number, w as number);
+    sized = ceiling === undefined ? undefined : shardsNeeded(units, g as number, ceiling);
   } catch (error) {
     io.err(`lockstep shards: ${(error as Error).message}`);
     return ExitCode.failed;
@@ -77,12 +83,13 @@ async function runShards(options: ShardsOptions, io: CliIo): Promise<number> {
   const report = {
     grantsPerSecond: g as number,
     sampleKeys: k as number,
-    shardCeilingPerSecond: w ?? null,
+    shardCeilingPerSecond: ceiling === undefined ? null : round(ceiling, 1),
+    shardCeilingSource: measured === undefined ? (w === undefined ? null : 'given: --shard-ceiling') : (measured as { source: string }).source,
     shardsNeeded: sized?.shardsNeeded ?? null,
     shards: shardCount,
     maxOverMean: round(spread, 3),
     hottestShardGrantsPerSecond: round(((g as number) / shardCount) * spread, 1),
-    hottestShardUtilisation: w === undefined ? null : round((((g as number) / shardCount) * spread) / (w as number), 3),
+    hottestShardUtilisation: ceiling === undefined ? null : round((((g as number) / shardCount) * spread) / ceiling, 3),
     add: m as number,
     movedFraction: round(movedFraction(units, shardCount, m as number), 4),
     idealMovedFraction: round((m as number) / (shardCount + (m as number)), 4),
@@ -94,12 +101,31 @@ async function runShards(options: ShardsOptions, io: CliIo): Promise<number> {
     return ExitCode.ok;
   }
   io.out(`entity shards for ${report.grantsPerSecond} grants/s (spread measured on ${report.sampleKeys} sample keys with rendezvous hashing):`);
-  if (report.shardsNeeded !== null) io.out(`  shards needed          ${report.shardsNeeded}  (hottest shard under the ${report.shardCeilingPerSecond} grants/s ceiling)`);
+  if (report.shardsNeeded !== null) io.out(`  shards needed          ${report.shardsNeeded}  (hottest shard under the ${report.shardCeilingPerSecond} grants/s ceiling; ${report.shardCeilingSource})`);
   io.out(`  at ${report.shards} shards: hottest/mean  ${report.maxOverMean}  (measured on the sample)`);
   io.out(`  hottest shard          ${report.hottestShardGrantsPerSecond} grants/s${report.hottestShardUtilisation === null ? '' : ` = ${Math.round(report.hottestShardUtilisation * 100)}% of its ceiling`}`);
   io.out(`  adding ${report.add} moves        ${(report.movedFraction * 100).toFixed(1)}% of keys  (measured; ideal ${(report.idealMovedFraction * 100).toFixed(1)}%)`);
   io.out(`  drain window, max      ${report.drainSecondsMax} s  (analytic: longest TTL (${report.ttlSource}) + 0.5 s expiry scan + 1 s leader-change extension)`);
   return ExitCode.ok;
+}
+
+/** A shard's ceiling in grants/s from a bench file: a grant cycle is two writes (grant, release). */
+async function benchCeiling(file: string, alsoGiven: boolean): Promise<{ grantsPerSecond: number; source: string } | string> {
+  if (alsoGiven) return '--from-bench and --shard-ceiling both give the ceiling; choose one';
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    return `--from-bench ${file}: cannot read it (${(error as Error).message}); give the file lockstep bench --json, --out or --profile wrote`;
+  }
+  try {
+    const bench = parseBenchText(text);
+    if (bench.writeCeilingPerSecond === null) return `--from-bench ${file}: ${bench.writeCeilingSource}; give --shard-ceiling W instead`;
+    return { grantsPerSecond: bench.writeCeilingPerSecond / 2, source: `half of ${round(bench.writeCeilingPerSecond, 1)} writes/s, a grant and its release; the writes: ${bench.writeCeilingSource}` };
+  } catch (error) {
+    if (!(error instanceof BenchFileError)) throw error;
+    return `--from-bench ${file}: ${error.message}`;
+  }
 }
 
 async function classTtls(files: readonly string[], io: CliIo): Promise<number[] | number> {
