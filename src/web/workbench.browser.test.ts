@@ -1,7 +1,7 @@
 // The workbench in a real browser (issue 7): Debian's Chromium driven by playwright-core. The app is
 // built into a temporary directory and served by `lockstep web`'s own code on a free port. Every test
 // fails on a page error or a console error. Screenshots of each view go to test-artifacts/ (git-ignored).
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -82,6 +82,11 @@ describe('the web workbench in Chromium', () => {
     expect(checks.length).toBeGreaterThanOrEqual(5);
     expect(checks.filter(([, ok]) => ok !== 'true')).toEqual([]);
     await screenshot(page, 'runner');
+    const shownHash = await page.getAttribute('#run-result [data-trace-hash]', 'data-trace-hash');
+    const [saved] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save artifact' }).click()]);
+    expect(saved.suggestedFilename()).toBe('pause-test-fenced-seed-1.json');
+    const savedArtifact = JSON.parse(await readFile(await saved.path(), 'utf8')) as { format: string; traceHash: string; timeline?: unknown };
+    expect([savedArtifact.format, savedArtifact.traceHash, savedArtifact.timeline !== undefined]).toEqual(['lockstep.run/1', shownHash, true]);
     await page.getByRole('button', { name: 'Replay' }).click();
     await page.waitForSelector('#run-result .note');
     expect(await page.textContent('#run-result .note')).toMatch(/Replay of a run in this page: .* same trace hash [0-9a-f]{16}, so the run is reproduced exactly/);
@@ -106,6 +111,29 @@ describe('the web workbench in Chromium', () => {
     const failing = page.locator(`${checkRows}[${ATTR.ok}="false"]`);
     expect(await failing.evaluateAll((rows, v) => rows.map((r) => r.getAttribute(v)), ATTR.violation)).toEqual(['fence']);
     await screenshot(page, 'timeline-violation');
+    expect(errors).toEqual([]);
+  });
+
+  it('says which ?run= URL could not be fetched and why', async () => {
+    const { page, errors } = await open('?run=./no-such-run.json');
+    await page.waitForSelector('#error:not([hidden])');
+    expect(await page.textContent('#error')).toMatch(/\?run=\.\/no-such-run\.json: the server answered HTTP 404; check the URL/);
+    // The browser itself logs the failed fetch; nothing else may fail.
+    expect(errors.filter((e) => !/Failed to load resource: .* 404/.test(e))).toEqual([]);
+  });
+
+  it('moves between views with the keyboard (arrow keys, Home, End), one tab stop, the URL naming the view', async () => {
+    const { page, errors } = await open();
+    await page.focus('#tab-runner');
+    await page.keyboard.press('ArrowRight');
+    expect(await page.evaluate(() => [document.activeElement?.id, document.querySelector('#tab-timeline')?.getAttribute('aria-selected'), location.hash])).toEqual(['tab-timeline', 'true', '#timeline']);
+    await page.keyboard.press('End');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('tab-quorum');
+    expect(await page.isVisible('#view-quorum')).toBe(true);
+    expect(await page.isVisible('#view-runner')).toBe(false);
+    expect(await page.locator('[role="tab"][tabindex="0"]').count()).toBe(1);
+    await page.keyboard.press('Home');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('tab-runner');
     expect(errors).toEqual([]);
   });
 
