@@ -34,7 +34,15 @@ describe('lockstep list / run / replay', () => {
     expect((await runCli('replay', file)).code).toBe(1);
   });
 
+  it('documents --html in run --help', async () => {
+    const { code, out } = await runCli('run', '--help');
+    expect(code).toBe(0);
+    expect(out.join('\n')).toMatch(/--html <file>\s+write a self-contained HTML report/);
+  });
+
   it.each([
+    [['run', 'pause-test', '--html', '/no/such/dir/r.html'], /cannot write the report to \/no\/such\/dir\/r\.html: .*give --html a file in a directory that exists/],
+    [['run', '--all', '--html', 'r.html'], /--html writes the report of one run/],
     [['run', 'no-such-scenario'], /no scenario "no-such-scenario"/],
     [['run', 'pause-test', '--variant', 'nope'], /has no variant "nope"/],
     [['run'], /name a scenario/],

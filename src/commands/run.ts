@@ -8,6 +8,7 @@ import { MUTANTS } from '../../scenarios/mutants.js';
 import { ARTIFACT_FORMAT, type RunArtifact, runScenario } from '../../scenarios/runner.js';
 import type { Fault } from '../../scenarios/faults.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
+import { writeReport } from '../report/write-report.js';
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 
@@ -15,6 +16,7 @@ interface RunOptions {
   variant?: string;
   seed: string;
   out?: string;
+  html?: string;
   json?: boolean;
   all?: boolean;
 }
@@ -36,9 +38,14 @@ export function registerScenarioCommands(program: Command, io: CliIo, setExitCod
     .option('--variant <name>', 'variant (default: the scenario\'s first)')
     .option('--seed <n>', 'the seed every random choice derives from', '1')
     .option('--out <file>', 'write the run artifact (JSON) here')
+    .option('--html <file>', 'write a self-contained HTML report of the run here: its timeline (a lane per process: holds, beliefs, keepalives, leaders, partitions, pauses, writes, fence rejections) and checks, the run embedded; opens offline from file://')
     .option('--all', 'run every scenario and variant')
     .option('--json', 'print the result as JSON on the last line')
     .action(async (name: string | undefined, options: RunOptions) => {
+      if (options.all === true && options.html !== undefined) {
+        io.err('lockstep run: --html writes the report of one run; name a scenario (and --variant) instead of --all');
+        return setExitCode(ExitCode.badInput);
+      }
       setExitCode(options.all === true ? await runAll(options, io) : await runOne(name, options, io));
     });
   program
@@ -77,7 +84,9 @@ async function runOne(name: string | undefined, options: RunOptions, io: CliIo):
   let artifact: RunArtifact;
   try {
     const scenario = scenarioNamed(name);
-    artifact = await runScenario(scenario, options.variant, options.seed, { yieldToHost, ...(options.out === undefined ? {} : { artifactPath: options.out }) });
+    // The report draws the timeline, so its run captures the trace records the timeline needs (the hash is the same either way).
+    const timeline = options.html !== undefined;
+    artifact = await runScenario(scenario, options.variant, options.seed, { yieldToHost, timeline, ...(options.out === undefined ? {} : { artifactPath: options.out }) });
   } catch (error) {
     if (error instanceof RangeError) {
       io.err(`lockstep run: ${error.message}`);
@@ -86,9 +95,32 @@ async function runOne(name: string | undefined, options: RunOptions, io: CliIo):
     throw error;
   }
   if (options.out !== undefined) await save(options.out, artifact);
-  if (options.json === true) io.out(toJson(summary(artifact)));
-  else printRun(artifact, io);
+  if (options.html !== undefined) {
+    const written = await saveReport(options.html, artifact, io);
+    if (written === undefined) return ExitCode.badInput;
+  }
+  if (options.json === true) io.out(toJson({ ...summary(artifact), ...(options.html === undefined ? {} : { html: options.html }) }));
+  else {
+    printRun(artifact, io);
+    if (options.html !== undefined) io.out(`  report: ${options.html} (open it in a browser; it needs no network)`);
+  }
   return artifact.ok ? ExitCode.ok : ExitCode.failed;
+}
+
+/** Writes the HTML report; undefined (and a message naming the file and the fix) when it cannot. */
+async function saveReport(path: string, artifact: RunArtifact, io: CliIo): Promise<number | undefined> {
+  try {
+    return await writeReport(path, {
+      title: `lockstep run ${artifact.scenario} / ${artifact.variant} (seed ${artifact.seed})`,
+      artifactJson: toJson(artifact),
+      progress: (line) => io.err(`lockstep run: ${line}`),
+    });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== 'string') throw error;
+    io.err(`lockstep run: cannot write the report to ${path}: ${(error as Error).message}; give --html a file in a directory that exists and is writable`);
+    return undefined;
+  }
 }
 
 async function runAll(options: RunOptions, io: CliIo): Promise<number> {

@@ -2,9 +2,7 @@
 // <script type="application/json" id="lockstep-run"> and mounts the timeline. Bundled by src/report/
 // into one script inlined in the HTML, so the file opens from file:// with no network at all.
 import { mountTimeline } from '../timeline/index.js';
-
-export const RUN_ELEMENT_ID = 'lockstep-run';
-export const ROOT_ELEMENT_ID = 'lockstep-report';
+import { ROOT_ELEMENT_ID, RUN_ELEMENT_ID } from './page-ids.js';
 
 function start(doc: Document): void {
   const root = doc.getElementById(ROOT_ELEMENT_ID) ?? doc.body;

@@ -22,8 +22,9 @@ export const TIMELINE_CSS = `
 .lst-mark { cursor: pointer; stroke: rgba(0,0,0,0.35); stroke-width: 0.5; }
 .lst-mark-text { font-size: 11px; pointer-events: none; dominant-baseline: middle; }
 ${Object.entries(KIND_STYLES).flatMap(([kind, style]) => (style.outline === undefined ? [] : [`.lst-mark[data-kind="${kind}"] { stroke: ${style.outline}; stroke-width: 1.5; }`])).join('\n')}
-.lst-mark[data-selected] { stroke: ${INK}; stroke-width: 2.5; }
 .lst-mark[data-violation] { stroke: ${VIOLATION_COLOUR}; stroke-width: 3; stroke-dasharray: 5 2; }
+/* Last, so a selected violation shows as selected; its hatch still marks it a violation. */
+.lst-mark[data-selected] { stroke: ${INK}; stroke-width: 3; stroke-dasharray: none; }
 .lst-aside { flex: 0 1 360px; min-width: 260px; }
 .lst-checks ul { list-style: none; padding: 0; margin: 0; }
 .lst-check { padding: 4px 6px; margin-bottom: 4px; border-left: 4px solid #3B7D23; }

@@ -1,0 +1,123 @@
+// The offline report in a real browser (issue 7): `lockstep run pause-test --html` written to a temp
+// directory, opened from file:// with every other request aborted and counted. Screenshots go to
+// test-artifacts/ (git-ignored).
+import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ATTR } from '../../viz/timeline/dom-contract.js';
+import { launchChromium } from '../testing/chromium.js';
+import { runCli } from '../testing/run-cli.js';
+import { REPO_ROOT } from './viewer-bundle.js';
+
+const SCREENSHOTS = join(REPO_ROOT, 'test-artifacts');
+
+interface Opened {
+  readonly page: Page;
+  /** Every request the page made that was not for its own file. */
+  readonly network: string[];
+  readonly errors: string[];
+}
+
+interface SavedRun {
+  readonly history: { grants: { holder: string; grantedAtMs: number }[]; writes: { holder: string; atMs: number; accepted: boolean }[] };
+}
+
+describe('lockstep run --html: the offline report', () => {
+  let browser: Browser;
+  let dir: string;
+  beforeAll(async () => {
+    browser = await launchChromium();
+    dir = await mkdtemp(join(tmpdir(), 'lockstep-report-'));
+    await mkdir(SCREENSHOTS, { recursive: true });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  async function open(file: string): Promise<Opened> {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const network: string[] = [];
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.route('**/*', async (route) => {
+      const url = route.request().url();
+      if (url === pathToFileURL(file).href) return route.continue();
+      network.push(url);
+      return route.abort();
+    });
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector(`[${ATTR.lane}]`);
+    return { page, network, errors };
+  }
+
+  it('renders pause-test offline: lanes, the fence rejecting the paused holder, every check ok; keys and clicks show details', async () => {
+    const html = join(dir, 'r.html');
+    const json = join(dir, 'r.json');
+    const run = await runCli('run', 'pause-test', '--html', html, '--out', json);
+    expect(run.code).toBe(0);
+    expect(run.out.join('\n')).toContain(`report: ${html}`);
+    // The artifact first: the default variant's fence rejects a write alice (paused past her TTL) makes after bob was granted the key.
+    const saved = JSON.parse(await readFile(json, 'utf8')) as SavedRun;
+    const bobGrantedAtMs = saved.history.grants.find((g) => g.holder.endsWith('/bob'))?.grantedAtMs ?? Number.POSITIVE_INFINITY;
+    expect(saved.history.writes.filter((w) => w.holder.endsWith('/alice') && !w.accepted && w.atMs > bobGrantedAtMs)).toHaveLength(1);
+    expect((await readFile(html, 'utf8')).length).toBeGreaterThan(50_000);
+
+    const { page, network, errors } = await open(html);
+    expect(network).toEqual([]);
+    expect(errors).toEqual([]);
+    const lanes = await page.locator(`[${ATTR.lane}]`).evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-lane')));
+    expect(lanes).toEqual(expect.arrayContaining(['alice', 'bob', 'arbiter-1', 'etcd-1', 'ledger-db']));
+    expect(await page.locator(`[${ATTR.lane}="ledger-db"] [${ATTR.kind}="fence-rejection"]`).count()).toBeGreaterThan(0);
+    expect(await page.locator(`[${ATTR.lane}="alice"] [${ATTR.kind}="pause"]`).count()).toBe(1);
+    expect(await page.locator(`[${ATTR.kind}="leader"]`).count()).toBeGreaterThan(0);
+    expect(await page.locator(`[${ATTR.kind}="keepalive"]`).count()).toBeGreaterThan(0);
+    const checks = await page.locator(`[${ATTR.check}]`).evaluateAll((nodes) => nodes.map((n) => `${n.getAttribute('data-check')}=${n.getAttribute('data-ok')}`));
+    expect(checks).toEqual(['exclusion=true', 'token-order=true', 'belief=true', 'fence=true', 'raft-safety=true']);
+    expect(await page.locator(`[${ATTR.violation}]`).count()).toBe(0);
+
+    // Keyboard: focus the timeline, End selects the last event, ← the one before; the details follow.
+    await page.focus('.lst-chart');
+    await page.keyboard.press('End');
+    expect(await page.locator(`[${ATTR.selected}]`).count()).toBe(1);
+    const last = await page.locator('.lst-details').innerText();
+    await page.keyboard.press('ArrowLeft');
+    expect(await page.locator('.lst-details').innerText()).not.toBe(last);
+    // A click on the fence rejection shows its token and that it was refused.
+    await page.locator(`[${ATTR.kind}="fence-rejection"]`).last().click();
+    const details = await page.locator('.lst-details').innerText();
+    expect(details).toMatch(/fence rejection/);
+    expect(details).toMatch(/accepted\s+false/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'report-pause-test.png'), fullPage: true });
+    expect(network).toEqual([]);
+  });
+
+  it("highlights the failing variant's violation: marks and check row carry data-violation, the page says where it looks", async () => {
+    const listed = JSON.parse((await runCli('list', '--json')).out.at(-1) ?? '{}') as { scenarios: { name: string; variants: { name: string; expect: string }[] }[] };
+    const failing = listed.scenarios.find((s) => s.name === 'pause-test')?.variants.find((v) => v.expect === 'violation')?.name;
+    expect(failing).toBeDefined();
+    const html = join(dir, 'violation.html');
+    const run = await runCli('run', 'pause-test', '--variant', failing as string, '--html', html, '--json');
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.out.at(-1) ?? '{}')).toMatchObject({ ok: false, html });
+
+    const { page, network, errors } = await open(html);
+    expect([network, errors]).toEqual([[], []]);
+    const row = page.locator(`[${ATTR.check}][${ATTR.violation}]`);
+    expect(await row.count()).toBe(1);
+    expect(await row.getAttribute(ATTR.check)).toBe('fence');
+    expect(await row.getAttribute(ATTR.ok)).toBe('false');
+    expect(await row.innerText()).toMatch(/two holders at once/);
+    expect(await page.locator('.lst-notice').allInnerTexts()).toEqual([expect.stringMatching(/^Failing checks: fence\. The view is zoomed to the first violation/)]);
+    const marks = page.locator(`[${ATTR.kind}][${ATTR.violation}]`);
+    expect(await marks.count()).toBeGreaterThanOrEqual(2);
+    const kinds = new Set(await marks.evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-kind'))));
+    expect([...kinds].sort()).toEqual(['hold', 'write']);
+    // The involved events are listed as buttons; one selects its mark.
+    await row.locator('button').first().click();
+    expect(await page.locator(`[${ATTR.selected}][${ATTR.violation}]`).count()).toBe(1);
+    await page.screenshot({ path: join(SCREENSHOTS, 'report-violation.png'), fullPage: true });
+  });
+});
