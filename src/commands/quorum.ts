@@ -170,7 +170,8 @@ function render(r: Awaited<ReturnType<typeof priceTopology>>): string {
     ...r.byLeader.map((l) => `    ${`${l.leader} (${l.region})`.padEnd(24)} p50 ${l.p50Ms ?? '-'} / p99 ${l.p99Ms ?? '-'} ms (simulated, ${l.runs} run${l.runs === 1 ? '' : 's'}); median ${l.medianMs} / p99 bound ${l.p99BoundMs} / under load ${l.loadedP99BoundMs} ms (analytic)`),
     `  after a client failover ${r.failoverUpperBoundMs} ms  (analytic p99 bound: the arbiter's etcd client moved to the worst member, e.g. after its own member failed)`,
     `  throughput ceiling      ${r.throughputPerSecond} grants/s  (analytic: simulator CPU model, ${DEFAULT_REQUEST_COST_MS} ms per request, grant + release)`,
-    '  loss (etcd members of the place crash at once, the leader among them; simulated, 1 run each):',
+    '  loss (etcd members of the place crash at once, the leader among them; simulated, 1 run each; a write in flight to a lost',
+    "        leader or through a lost member waits out etcd's 7 s request timeout, so a closed loop whose clients all wait resumes late):",
   ];
   for (const c of r.regionLoss.cases) {
     if (!c.quorumSurvives) {
