@@ -1,16 +1,20 @@
 // The offline report in a real browser (issue 7): `lockstep run pause-test --html` written to a temp
 // directory, opened from file:// with every other request aborted and counted. Screenshots go to
 // test-artifacts/ (git-ignored).
-import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ATTR } from '../../viz/timeline/dom-contract.js';
+import { toJson } from '../../scenarios/history.js';
+import { pauseTest } from '../../scenarios/pause-test.js';
+import { runScenario } from '../../scenarios/runner.js';
 import { launchChromium } from '../testing/chromium.js';
 import { runCli } from '../testing/run-cli.js';
-import { REPO_ROOT } from './viewer-bundle.js';
+import { reportHtml } from './html.js';
+import { REPO_ROOT, viewerBundle } from './viewer-bundle.js';
 
 const SCREENSHOTS = join(REPO_ROOT, 'test-artifacts');
 
@@ -119,5 +123,39 @@ describe('lockstep run --html: the offline report', () => {
     await row.locator('button').first().click();
     expect(await page.locator(`[${ATTR.selected}][${ATTR.violation}]`).count()).toBe(1);
     await page.screenshot({ path: join(SCREENSHOTS, 'report-violation.png'), fullPage: true });
+  });
+
+  it('draws a 10-simulated-minute run with 100,000 keepalives as a bounded number of marks, at every zoom', async () => {
+    const run = await runScenario(pauseTest, undefined, '1', { yieldToHost: () => new Promise((done) => setImmediate(done)), timeline: true });
+    const kept = run.timeline?.records ?? [];
+    const keepalives = Array.from({ length: 100_000 }, (_unused, i) => ({
+      index: kept.length + i,
+      timeMs: 25_000 + i * 5.75,
+      process: i % 2 === 0 ? 'alice' : 'bob',
+      kind: 'net.send',
+      fields: { id: i, to: 'arbiter-1', type: 'arbiter.call:keepAlive' },
+    }));
+    const long = { ...run, simulatedMs: 600_000, timeline: { ...(run.timeline ?? { dropped: 0, maxRecords: 0, processes: [] }), records: [...kept, ...keepalives] } };
+    const html = join(dir, 'long.html');
+    await writeFile(html, reportHtml({ title: 'ten minutes', artifactJson: toJson(long), viewerJs: await viewerBundle() }));
+
+    const { page, network, errors } = await open(html);
+    expect([network, errors]).toEqual([[], []]);
+    const drawn = (): Promise<number> => page.locator(`[${ATTR.kind}]`).count();
+    const counts = [await drawn()];
+    // Every keepalive is in a drawn mark: the merged ones say how many they stand for.
+    const shown = await page.locator(`[${ATTR.kind}="keepalive"]`).evaluateAll((nodes) => nodes.reduce((n, node) => n + Number(node.getAttribute('data-count') ?? '1'), 0));
+    expect(shown).toBe(100_000 + kept.filter((r) => r.kind === 'net.send').length);
+    await page.focus('.lst-chart');
+    for (let zoom = 0; zoom < 8; zoom += 1) {
+      await page.keyboard.press('+');
+      await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+      counts.push(await drawn());
+    }
+    expect(Math.max(...counts)).toBeLessThan(2_000);
+    // The zoom did zoom: the axis now spans about 600 s / 2^8.
+    const ticks = await page.locator('.lst-axis .tick text').evaluateAll((nodes) => nodes.map((n) => n.textContent ?? ''));
+    expect(ticks.length).toBeGreaterThan(3);
+    expect(ticks.every((t) => / ms$| s$/.test(t))).toBe(true);
   });
 });

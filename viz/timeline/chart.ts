@@ -189,7 +189,11 @@ export class TimelineChart {
     g.select('rect.lst-overlay').attr('x', x).attr('y', y).attr('width', width).attr('height', h).attr('fill', pattern === undefined ? 'none' : `url(#${pattern})`);
     const label = d.count > 1 ? `${d.count}` : d.mark.label;
     const fits = width > label.length * 6.5 + 6 && style.band === 'span';
-    g.select('text').attr('x', x + 3).attr('y', y + h / 2).attr('fill', style.text).text(fits ? label : '');
+    // A span that starts left of the view keeps its label at the view's left edge.
+    const textX = Math.max(x, 0) + 3;
+    const visibleWidth = Math.min(x + width, this.widthPx) - Math.max(x, 0);
+    const fitsVisible = fits && visibleWidth > label.length * 6.5 + 6;
+    g.select('text').attr('x', textX).attr('y', y + h / 2).attr('fill', style.text).text(fitsVisible ? label : '');
     const when = d.startMs === d.endMs ? formatMs(d.startMs) : `${formatMs(d.startMs)} – ${formatMs(d.endMs)}`;
     g.select('title').text(d.count > 1 ? `${d.count} ${style.name} marks, ${when}` : `${style.name} ${d.mark.label}, ${when}${violating ? ` — violation: ${d.mark.violations.join(', ')}` : ''}`);
   }

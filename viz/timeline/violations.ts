@@ -49,7 +49,7 @@ function violationRow(v: ViolationView, byHolder: ReadonlyMap<string, readonly M
   const involved: readonly Involved[] = v.involved ?? [];
   const kind = v.kind ?? '';
   const ids = new Set<number>();
-  for (const who of involved) {
+  for (const [position, who] of involved.entries()) {
     const same = (m: Mark): boolean => m.details['holder'] === who.holder && (who.token === undefined || m.details['token'] === who.token) && (v.key === undefined || m.details['key'] === v.key);
     const theirs = byHolder.get(who.holder) ?? [];
     for (const m of theirs) {
@@ -57,8 +57,9 @@ function violationRow(v: ViolationView, byHolder: ReadonlyMap<string, readonly M
       // The accepted writes are what a fence violation is about (a rejected write broke no rule).
       else if (m.kind === 'write' && v.resource !== undefined && m.details['resource'] === v.resource && same(m)) ids.add(m.id);
     }
-    // A belief violation is about one moment: the belief span at (or nearest to) it, not all of the holder's.
-    if (kind.startsWith('belief')) {
+    // A belief violation is about one believer (listed first, core/checkers/belief.ts) at one moment: the
+    // belief span at (or nearest to) it, not all of the holder's, and not the later holder's.
+    if (kind.startsWith('belief') && position === 0) {
       const nearest = nearestBelief(theirs.filter((m) => m.kind === 'belief' && same(m)), v.atMs);
       if (nearest !== undefined) ids.add(nearest.id);
     }
