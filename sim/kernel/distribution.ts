@@ -2,6 +2,8 @@
 // one without code: network links and disks take a DistributionSpec. Every distribution is sampled by
 // its quantile function applied to exactly one uniform draw. One draw per sample, whatever the kind,
 // keeps a stream's position independent of which distribution a run configures.
+// ln and exp are the portable ones: the same seed gives the same draws in node and in a browser.
+import { exp, ln } from './portable-math.js';
 
 export type DistributionSpec =
   /** Always `ms`. */
@@ -52,9 +54,9 @@ export function compileDistribution(spec: DistributionSpec, where = 'distributio
 function compileLognormal(medianMs: number, p99Ms: number, where: string): Quantile {
   if (!(medianMs > 0 && Number.isFinite(medianMs))) throw new RangeError(`${where}: lognormal.medianMs must be a positive number, got ${medianMs}`);
   if (!(p99Ms >= medianMs && Number.isFinite(p99Ms))) throw new RangeError(`${where}: lognormal.p99Ms (${p99Ms}) must be >= medianMs (${medianMs})`);
-  const mu = Math.log(medianMs);
-  const sigma = (Math.log(p99Ms) - mu) / Z_P99;
-  return (u) => Math.exp(mu + sigma * standardNormalQuantile(u));
+  const mu = ln(medianMs);
+  const sigma = (ln(p99Ms) - mu) / Z_P99;
+  return (u) => exp(mu + sigma * standardNormalQuantile(u));
 }
 
 function compileEmpirical(samplesMs: readonly number[], where: string): Quantile {
@@ -89,7 +91,7 @@ const U_MIN = 2 ** -53;
 export function standardNormalQuantile(u: number): number {
   const p = Math.min(Math.max(u, U_MIN), 1 - U_MIN);
   if (p < P_LOW) {
-    const q = Math.sqrt(-2 * Math.log(p));
+    const q = Math.sqrt(-2 * ln(p));
     return (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5]) / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1);
   }
   if (p <= 1 - P_LOW) {
@@ -97,6 +99,6 @@ export function standardNormalQuantile(u: number): number {
     const r = q * q;
     return ((((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q) / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1);
   }
-  const q = Math.sqrt(-2 * Math.log(1 - p));
+  const q = Math.sqrt(-2 * ln(1 - p));
   return -(((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5]) / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1);
 }

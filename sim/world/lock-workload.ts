@@ -4,6 +4,7 @@
 import { PrefixGrants, namespaceGrant } from '../../core/authz/index.js';
 import { ClassRegistry, type LockClass } from '../../core/classes/index.js';
 import { isLockError } from '../../core/lock-error.js';
+import { ln } from '../kernel/portable-math.js';
 import type { World, ClientNode } from './world.js';
 
 export const WORKLOAD_NAMESPACE = 'bench';
@@ -68,7 +69,7 @@ export function startLockWorkload(options: LockWorkloadOptions): { stats: LockWo
     const node = nodes[Math.floor(driver.next() * nodes.length)];
     const key = `${WORKLOAD_NAMESPACE}/key-${Math.floor(driver.next() * options.keys)}`;
     if (node !== undefined && node.process.state === 'running') world.kernel.adopt(grantOnce(node, key));
-    const gapMs = -Math.log(1 - driver.next()) * (1000 / options.grantsPerSecond); // Poisson arrivals
+    const gapMs = -ln(1 - driver.next()) * (1000 / options.grantsPerSecond); // Poisson arrivals
     world.kernel.scheduleAfter(gapMs, arrive);
   };
   world.kernel.scheduleAfter(0, arrive);
