@@ -32,7 +32,7 @@ describe('portable ln and exp', () => {
     expect(ln(0)).toBe(-Infinity);
     expect(ln(-1)).toBeNaN();
     expect(ln(Infinity)).toBe(Infinity);
-    expect(ln(Number.MIN_VALUE)).toBeCloseTo(-744.44007192138126, 10);
+    expect(ln(Number.MIN_VALUE)).toBeCloseTo(-744.4400719213813, 10);
   });
 
   it('exp is within one ulp of the engine across its whole range, and handles the edges', () => {

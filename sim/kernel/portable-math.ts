@@ -58,7 +58,7 @@ export function ln(input: number): number {
   if ((0x000fffff & (2 + hx)) < 3) {
     // |f| < 2^-20
     if (f === 0) return k === 0 ? 0 : k * LN2_HI + k * LN2_LO;
-    const r = f * f * (0.5 - 0.33333333333333333 * f);
+    const r = f * f * (0.5 - 0.3333333333333333 * f);
     return k === 0 ? f - r : k * LN2_HI - ((r - k * LN2_LO) - f);
   }
   const s = f / (2.0 + f);
