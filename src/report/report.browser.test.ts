@@ -95,6 +95,12 @@ describe('lockstep run --html: the offline report', () => {
     expect(details).toMatch(/fence rejection/);
     expect(details).toMatch(/accepted\s+false/);
     await page.screenshot({ path: join(SCREENSHOTS, 'report-pause-test.png'), fullPage: true });
+    // A narrower window draws the chart again to fit, keeping the selection.
+    const widthOf = (): Promise<number> => page.locator('.lst-chart svg').evaluate((svg) => Number(svg.getAttribute('width')));
+    const wide = await widthOf();
+    await page.setViewportSize({ width: 700, height: 1000 });
+    await expect.poll(widthOf).toBeLessThan(wide - 100);
+    expect(await page.locator(`[${ATTR.selected}][${ATTR.kind}="fence-rejection"]`).count()).toBe(1);
     expect(network).toEqual([]);
   });
 

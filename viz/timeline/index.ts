@@ -12,6 +12,9 @@ import { ensureStyles } from './styles.js';
 import type { Mark, TimelineModel } from './types.js';
 
 export { ArtifactFormatError };
+
+/** The chart is drawn again when its container's width changes by at least this much. */
+const RESIZE_STEP_PX = 24;
 export type { TimelineModel };
 
 export interface TimelineHandle {
@@ -51,7 +54,8 @@ export function mountTimeline(container: HTMLElement, artifact: unknown, options
     chart.select(mark.id);
     details.show(mark, laneLabel(mark.lane), merged);
   };
-  const chart = new TimelineChart(chartHost, model, { onSelect: (mark, merged) => choose(mark, merged) });
+  const events = { onSelect: (mark: Mark, merged: number) => choose(mark, merged) };
+  let chart = new TimelineChart(chartHost, model, events);
   aside.append(
     checksPanel(doc, model, laneLabel, (mark) => {
       if (model.focus !== undefined) chart.show(model.focus);
@@ -75,8 +79,23 @@ export function mountTimeline(container: HTMLElement, artifact: unknown, options
     event.preventDefault();
   };
   chartHost.addEventListener('keydown', onKey);
+  // The chart is laid out to its container's width: when that changes, draw it again at the same window and selection.
+  let drawnWidth = chartHost.clientWidth;
+  const resized = (): void => {
+    const width = chartHost.clientWidth;
+    if (Math.abs(width - drawnWidth) < RESIZE_STEP_PX || width === 0) return;
+    drawnWidth = width;
+    const window = chart.window;
+    chart.destroy();
+    chart = new TimelineChart(chartHost, model, events);
+    chart.show(window);
+    if (selected !== undefined) chart.select(selected);
+  };
+  const observer = typeof ResizeObserver === 'undefined' ? undefined : new ResizeObserver(resized);
+  observer?.observe(chartHost);
   return {
     destroy(): void {
+      observer?.disconnect();
       chartHost.removeEventListener('keydown', onKey);
       chart.destroy();
       root.remove();

@@ -10,7 +10,7 @@ export const TIMELINE_CSS = `
 .lst-timeline h3 { font-size: 15px; margin: 12px 0 4px; }
 .lst-notice { margin: 4px 0; padding: 4px 8px; border-left: 4px solid ${INK}; background: #F2F2F2; }
 .lst-body { display: flex; gap: 16px; align-items: flex-start; flex-wrap: wrap; }
-.lst-chart { flex: 1 1 640px; min-width: 320px; border: 1px solid #767676; outline: none; position: relative; }
+.lst-chart { flex: 1 1 640px; min-width: 0; overflow: hidden; border: 1px solid #767676; outline: none; position: relative; }
 .lst-chart:focus-visible { box-shadow: 0 0 0 3px #0B57D0; }
 .lst-help { font-size: 12px; margin: 2px 6px; }
 .lst-chart svg { display: block; user-select: none; cursor: grab; }
