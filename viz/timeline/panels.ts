@@ -2,12 +2,14 @@
 // data-violation with its detail and the events that make each violation), the details of the selected
 // mark, and the legend. Text is set with textContent only: artifact strings are data, never markup.
 import { ATTR, MARK_KINDS, type MarkKind } from './dom-contract.js';
-import { KIND_STYLES, VIOLATION_COLOUR } from './palette.js';
+import { KIND_STYLES, PAPER, VIOLATION_COLOUR } from './palette.js';
 import { formatMs } from './scale.js';
-import type { CheckRow, Mark, TimelineModel } from './types.js';
+import type { CheckRow, Mark, TimelineModel, ViolationRow } from './types.js';
 
 /** A failing check lists at most this many violations (the checkers keep at most 100). */
 const MAX_VIOLATIONS_SHOWN = 10;
+/** Of those, this many are open; the rest are folded. */
+const OPEN_VIOLATIONS = 1;
 /** And at most this many events per violation. */
 const MAX_EVENTS_SHOWN = 8;
 
@@ -47,23 +49,34 @@ function checkRow(make: Make, check: CheckRow, model: TimelineModel, laneLabel: 
   head.appendChild(make('strong', undefined, check.name));
   row.appendChild(head);
   row.appendChild(make('div', 'lst-check-detail', check.detail));
-  for (const violation of check.violations.slice(0, MAX_VIOLATIONS_SHOWN)) {
-    const item = make('div', 'lst-violation');
-    item.appendChild(make('div', undefined, violation.message));
-    if (violation.markIds.length === 0) item.appendChild(make('div', undefined, '(no drawn event matches this violation)'));
-    for (const id of violation.markIds.slice(0, MAX_EVENTS_SHOWN)) {
-      const mark = model.marks[id];
-      if (mark === undefined) continue;
-      const button = make('button', undefined, describeMark(mark, laneLabel(mark.lane)));
-      button.type = 'button';
-      button.addEventListener('click', () => onPick(mark));
-      item.appendChild(button);
-    }
-    if (violation.markIds.length > MAX_EVENTS_SHOWN) item.appendChild(make('div', undefined, `and ${violation.markIds.length - MAX_EVENTS_SHOWN} more events`));
-    row.appendChild(item);
+  const shown = check.violations.slice(0, MAX_VIOLATIONS_SHOWN);
+  // The first violation open (the view is zoomed to it); the others folded, so a long list does not bury the next check.
+  shown.slice(0, OPEN_VIOLATIONS).forEach((violation) => row.appendChild(violationItem(make, violation, model, laneLabel, onPick)));
+  const folded = shown.slice(OPEN_VIOLATIONS);
+  if (folded.length > 0) {
+    const more = make('details', 'lst-violation');
+    const listed = check.violations.length > shown.length ? ` (${check.violations.length} listed in the artifact; the first ${MAX_VIOLATIONS_SHOWN} here)` : '';
+    more.appendChild(make('summary', undefined, `${folded.length} more violation${folded.length === 1 ? '' : 's'}${listed}`));
+    for (const violation of folded) more.appendChild(violationItem(make, violation, model, laneLabel, onPick));
+    row.appendChild(more);
   }
-  if (check.violations.length > MAX_VIOLATIONS_SHOWN) row.appendChild(make('div', 'lst-violation', `and ${check.violations.length - MAX_VIOLATIONS_SHOWN} more violations`));
   return row;
+}
+
+function violationItem(make: Make, violation: ViolationRow, model: TimelineModel, laneLabel: (lane: string) => string, onPick: (mark: Mark) => void): HTMLElement {
+  const item = make('div', 'lst-violation');
+  item.appendChild(make('div', undefined, violation.message));
+  if (violation.markIds.length === 0) item.appendChild(make('div', undefined, '(no drawn event matches this violation)'));
+  for (const id of violation.markIds.slice(0, MAX_EVENTS_SHOWN)) {
+    const mark = model.marks[id];
+    if (mark === undefined) continue;
+    const button = make('button', undefined, describeMark(mark, laneLabel(mark.lane)));
+    button.type = 'button';
+    button.addEventListener('click', () => onPick(mark));
+    item.appendChild(button);
+  }
+  if (violation.markIds.length > MAX_EVENTS_SHOWN) item.appendChild(make('div', undefined, `and ${violation.markIds.length - MAX_EVENTS_SHOWN} more events`));
+  return item;
 }
 
 export function detailsPanel(doc: Document): { element: HTMLElement; show(mark: Mark | undefined, laneLabel: string, merged: number): void } {
@@ -103,6 +116,45 @@ export function detailText(value: unknown): string {
   return String(value);
 }
 
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** A small picture of a kind as the chart draws it: fill, opacity, pattern and outline, so the legend does not rest on colour either. */
+function swatch(doc: Document, kind: MarkKind | 'violation'): SVGSVGElement {
+  const svg = doc.createElementNS(SVG_NS, 'svg');
+  svg.setAttribute('width', '22');
+  svg.setAttribute('height', '14');
+  svg.setAttribute('aria-hidden', 'true');
+  const rect = (attributes: Record<string, string>): void => {
+    const r = doc.createElementNS(SVG_NS, 'rect');
+    for (const [name, value] of Object.entries({ x: '1', y: '1', width: '20', height: '12', ...attributes })) r.setAttribute(name, value);
+    svg.appendChild(r);
+  };
+  const lines = (colour: string, cross: boolean): void => {
+    for (let x = -12; x < 22; x += 5) {
+      const segments: [number, number, number, number][] = [[x, 13, x + 12, 1]];
+      if (cross) segments.push([x, 1, x + 12, 13]);
+      for (const [x1, y1, x2, y2] of segments) {
+        const l = doc.createElementNS(SVG_NS, 'line');
+        for (const [name, value] of Object.entries({ x1, y1, x2, y2 })) l.setAttribute(name, String(value));
+        l.setAttribute('stroke', colour);
+        l.setAttribute('stroke-width', '1.5');
+        svg.appendChild(l);
+      }
+    }
+  };
+  if (kind === 'violation') {
+    rect({ fill: PAPER });
+    lines(VIOLATION_COLOUR, false);
+    rect({ fill: 'none', stroke: VIOLATION_COLOUR, 'stroke-width': '2.5', 'stroke-dasharray': '4 2' });
+    return svg;
+  }
+  const style = KIND_STYLES[kind];
+  rect({ fill: style.fill, 'fill-opacity': style.band === 'background' ? '0.35' : '1' });
+  if (style.pattern !== undefined) lines('rgba(0,0,0,0.6)', style.pattern === 'cross');
+  rect({ fill: 'none', stroke: style.outline ?? '#555555', 'stroke-width': style.outline === undefined ? '1' : '1.5' });
+  return svg;
+}
+
 export function legend(doc: Document, kinds: ReadonlySet<MarkKind>): HTMLElement {
   const make = maker(doc);
   const section = make('section', 'lst-legend');
@@ -112,16 +164,11 @@ export function legend(doc: Document, kinds: ReadonlySet<MarkKind>): HTMLElement
     if (!kinds.has(kind)) continue;
     const style = KIND_STYLES[kind];
     const item = make('li');
-    const swatch = make('span');
-    swatch.setAttribute('aria-hidden', 'true');
-    Object.assign(swatch.style, { display: 'inline-block', width: '18px', height: '12px', background: style.fill, opacity: style.band === 'background' ? '0.55' : '1', border: '1px solid #555' });
-    item.append(swatch, make('span', undefined, `${style.name}: ${style.description}`));
+    item.append(swatch(doc, kind), make('span', undefined, `${style.name}: ${style.description}`));
     list.appendChild(item);
   }
   const violation = make('li');
-  const swatch = make('span');
-  Object.assign(swatch.style, { display: 'inline-block', width: '16px', height: '10px', border: `3px dashed ${VIOLATION_COLOUR}` });
-  violation.append(swatch, make('span', undefined, 'violation: a dashed outline and a hatch over the events a failing check names'));
+  violation.append(swatch(doc, 'violation'), make('span', undefined, 'violation: a dashed outline and a hatch over the events a failing check names'));
   list.appendChild(violation);
   section.appendChild(list);
   return section;

@@ -32,6 +32,7 @@ ${Object.entries(KIND_STYLES).flatMap(([kind, style]) => (style.outline === unde
 .lst-check-verdict { font-weight: 600; margin-right: 6px; }
 .lst-check-detail { font-size: 12px; word-break: break-word; }
 .lst-violation { font-size: 12px; margin: 4px 0 0 8px; }
+.lst-violation summary { cursor: pointer; font-weight: 600; }
 .lst-violation button, .lst-details button { font: inherit; font-size: 12px; text-align: left; background: none; border: 1px solid #767676; border-radius: 3px; margin: 2px 2px 0 0; padding: 1px 4px; cursor: pointer; color: ${INK}; }
 .lst-violation button:focus-visible { outline: 3px solid #0B57D0; }
 .lst-details dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 8px; margin: 0; font-size: 12px; }
