@@ -10,6 +10,10 @@ const nondeterministicGlobals = [
 ].map((name) => ({ name, message: `${name} is not deterministic: take it through a port (Clock, Random) wired in src/ (ARCHITECTURE.md, Determinism rule).` }));
 
 const noMathRandom = [{ object: 'Math', property: 'random', message: 'Math.random is not seeded: use the Random port (ARCHITECTURE.md, Determinism rule).' }];
+// ECMAScript leaves these implementation-approximated: engines round them differently, so a seed would
+// give another trace in a browser than in node (sim/kernel/portable-math.ts has ln and exp).
+const engineApproximatedMath = ['log', 'exp', 'pow', 'log1p', 'expm1', 'log2', 'log10', 'cbrt', 'hypot', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'atan2', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh']
+  .map((property) => ({ object: 'Math', property, message: `Math.${property} is implementation-approximated (engines differ in the last bits): use sim/kernel/portable-math.ts so one seed gives one trace everywhere.` }));
 
 const layer = (forbidden, why) => ({
   patterns: [
@@ -33,7 +37,7 @@ export default tseslint.config(
     ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-globals': ['error', ...nondeterministicGlobals],
-      'no-restricted-properties': ['error', ...noMathRandom],
+      'no-restricted-properties': ['error', ...noMathRandom, ...engineApproximatedMath],
     },
   },
   {

@@ -8,6 +8,7 @@ import type { DistributionSpec } from '../kernel/distribution.js';
 import { compileDistribution } from '../kernel/distribution.js';
 import { World } from '../world/world.js';
 import { PLANNER_NAMESPACE, plannerClass } from './topology-world.js';
+import { ln } from '../kernel/portable-math.js';
 
 export interface PauseProfile {
   readonly pausesPerHour: number;
@@ -131,7 +132,7 @@ export async function falseFences(options: TtlWorldOptions & { readonly duration
     for (const node of nodes) {
       const stream = world.kernel.rng.stream(`planner/pauses/${node.process.name}`);
       const next = (): void => {
-        const gapMs = -Math.log(1 - stream.next()) * meanGapMs;
+        const gapMs = -ln(1 - stream.next()) * meanGapMs;
         world.kernel.scheduleAfter(gapMs, () => {
           if (world.kernel.now() > startMs + options.durationMs) return;
           node.process.pause();
