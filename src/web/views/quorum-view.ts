@@ -43,7 +43,7 @@ export class QuorumView {
 }
 
 function table(priced: readonly TopologyPricing[]): HTMLTableElement {
-  const head = ['topology', 'acquisitions (simulated)', 'p50', 'p99', 'p999 (simulated)', 'floor (analytic)', 'upper bound (analytic, no queueing)'];
+  const head = ['topology', 'acquisitions (simulated)', 'p50 (simulated)', 'p99 (simulated)', 'p999 (simulated)', 'floor (analytic)', 'upper bound (analytic, no queueing)'];
   const ms = (v: number): string => `${v} ms`;
   return el(
     'table',
@@ -58,7 +58,7 @@ function table(priced: readonly TopologyPricing[]): HTMLTableElement {
           'tr',
           { 'data-topology': t.name },
           el('th', { scope: 'row', title: t.description }, t.name),
-          el('td', {}, `${t.samplesMs.length} (${t.runs} runs, leaders ${[...new Set(t.leaders)].join(', ')})`),
+          el('td', { class: 'wrap' }, `${t.samplesMs.length} (${t.runs} runs, leaders ${[...new Set(t.leaders)].join(', ')})`),
           el('td', {}, ms(t.p50Ms)),
           el('td', {}, ms(t.p99Ms)),
           el('td', {}, ms(t.p999Ms)),
