@@ -1,10 +1,9 @@
 // What a replay in the page says about the saved run. The trace hash is the simulator's determinism
-// check, but it can differ between node (where `lockstep run` wrote the artifact) and a browser even
-// when nothing changed: the simulator samples latencies through Math.exp and Math.log, which ECMAScript
-// leaves "implementation-approximated", and two V8 versions can round one sample a bit apart (seen:
-// pause-test/unfenced seed 1, one fsync latency 3.3354961293583187 ms in node 20, ...262 in Chromium).
-// So when the hashes differ the page also compares what the views draw, the history and the checks:
-// if those are identical, the replay shows the saved run; otherwise it is a different run.
+// check, and since the simulator draws its latencies with portable ln and exp (sim/, not the engine's
+// implementation-approximated Math.log/exp) node and a browser give the same hash for a seed. It can
+// still differ for a run saved by another version of lockstep, for instance one that traces more or
+// fewer records. So when the hashes differ the page also compares what the views draw, the history and
+// the checks: if those are identical, the replay shows the saved run; otherwise it is a different run.
 import type { ArtifactJson } from './artifact-file.js';
 
 export type ReplayAgreement = 'same-trace' | 'same-history' | 'different';
@@ -24,7 +23,7 @@ export function replayNote(agreement: ReplayAgreement, saved: ArtifactJson, repl
     case 'same-trace':
       return `${what}: same trace hash ${saved.traceHash}, so the run is reproduced exactly.`;
     case 'same-history':
-      return `${what}: the history and every check are identical to the saved run's; the trace hash (${replayed.traceHash}, saved ${saved.traceHash}) differs, as it does when this browser's Math.exp/Math.log round a sampled latency differently from node's.`;
+      return `${what}: the history and every check are identical to the saved run's; the trace hash (${replayed.traceHash}, saved ${saved.traceHash}) differs: the trace records something the views do not draw differently (was the artifact written by another version of lockstep?).`;
     case 'different':
       return `${what}: trace hash ${replayed.traceHash} DIFFERS from the saved ${saved.traceHash}, and so do the history or the checks: the simulator or the scenario changed since the artifact was written (or a rounding difference between JavaScript engines changed the order of events). Shown: the replay, checks and timeline.`;
   }
