@@ -96,13 +96,13 @@ describe('arbiter grants on real etcd', () => {
     const alice = await world.session(arbiter, ALICE, FENCED.ttlSeconds);
     const bob = await world.session(arbiter, BOB, FENCED.ttlSeconds);
     const older = await arbiter.acquire({ identity: ALICE, sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
-    expect(await arbiter.validate({ key, token: formatToken(older.token) })).toEqual({ valid: true, currentToken: older.token });
+    expect(await arbiter.validate({ identity: ALICE, key, token: formatToken(older.token) })).toEqual({ valid: true, currentToken: older.token });
 
     await arbiter.release({ identity: ALICE, sessionId: alice.sessionId, key, token: older.token });
-    expect(await arbiter.validate({ key, token: formatToken(older.token) })).toEqual({ valid: false, currentToken: undefined });
+    expect(await arbiter.validate({ identity: ALICE, key, token: formatToken(older.token) })).toEqual({ valid: false, currentToken: undefined });
 
     const current = await arbiter.acquire({ identity: BOB, sessionId: bob.sessionId, key, className: FENCED.name, waitMs: 0 });
-    expect(await arbiter.validate({ key, token: formatToken(older.token) })).toEqual({ valid: false, currentToken: current.token });
-    expect(await arbiter.validate({ key, token: formatToken(current.token) })).toEqual({ valid: true, currentToken: current.token });
+    expect(await arbiter.validate({ identity: ALICE, key, token: formatToken(older.token) })).toEqual({ valid: false, currentToken: current.token });
+    expect(await arbiter.validate({ identity: ALICE, key, token: formatToken(current.token) })).toEqual({ valid: true, currentToken: current.token });
   });
 });

@@ -46,7 +46,7 @@ describe('bad input on real etcd', () => {
     const arbiter = world.arbiter();
     const alice = await world.session(arbiter, ALICE, FENCED.ttlSeconds);
     expect((await refusedWithoutWrite(() => arbiter.acquire({ identity: ALICE, sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 }))).code).toBe('invalid-argument');
-    expect((await refusedWithoutWrite(() => arbiter.validate({ key, token: '1' }))).code).toBe('invalid-argument');
+    expect((await refusedWithoutWrite(() => arbiter.validate({ identity: ALICE, key, token: '1' }))).code).toBe('invalid-argument');
     expect((await refusedWithoutWrite(() => arbiter.inspect(key))).code).toBe('invalid-argument');
   });
 
@@ -67,6 +67,20 @@ describe('bad input on real etcd', () => {
     expect([unknownClass.code, unknownClass.message]).toEqual([whileFree.code, whileFree.message]);
   });
 
+  it('denies validate() outside the asker’s grants before any read, with the same message whether or not the key is held (ADR-16/19)', async () => {
+    const arbiter = world.arbiter();
+    const key = world.key('ledger', OTHER_NAMESPACE);
+    const validate = (token: string) => arbiter.validate({ identity: ALICE, key, token });
+    const whileFree = await refusedWithoutWrite(() => validate('281474976710657'));
+    const biller = await world.session(arbiter, BILLER, FENCED.ttlSeconds);
+    const held = await arbiter.acquire({ identity: BILLER, sessionId: biller.sessionId, key, className: FENCED.name, waitMs: 0 });
+    const whileHeld = await refusedWithoutWrite(() => validate(formatToken(held.token)));
+    expect(whileFree.code).toBe('denied');
+    expect([whileHeld.code, whileHeld.message]).toEqual([whileFree.code, whileFree.message]);
+    // The namespace's own identity gets the answer.
+    expect(await arbiter.validate({ identity: BILLER, key, token: formatToken(held.token) })).toEqual({ valid: true, currentToken: held.token });
+  });
+
   it('refuses a class the key’s namespace does not declare with unknown-class', async () => {
     const arbiter = world.arbiter();
     const alice = await world.session(arbiter, ALICE, FENCED.ttlSeconds);
@@ -77,7 +91,7 @@ describe('bad input on real etcd', () => {
   it.each(BAD_TOKENS)('refuses a token that is %s with invalid-argument, in validate and force-release', async (_label, token) => {
     const arbiter = world.arbiter();
     const key = world.key('token');
-    expect((await refusedWithoutWrite(() => arbiter.validate({ key, token }))).code).toBe('invalid-argument');
+    expect((await refusedWithoutWrite(() => arbiter.validate({ identity: ALICE, key, token }))).code).toBe('invalid-argument');
     const force = { key, requester: 'spiffe://ops/ana', approver: 'spiffe://ops/ben', reason: 'checking token parsing', expectedToken: token };
     expect((await refusedWithoutWrite(() => arbiter.forceRelease(force))).code).toBe('invalid-argument');
   });
@@ -85,7 +99,7 @@ describe('bad input on real etcd', () => {
   it('accepts the largest well-formed token (epoch 2^15 - 1) as a token, just not a valid one', async () => {
     const arbiter = world.arbiter();
     const largest = formatToken(packToken(EPOCH_LIMIT - 1, (1n << REVISION_BITS) - 1n));
-    expect(await arbiter.validate({ key: world.key('largest'), token: largest })).toEqual({ valid: false, currentToken: undefined });
+    expect(await arbiter.validate({ identity: ALICE, key: world.key('largest'), token: largest })).toEqual({ valid: false, currentToken: undefined });
   });
 
   it.each([0, 4, 301, 5.5, Number.NaN, -15])('refuses a session TTL of %s s (outside 5..300) with invalid-argument', async (ttlSeconds) => {

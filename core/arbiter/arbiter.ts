@@ -172,8 +172,10 @@ export class Arbiter implements ArbiterApi {
   }
 
   async validate(request: ValidateRequest): Promise<ValidateResponse> {
+    const identity = checkIdentity(request.identity);
     const key = parseLockKey(request.key);
     const token = parseToken(request.token);
+    this.authorise(identity, key); // before any read: the answer names a holder's token (ADR-16/19)
     this.checkPlacement(key);
     const inspected = await this.inspect(key.text);
     const currentToken = inspected.holder?.token;
@@ -229,11 +231,15 @@ export class Arbiter implements ArbiterApi {
   }
 
   /** Bad input and authorisation are decided before any read of the log (ADR-19). */
-  private admit(identity: string, key: LockKey, className: string): ArbiterClass {
+  private authorise(identity: string, key: LockKey): void {
     if (!this.options.authorizer.allows(identity, key.text)) {
       // One error whether or not the key or class exists: a denial leaks nothing (ADR-19).
       throw new LockError('denied', `${identity} has no grant covering ${key.text}; ask the namespace owner for a LockGrant`);
     }
+  }
+
+  private admit(identity: string, key: LockKey, className: string): ArbiterClass {
+    this.authorise(identity, key);
     const lockClass = this.options.classes.get(key.namespace, className);
     if (lockClass === undefined) {
       throw new LockError('unknown-class', `no LockClass ${key.namespace}/${className}; a key's class must be declared in its namespace (ADR-24)`);

@@ -58,6 +58,8 @@ export interface ReleaseResponse {
 }
 
 export interface ValidateRequest {
+  /** Who asks: the resource's own workload identity, which needs a grant covering the key (ADR-19). */
+  readonly identity: string;
   readonly key: string;
   /** A decimal string, as on the wire (ADR-02); validated before any read. */
   readonly token: string;
