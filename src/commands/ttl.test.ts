@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keepalivesPerSecond, livenessBound, writesPerSecond } from '../../core/planner/liveness.js';
 import { main } from '../cli.js';
+import type { ClassRow } from './ttl.js';
 
 // A real `lockstep bench --local 1 --duration 1s --concurrency 1,8 --json` report from this machine's etcd.
 const BENCH_REPORT = 'src/commands/ttl-bench-report.fixture.json';
@@ -16,21 +17,6 @@ async function ttl(args: readonly string[]): Promise<{ code: number; out: string
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
-interface Row {
-  name: string;
-  ttlSeconds: number;
-  keepalivesPerSecond: number;
-  writesPerSecond: number;
-  writeCeilingShare: number | null;
-  writeCeilingPerSecond: number | null;
-  keepaliveCeilingShare: number | null;
-  livenessBoundMs: number;
-  livenessBoundNoLeaderChangeMs: number;
-  reacquireMsP50: number | null;
-  reacquireMsP99: number | null;
-  verdict: { ok: boolean; problems: Array<{ field: string }> };
-}
-
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(2)} s`;
 }
@@ -39,7 +25,7 @@ describe('lockstep ttl', () => {
   it('prices every class in examples/classes (a directory) with a verdict, as JSON', async () => {
     const { code, out } = await ttl(['examples/classes', '--sessions', '3000', '--runs', '1', '--format', 'json']);
     expect(code).toBe(0);
-    const { classes } = JSON.parse(out) as { classes: Row[] };
+    const { classes } = JSON.parse(out) as { classes: ClassRow[] };
     // The directory's class files, not its invalid/ examples.
     expect(classes.map((c) => c.name).sort()).toEqual(['cache-warmer', 'ledger-writes', 'scheduler-leader', 'statement-export']);
     const ledger = classes.find((c) => c.name === 'ledger-writes')!;
@@ -79,7 +65,7 @@ describe('lockstep ttl', () => {
   it('--sweep: the analytic bound grows with the TTL, the simulated reacquire stays under it, one row per TTL', async () => {
     const { code, out } = await ttl([LEDGER, '--sessions', '100', '--runs', '1', '--sweep', 'ttl=5..30', '--format', 'json']);
     expect(code).toBe(0);
-    const { sweep } = JSON.parse(out) as { sweep: Row[] };
+    const { sweep } = JSON.parse(out) as { sweep: Pick<ClassRow, 'ttlSeconds' | 'livenessBoundMs' | 'livenessBoundNoLeaderChangeMs' | 'reacquireMsP50'>[] };
     expect(sweep.map((s) => s.ttlSeconds)).toEqual([5, 10, 15, 20, 30]);
     for (const [i, point] of sweep.entries()) {
       expect(point.livenessBoundMs).toBe(livenessBound(point.ttlSeconds).withLeaderChangeMs);
@@ -113,7 +99,7 @@ describe('lockstep ttl', () => {
     it('a bench --json report: the write-ceiling share is the class writes over two writes per measured grant cycle', async () => {
       const { code, out } = await ttl([LEDGER, '--sessions', '3000', '--holds-per-session', '0.1', '--runs', '1', '--bench', BENCH_REPORT, '--format', 'json']);
       expect(code).toBe(0);
-      const [row] = (JSON.parse(out) as { classes: Row[] }).classes;
+      const [row] = (JSON.parse(out) as { classes: ClassRow[] }).classes;
       const ceiling = 2 * report.grant.throughputPerS;
       expect(row!.writeCeilingPerSecond).toBe(ceiling);
       expect(row!.writeCeilingShare!).toBeCloseTo(writesPerSecond(3000, 0.1) / ceiling, 4);
@@ -132,7 +118,7 @@ describe('lockstep ttl', () => {
       const captured = join(dir, 'captured.txt');
       await writeFile(captured, `bench: a progress line\n${await readFile(BENCH_REPORT, 'utf8')}`);
       const ok = await ttl([LEDGER, '--sessions', '3000', '--runs', '1', '--bench', captured, '--format', 'json']);
-      expect((JSON.parse(ok.out) as { classes: Row[] }).classes[0]!.writeCeilingPerSecond).toBe(2 * report.grant.throughputPerS);
+      expect((JSON.parse(ok.out) as { classes: ClassRow[] }).classes[0]!.writeCeilingPerSecond).toBe(2 * report.grant.throughputPerS);
       const other = join(dir, 'other.json');
       await writeFile(other, JSON.stringify({ topologies: [] }));
       const refused = await ttl([LEDGER, '--sessions', '3000', '--bench', other]);

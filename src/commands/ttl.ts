@@ -104,7 +104,7 @@ async function parseOptions(options: TtlOptions): Promise<Parsed | string> {
   return parsed;
 }
 
-interface ClassRow {
+export interface ClassRow {
   namespace: string;
   name: string;
   ttlSeconds: number;
