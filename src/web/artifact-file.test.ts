@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ArtifactLoadError, artifactFileName, artifactText, parseArtifactText } from './artifact-file.js';
+import { SAMPLE_ARTIFACT } from './sample-artifact.fixture.js';
 
-const artifact = {
-  format: 'lockstep.run/1',
-  scenario: 'pause-test',
-  variant: 'unfenced',
-  seed: '1',
-  ok: false,
-  checks: [{ name: 'fence', ok: false, detail: 'two writers' }],
-  faults: [],
-  traceHash: '1e470813ba42fcdf',
-};
+const artifact = SAMPLE_ARTIFACT;
 
 describe('run artifact files', () => {
   it('reads back what it writes, bigints as decimal strings', () => {

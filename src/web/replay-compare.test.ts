@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ArtifactJson } from './artifact-file.js';
 import { compareReplay, replayNote } from './replay-compare.js';
+import { SAMPLE_ARTIFACT } from './sample-artifact.fixture.js';
 
-const saved: ArtifactJson = {
-  format: 'lockstep.run/1',
-  scenario: 'pause-test',
-  variant: 'unfenced',
-  seed: '1',
-  ok: false,
-  checks: [{ name: 'fence', ok: false, detail: 'two writers' }],
-  history: { grants: [{ token: '281474976710660', grantedAtMs: 320.229 }] },
-  traceHash: '60de3a830aece9c0',
-};
+const saved = SAMPLE_ARTIFACT;
 
 describe('compareReplay', () => {
   it('is same-trace when the hashes match', () => {
