@@ -67,13 +67,26 @@ describe('the worker API, run in node', () => {
     await expect(api.ttlCurve({ sessions: 10, ttlFromSeconds: 5, ttlToSeconds: 30, runs: 1, pauses: 'none', ...change })).rejects.toThrow(message);
   });
 
-  it('prices a topology: the simulated latencies sit at or above the analytic floor', async () => {
+  it('prices a topology: the simulated latencies sit at or above the analytic floor, and split by the member that led', async () => {
     const [regional] = await api.quorumPricing({ topologies: ['regional-3'], samplesPerRun: 20, runs: 1 });
-    expect(regional?.samplesMs).toHaveLength(20);
-    expect([...regional!.samplesMs].sort((a, b) => a - b)).toEqual(regional!.samplesMs);
-    expect(regional!.p50Ms).toBeGreaterThanOrEqual(regional!.floorMs * 0.9);
-    expect(regional!.p50Ms).toBeLessThanOrEqual(regional!.p999Ms);
+    const all = regional!.simulated;
+    expect(all.samplesMs).toHaveLength(20);
+    expect([...all.samplesMs].sort((a, b) => a - b)).toEqual(all.samplesMs);
+    expect(all.p50Ms).toBeGreaterThanOrEqual(regional!.floorMs * 0.9);
+    expect(all.p50Ms).toBeLessThanOrEqual(all.p999Ms);
+    // One run: the first member led it, the others have no samples of their own.
+    expect(regional!.byLeader.map((l) => [l.leader, l.runs, l.simulated?.samplesMs.length ?? 0])).toEqual([['etcd-a', 1, 20], ['etcd-b', 0, 0], ['etcd-c', 0, 0]]);
+    expect(regional!.byLeader[0]!.endpoints).toEqual([regional!.setting.homeEndpoint]);
     expect(api.topologyPresets()).toEqual(['regional-3', 'coord-5-2-2-1', 'stretched-3-region']);
+  });
+
+  it('prices stretched-3-region per leader placement: a leader in the clients\' region is much faster than one across the ocean', async () => {
+    const [stretched] = await api.quorumPricing({ topologies: ['stretched-3-region'], samplesPerRun: 30 });
+    const p99 = Object.fromEntries(stretched!.byLeader.map((l) => [l.region, l.simulated!.p99Ms]));
+    expect(p99['us-east']! * 2).toBeLessThan(p99['eu-west']!);
+    // Unpinned, the tail is the far leader's: the overall p99 is no better than eu-west's runs give.
+    expect(stretched!.simulated.p99Ms).toBeGreaterThan(p99['us-west']!);
+    for (const l of stretched!.byLeader) expect(l.simulated!.p99Ms).toBeLessThanOrEqual(l.loadedP99BoundMs);
   });
 
   it('refuses an unknown topology before simulating anything', async () => {

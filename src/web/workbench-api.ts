@@ -8,7 +8,7 @@ import { TOPOLOGY_PRESETS } from './worker-api/topology-presets.js';
 import { type TtlCurve, type TtlCurveRequest, ttlCurve } from './worker-api/ttl-curve.js';
 
 export type { ProgressReport, OnProgress } from './worker-api/progress.js';
-export type { QuorumRequest, TopologyPricing } from './worker-api/quorum-pricing.js';
+export type { LeaderPricing, PricingSetting, QuorumRequest, SimulatedLatency, TopologyPricing } from './worker-api/quorum-pricing.js';
 export type { ReplayResult, RunRequest, ScenarioInfo, VariantInfo } from './worker-api/scenario-runs.js';
 export type { TtlCurve, TtlCurveRequest, TtlPoint } from './worker-api/ttl-curve.js';
 

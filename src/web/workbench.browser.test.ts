@@ -166,21 +166,45 @@ describe('the web workbench in Chromium', () => {
     expect(paths).toHaveLength(6);
     for (const p of paths) expect(p).toEqual({ points: 4, segments: 3 }); // TTLs 5, 10, 15, 20
     expect(await page.locator('#ttl-table tbody tr').count()).toBe(4);
+    // Each legend entry names what the series is and says its source once ("simulated (simulated)" did not).
+    const legend = await page.locator('#ttl-output ul.legend li').allTextContents();
+    expect(legend).toHaveLength(6);
+    for (const entry of legend) expect(entry.match(/simulated|analytic/g), entry).toHaveLength(1);
     await screenshot(page, 'ttl');
     expect(errors).toEqual([]);
   });
 
-  it('draws the quorum CDFs with each analytic floor, and a p50/p99/p999 row per topology', async () => {
+  it('draws the quorum CDFs with each floor, both upper bounds labelled, the split by leader placement, and the model\'s assumptions', async () => {
     const { page, errors } = await open('#quorum');
     await page.fill('#quorum-samples', '60');
     await page.click('#view-quorum button[type=submit]');
     await page.locator('#quorum-output path[data-series]').first().waitFor({ state: 'attached', timeout: 60_000 });
-    const curves = await page.locator('#quorum-output path[data-series]').evaluateAll((ps) => ps.map((p) => [p.getAttribute('data-series'), Number(p.getAttribute('data-points'))] as const));
-    expect(curves.map(([name]) => name)).toEqual(['regional-3', 'coord-5-2-2-1', 'stretched-3-region']);
+    const topologies = ['regional-3', 'coord-5-2-2-1', 'stretched-3-region'];
+    const curves = await page.locator('[data-chart="quorum-cdf"] path[data-series]').evaluateAll((ps) => ps.map((p) => [p.getAttribute('data-series'), Number(p.getAttribute('data-points'))] as const));
+    expect(curves.map(([name]) => name)).toEqual(topologies);
     for (const [, steps] of curves) expect(steps).toBeGreaterThan(10);
-    expect(await page.locator('#quorum-output line[data-floor]').count()).toBe(3);
-    const stretched = await page.locator('#quorum-table tr[data-topology="stretched-3-region"] td').allTextContents();
-    expect(stretched.slice(1, 4).every((cell) => /^\d+(\.\d+)? ms$/.test(cell))).toBe(true);
+    expect(await page.locator('[data-chart="quorum-cdf"] line[data-reference][data-label="floor"]').count()).toBe(3);
+    // Both bounds, each in a column that says which it is; every p99 is read against them, and none is over the loaded one.
+    const headers = await page.locator('#quorum-table thead th').allTextContents();
+    expect(headers).toEqual(expect.arrayContaining(['upper bound, one in flight (analytic)', 'upper bound under load (analytic)']));
+    const rows = await page.locator('#quorum-table tbody tr').evaluateAll((trs) => trs.map((tr) => ({ topology: tr.getAttribute('data-topology'), verdict: tr.getAttribute('data-p99-verdict'), upper: Number.parseFloat(tr.querySelector('[data-bound="upper"]')?.textContent ?? ''), loaded: Number.parseFloat(tr.querySelector('[data-bound="loaded"]')?.textContent ?? '') })));
+    expect(rows.map((r) => r.topology)).toEqual(topologies);
+    for (const r of rows) {
+      expect(r.loaded).toBeGreaterThan(r.upper);
+      expect(['under-upper', 'under-loaded']).toContain(r.verdict);
+    }
+    // A CDF line per leader placement for every topology, and a table row per member with its simulated p99.
+    for (const name of topologies) {
+      const members = await page.locator(`#quorum-leaders tr[data-topology="${name}"]`).count();
+      expect(await page.locator(`[data-chart="quorum-cdf-${name}"] path[data-series]`).count()).toBe(members);
+    }
+    const leaderP99 = async (leader: string): Promise<number> => Number.parseFloat((await page.textContent(`#quorum-leaders tr[data-leader="${leader}"] td[data-figure="p99"]`)) ?? '');
+    expect((await leaderP99('etcd-use')) * 2).toBeLessThan(await leaderP99('etcd-euw'));
+    expect(await page.textContent('#quorum-pinning li[data-topology="stretched-3-region"]')).toMatch(/pinning the leader to etcd-use \(us-east\) would give p99 [\d.]+ ms instead of [\d.]+ ms unpinned/);
+    // The assumptions: each topology's setting, then docs/planner.md's section, not a retyped copy.
+    expect(await page.textContent('#quorum-assumptions li[data-topology="stretched-3-region"]')).toMatch(/8 clients and the arbiter in hall use-a \(us-east\); the arbiter's etcd client on etcd-use/);
+    expect(await page.locator('#quorum-assumptions ul.doc li').count()).toBeGreaterThanOrEqual(2);
+    expect(await page.textContent('#quorum-assumptions ul.doc')).toMatch(/The leader is not pinned/);
     await screenshot(page, 'quorum');
     expect(errors).toEqual([]);
   });

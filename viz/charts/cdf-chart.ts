@@ -1,14 +1,17 @@
-// Latency CDFs side by side (the quorum pricing view): each topology's simulated acquisitions as a step
-// line, its analytic floor as a dashed vertical line in the same colour (nothing simulated should be
-// consistently left of it). Paths carry data-series and data-points; floors carry data-floor.
+// Latency CDFs side by side (the quorum pricing view): each series' simulated acquisitions (a topology,
+// or one leader placement of a topology) as a step line, and its analytic references (a floor) as dashed
+// vertical lines in the same colour (nothing simulated should be consistently left of a floor). Paths
+// carry data-series and data-points; reference lines carry data-reference (the series) and data-label.
 import { cdfChartModel, type CdfSeries } from './cdf-model.js';
 import { DEFAULT_FRAME, type Frame, plotArea } from './frame.js';
 import { dashFor } from './palette.js';
-import { chartShell, legendEntry } from './svg-frame.js';
+import { appendSeriesPath, chartShell, legendEntry } from './svg-frame.js';
 
 export interface CdfChartSpec {
   readonly id: string;
   readonly title: string;
+  /** What one series is, for the text alternative: "topology", "leader placement". */
+  readonly seriesNoun: string;
   readonly series: readonly CdfSeries[];
   readonly frame?: Frame;
 }
@@ -18,35 +21,30 @@ export function renderCdfChart(container: HTMLElement, spec: CdfChartSpec): { de
   const model = cdfChartModel(spec.series, frame);
   const area = plotArea(frame);
   const xLabel = `acquisition latency, ms (${model.scale === 'log' ? 'log scale' : 'linear'})`;
-  const summary = `Fraction of simulated acquisitions at or below a latency, per topology, with each analytic floor: ${model.lines.map((l) => `${l.label} floor ${l.floor.valueMs} ms`).join('; ')}.`;
+  const references = model.lines.flatMap((l) => l.references.map((r) => `${l.label} ${r.label} ${r.valueMs} ms`));
+  const summary = `Fraction of simulated acquisitions at or below a latency, per ${spec.seriesNoun}${references.length === 0 ? '' : `, with the analytic ${references.join('; ')}`}.`;
   const shell = chartShell(container, { id: spec.id, title: spec.title, summary, xLabel, yLabel: 'fraction of acquisitions', frame, xTicks: model.xTicks, yTicks: model.yTicks });
-  const floorDash = dashFor('analytic');
+  const referenceDash = dashFor('analytic');
   for (const l of model.lines) {
-    shell.plot
-      .append('line')
-      .attr('class', 'floor')
-      .attr('x1', l.floor.at)
-      .attr('x2', l.floor.at)
-      .attr('y1', area.y0)
-      .attr('y2', area.y1)
-      .attr('stroke', l.colour)
-      .attr('stroke-width', 1.5)
-      .attr('stroke-dasharray', floorDash)
-      .attr('data-floor', l.id)
-      .append('title')
-      .text(`${l.label}: analytic floor ${l.floor.valueMs} ms`);
-    shell.plot
-      .append('path')
-      .attr('class', 'series')
-      .attr('d', l.d)
-      .attr('fill', 'none')
-      .attr('stroke', l.colour)
-      .attr('stroke-width', 2)
-      .attr('data-series', l.id)
-      .attr('data-source', 'simulated')
-      .attr('data-points', l.steps);
+    for (const r of l.references) {
+      shell.plot
+        .append('line')
+        .attr('class', 'reference')
+        .attr('x1', r.at)
+        .attr('x2', r.at)
+        .attr('y1', area.y0)
+        .attr('y2', area.y1)
+        .attr('stroke', l.colour)
+        .attr('stroke-width', 1.5)
+        .attr('stroke-dasharray', referenceDash)
+        .attr('data-reference', l.id)
+        .attr('data-label', r.label)
+        .append('title')
+        .text(`${l.label}: ${r.label} ${r.valueMs} ms (analytic)`);
+    }
+    appendSeriesPath(shell.plot, { id: l.id, d: l.d, colour: l.colour, source: 'simulated', strokeWidth: 2, points: l.steps });
     legendEntry(shell.legend, l.colour, null, `${l.label} (simulated)`);
-    legendEntry(shell.legend, l.colour, floorDash, `${l.label} floor ${l.floor.valueMs} ms (analytic)`);
+    for (const r of l.references) legendEntry(shell.legend, l.colour, referenceDash, `${l.label} ${r.label} ${r.valueMs} ms (analytic)`);
   }
   return { destroy: () => shell.figure.remove() };
 }

@@ -16,8 +16,8 @@ describe('empiricalCdf', () => {
 });
 
 describe('cdfChartModel', () => {
-  const regional = { id: 'regional-3', label: 'regional-3', samplesMs: [2, 3, 4, 5, 12], floorMs: 1.9 };
-  const stretched = { id: 'stretched', label: 'stretched-3-region', samplesMs: [30, 60, 62, 200], floorMs: 31.4 };
+  const regional = { id: 'regional-3', label: 'regional-3', samplesMs: [2, 3, 4, 5, 12], references: [{ label: 'floor', valueMs: 1.9 }] };
+  const stretched = { id: 'stretched', label: 'stretched-3-region', samplesMs: [30, 60, 62, 200], references: [{ label: 'floor', valueMs: 31.4 }] };
 
   it('uses a log x axis when the topologies span more than the spread limit, linear otherwise', () => {
     expect(200 / 1.9).toBeGreaterThan(LOG_SCALE_SPREAD);
@@ -25,13 +25,14 @@ describe('cdfChartModel', () => {
     expect(cdfChartModel([regional], DEFAULT_FRAME).scale).toBe('linear');
   });
 
-  it('puts each floor inside the plot at its value, the lower floor further left', () => {
+  it('puts each reference inside the plot at its value, the lower floor further left', () => {
     const model = cdfChartModel([regional, stretched], DEFAULT_FRAME);
-    for (const l of model.lines) {
-      expect(l.floor.at).toBeGreaterThanOrEqual(area.x0);
-      expect(l.floor.at).toBeLessThanOrEqual(area.x1);
+    const floors = model.lines.map((l) => l.references[0]!.at);
+    for (const at of floors) {
+      expect(at).toBeGreaterThanOrEqual(area.x0);
+      expect(at).toBeLessThanOrEqual(area.x1);
     }
-    expect(model.lines[0]!.floor.at).toBeLessThan(model.lines[1]!.floor.at);
+    expect(floors[0]).toBeLessThan(floors[1]!);
     expect(model.xDomain[0]).toBeLessThanOrEqual(1.9);
     expect(model.xDomain[1]).toBeGreaterThanOrEqual(200);
   });

@@ -1,5 +1,6 @@
-// The view model of a latency CDF chart (the quorum pricing view): the empirical CDF of each topology's
-// simulated samples as a step line, each analytic floor as a vertical line, and the axes. The x axis
+// The view model of a latency CDF chart (the quorum pricing view): the empirical CDF of each series'
+// simulated samples (a topology, a leader placement) as a step line, its analytic references (a floor) as
+// vertical lines, and the axes. The x axis
 // turns logarithmic when the topologies differ by more than an order of magnitude (a regional quorum
 // in ms beside a stretched one in tens of ms), so neither is squashed against an edge.
 import { format, line, curveStepAfter, scaleLinear, scaleLog } from 'd3';
@@ -26,12 +27,18 @@ export function empiricalCdf(samples: readonly number[]): CdfStep[] {
   return steps;
 }
 
+/** An analytic figure drawn as a vertical line in its series' colour (a floor, a bound). */
+export interface CdfReference {
+  /** What the figure is, e.g. "floor"; the legend reads "<series> <label> <value> ms (analytic)". */
+  readonly label: string;
+  readonly valueMs: number;
+}
+
 export interface CdfSeries {
   readonly id: string;
   readonly label: string;
   readonly samplesMs: readonly number[];
-  /** The analytic floor, ms (drawn as a vertical line). */
-  readonly floorMs: number;
+  readonly references?: readonly CdfReference[];
 }
 
 export interface CdfLine {
@@ -41,7 +48,8 @@ export interface CdfLine {
   /** Step path data of the CDF, starting at p = 0 at the smallest sample. */
   readonly d: string;
   readonly steps: number;
-  readonly floor: { readonly valueMs: number; readonly at: number };
+  /** Each reference with its x position, px. */
+  readonly references: readonly (CdfReference & { readonly at: number })[];
 }
 
 export interface CdfChartModel {
@@ -58,7 +66,7 @@ const LOG_PADDING = 1.15;
 
 export function cdfChartModel(series: readonly CdfSeries[], frame: Frame): CdfChartModel {
   const area = plotArea(frame);
-  const values = series.flatMap((s) => [...s.samplesMs, s.floorMs]).filter((v) => Number.isFinite(v) && v > 0);
+  const values = series.flatMap((s) => [...s.samplesMs, ...(s.references ?? []).map((r) => r.valueMs)]).filter((v) => Number.isFinite(v) && v > 0);
   const lo = values.length === 0 ? 1 : Math.min(...values);
   const hi = values.length === 0 ? 10 : Math.max(...values);
   const useLog = hi / lo > LOG_SCALE_SPREAD;
@@ -71,7 +79,8 @@ export function cdfChartModel(series: readonly CdfSeries[], frame: Frame): CdfCh
     const cdf = empiricalCdf(s.samplesMs);
     const first = cdf[0];
     const steps = first === undefined ? [] : [{ x: first.x, p: 0 }, ...cdf];
-    return { id: s.id, label: s.label, colour: seriesColour(i), d: steps.length === 0 ? '' : (path(steps) ?? ''), steps: cdf.length, floor: { valueMs: s.floorMs, at: x(s.floorMs) } };
+    const references = (s.references ?? []).map((r) => ({ ...r, at: x(r.valueMs) }));
+    return { id: s.id, label: s.label, colour: seriesColour(i), d: steps.length === 0 ? '' : (path(steps) ?? ''), steps: cdf.length, references };
   });
   const msLabel = format('~g');
   const xTickValues = useLog ? logTicks(x.domain() as [number, number]) : x.ticks(6);

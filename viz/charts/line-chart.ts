@@ -3,7 +3,7 @@
 // Paths carry data-series, data-source and data-points, which the browser tests select on.
 import { DEFAULT_FRAME, type Frame } from './frame.js';
 import { lineChartModel, type Series } from './line-model.js';
-import { chartShell, legendEntry } from './svg-frame.js';
+import { appendSeriesPath, chartShell, legendEntry } from './svg-frame.js';
 
 export interface LineChartSpec {
   readonly id: string;
@@ -23,17 +23,7 @@ export function renderLineChart(container: HTMLElement, spec: LineChartSpec): { 
   const shell = chartShell(container, { id: spec.id, title: spec.title, summary, xLabel: spec.xLabel, yLabel: spec.yLabel, frame, xTicks: model.xTicks, yTicks: model.yTicks });
   const formatY = spec.formatY ?? String;
   for (const l of model.lines) {
-    shell.plot
-      .append('path')
-      .attr('class', 'series')
-      .attr('d', l.d)
-      .attr('fill', 'none')
-      .attr('stroke', l.colour)
-      .attr('stroke-width', 2.5)
-      .attr('stroke-dasharray', l.dash)
-      .attr('data-series', l.id)
-      .attr('data-source', l.source)
-      .attr('data-points', l.markers.length);
+    appendSeriesPath(shell.plot, { id: l.id, d: l.d, colour: l.colour, source: l.source, strokeWidth: 2.5, points: l.markers.length });
     const markers = shell.plot.append('g').attr('class', 'markers').attr('data-series', l.id);
     for (const m of l.markers) {
       markers

@@ -3,6 +3,7 @@
 // selectable, unlike SVG text). A chart is static once drawn: a new result draws a new chart.
 import { select, type Selection } from 'd3';
 import { type Frame, plotArea, type Tick } from './frame.js';
+import { dashFor, type FigureSource } from './palette.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -75,6 +76,31 @@ function drawAxes(svg: Selection<SVGSVGElement, unknown, null, undefined>, spec:
     .attr('transform', `translate(14 ${(area.y0 + area.y1) / 2}) rotate(-90)`)
     .attr('text-anchor', 'middle')
     .text(spec.yLabel);
+}
+
+/** One series' line as both charts draw it; data-series, data-source and data-points are what tests select on. */
+export interface SeriesPathSpec {
+  readonly id: string;
+  readonly d: string;
+  readonly colour: string;
+  readonly source: FigureSource;
+  readonly strokeWidth: number;
+  /** Points (line chart) or steps (CDF) the path goes through. */
+  readonly points: number;
+}
+
+export function appendSeriesPath(plot: Selection<SVGGElement, unknown, null, undefined>, spec: SeriesPathSpec): void {
+  plot
+    .append('path')
+    .attr('class', 'series')
+    .attr('d', spec.d)
+    .attr('fill', 'none')
+    .attr('stroke', spec.colour)
+    .attr('stroke-width', spec.strokeWidth)
+    .attr('stroke-dasharray', dashFor(spec.source))
+    .attr('data-series', spec.id)
+    .attr('data-source', spec.source)
+    .attr('data-points', spec.points);
 }
 
 /** A legend entry: a short line in the series' colour and dash, then its label. */

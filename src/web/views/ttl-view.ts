@@ -6,6 +6,7 @@ import { renderLineChart } from '../../../viz/charts/line-chart.js';
 import { el, field, numberInput, seconds } from '../dom.js';
 import type { JobStatus } from '../job-status.js';
 import type { TtlCurve } from '../workbench-api.js';
+import { plannerForm } from './planner-form.js';
 
 export class TtlView {
   readonly element: HTMLElement;
@@ -14,25 +15,16 @@ export class TtlView {
   private readonly to = numberInput('ttl-to', 60, 5, 300);
   private readonly runs = numberInput('ttl-runs', 1, 1, 10);
   private readonly pauses = el('select', { id: 'ttl-pauses', name: 'ttl-pauses' }, el('option', { value: 'gc' }, 'gc: a pause a minute, median 50 ms, p99 1.5 s'), el('option', { value: 'none' }, 'none'));
-  private readonly button = el('button', { type: 'submit', class: 'primary' }, 'Compute');
   private readonly output = el('div', { id: 'ttl-output', 'aria-live': 'polite' });
 
   constructor(private readonly status: JobStatus) {
-    const form = el(
-      'form',
-      { class: 'planner-form', 'aria-label': 'TTL sizing inputs' },
+    const form = plannerForm(status, 'TTL sizing inputs', () => void this.compute(), [
       field('Sessions at peak', this.sessions, 'one per identity and TTL (ADR-10)'),
       field('TTL from (s)', this.from),
       field('TTL to (s)', this.to, 'ADR-11: 5 to 300 s'),
       field('Runs per TTL', this.runs, 'simulated seeds; more runs, tighter rates'),
       field('Process pauses', this.pauses),
-      el('div', { class: 'actions' }, this.button),
-    );
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      void this.compute();
-    });
-    status.onBusyChange((busy) => (this.button.disabled = busy));
+    ]);
     this.element = el('div', { class: 'ttl-view' }, el('h1', {}, 'TTL sizing'), el('p', { class: 'hint' }, 'What a lock class TTL costs and buys, as lockstep ttl --sweep prices it: solid lines and filled markers are simulated, dashed lines and hollow markers analytic.'), form, this.output);
   }
 
@@ -53,9 +45,9 @@ export class TtlView {
       xLabel: 'TTL, s',
       yLabel: 'false fences per session-hour',
       series: [
-        { id: 'false-fences-simulated', label: 'simulated', source: 'simulated', points: p.map((x) => ({ x: x.ttlSeconds, y: x.falseFencePerSessionHour })) },
-        { id: 'false-fences-upper95', label: '95% upper bound of the simulated rate', source: 'simulated', points: p.map((x) => ({ x: x.ttlSeconds, y: x.falseFenceUpper95PerSessionHour })) },
-        { id: 'false-fences-analytic', label: 'from pauses alone', source: 'analytic', points: p.map((x) => ({ x: x.ttlSeconds, y: x.falseFenceAnalyticPerSessionHour })) },
+        { id: 'false-fences-simulated', label: 'false-fence rate', source: 'simulated', points: p.map((x) => ({ x: x.ttlSeconds, y: x.falseFencePerSessionHour })) },
+        { id: 'false-fences-upper95', label: '95% upper bound of that rate', source: 'simulated', points: p.map((x) => ({ x: x.ttlSeconds, y: x.falseFenceUpper95PerSessionHour })) },
+        { id: 'false-fences-analytic', label: 'from the pause profile alone', source: 'analytic', points: p.map((x) => ({ x: x.ttlSeconds, y: x.falseFenceAnalyticPerSessionHour })) },
       ],
     });
     renderLineChart(liveness, {
