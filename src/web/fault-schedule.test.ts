@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { SCENARIOS } from '../../scenarios/registry.js';
+import { runScenario } from '../../scenarios/runner.js';
+import { checkFaultSchedule, FaultScheduleError, formatFaultSchedule, MAX_FAULTS, parseFaultSchedule, sameFaultSchedule } from './fault-schedule.js';
+
+const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
+const processes = [
+  { name: 'alice', role: 'client' },
+  { name: 'bob', role: 'client' },
+  { name: 'arbiter-1', role: 'arbiter' },
+  { name: 'etcd-1', role: 'member' },
+  { name: 'etcd-2', role: 'member' },
+  { name: 'ledger-db', role: 'resource' },
+];
+const context = { processes, variant: 'pause-test / fenced' };
+const pause = { atMs: 1000, kind: 'pause', target: 'alice' };
+
+describe('checkFaultSchedule', () => {
+  it("accepts every scenario variant's own schedule against the processes of its run", async () => {
+    let checked = 0;
+    for (const scenario of SCENARIOS) {
+      for (const variant of scenario.variants) {
+        const run = await runScenario(scenario, variant.name, '1', { yieldToHost, timeline: { maxRecords: 0 } });
+        const own = { processes: run.timeline?.processes ?? [], variant: `${scenario.name} / ${variant.name}` };
+        expect(() => checkFaultSchedule(JSON.parse(JSON.stringify(run.faults)), own), `${scenario.name} / ${variant.name}`).not.toThrow();
+        checked += run.faults.length;
+      }
+    }
+    expect(checked).toBeGreaterThan(20);
+  });
+
+  it.each([
+    ['not a list', { faults: pause }, '(schedule)', /is object; it must be a list of faults/],
+    ['a fault that is not an object', [pause, 7], 'faults[1]', /is 7; each fault is an object/],
+    ['an unknown kind', [{ ...pause, kind: 'pauze' }], 'faults[0].kind', /is "pauze"; allowed: pause, resume, restart, crash, partition, heal/],
+    ['a missing field', [{ atMs: 5, kind: 'stall-disk', target: 'etcd-1' }], 'faults[0].durationMs', /is missing; a stall-disk fault needs kind, atMs, target, durationMs/],
+    ['a field the kind does not have', [{ ...pause, forMS: 10 }], 'faults[0].forMS', /is not a field of a pause fault; its fields: kind, atMs, target, forMs/],
+    ['a negative time', [{ ...pause, atMs: -1 }], 'faults[0].atMs', /is -1; it must be a number of ms from the start of the workload, 0 or more/],
+    ['a process the variant does not have', [{ ...pause, target: 'carol' }], 'faults[0].target', /is "carol", not a process of pause-test \/ fenced; allowed: alice, bob, arbiter-1, etcd-1, etcd-2, ledger-db, @leader/],
+    ['a role that does not exist', [{ ...pause, target: '@primary' }], 'faults[0].target', /is "@primary", not a role here/],
+    ['a disk stall on a client', [{ atMs: 5, kind: 'stall-disk', target: 'alice', durationMs: 100 }], 'faults[0].target', /not a process of role member of pause-test \/ fenced; allowed: etcd-1, etcd-2, @leader, @follower, @member-N/],
+    ['a partition side that is empty', [{ atMs: 5, kind: 'partition', id: 'p', from: [], to: ['etcd-1'] }], 'faults[0].from', /must be a non-empty list/],
+    ['a partition side naming a stranger', [{ atMs: 5, kind: 'partition', id: 'p', from: ['etcd-1', 'zed'], to: ['etcd-2'] }], 'faults[0].from', /\[1\] is "zed", not a process/],
+    ['a heal of nothing', [{ atMs: 5, kind: 'partition', id: 'cut', from: ['etcd-1'], to: ['etcd-2'] }, { atMs: 9, kind: 'heal', id: 'cuts' }], 'faults[1].id', /must be the id of a partition or slow-link fault in this schedule: "cut"/],
+    ['a clock that runs backwards', [{ atMs: 0, kind: 'clock-drift', target: 'alice', ppm: -1_000_000 }], 'faults[0].ppm', /above -1000000/],
+    ['an epoch advance via a client', [{ atMs: 0, kind: 'advance-epoch', via: 'alice' }], 'faults[0].via', /not a process of role arbiter .*; allowed: arbiter-1$/],
+    ['a snapshot after its restore', [{ atMs: 100, kind: 'restore', snapshotAtMs: 200, clusterToken: 't' }], 'faults[0].snapshotAtMs', /taken at or before the restore \(atMs 100\)/],
+    ['an unknown restore mode', [{ atMs: 100, kind: 'restore', snapshotAtMs: 50, clusterToken: 't', arbiters: 'reboot' }], 'faults[0].arbiters', /allowed: reconnect, restart/],
+  ])('refuses %s, naming the fault and field and what is allowed', (_what, schedule, field, message) => {
+    const attempt = (): unknown => checkFaultSchedule(schedule, context);
+    expect(attempt).toThrow(FaultScheduleError);
+    expect(attempt).toThrow(new RegExp(`^fault schedule: ${field.replace(/[[\]().]/g, '\\$&')} `));
+    expect(attempt).toThrow(message);
+  });
+
+  it('accepts roles and any process name when the processes are not known', () => {
+    const schedule = [{ ...pause, target: 'someone' }, { atMs: 2, kind: 'crash', target: '@member-3', powerLoss: true }, { atMs: 3, kind: 'pause', target: '@holder', forMs: 10 }];
+    expect(checkFaultSchedule(schedule)).toEqual(schedule);
+    expect(() => checkFaultSchedule([{ ...pause, target: '@member-0' }])).toThrow(/not a role here/);
+  });
+
+  it(`refuses more than ${MAX_FAULTS} faults`, () => {
+    expect(() => checkFaultSchedule(Array.from({ length: MAX_FAULTS + 1 }, () => pause))).toThrow(/has 201 faults; at most 200/);
+  });
+});
+
+describe('the editor text', () => {
+  it('reads back what it writes, one fault a line, and names a JSON error', () => {
+    const schedule = [pause, { atMs: 16000, kind: 'resume', target: 'alice' }];
+    const text = formatFaultSchedule(schedule);
+    expect(text.split('\n')).toHaveLength(4);
+    expect(parseFaultSchedule(text, context)).toEqual(schedule);
+    expect(formatFaultSchedule([])).toBe('[]');
+    expect(() => parseFaultSchedule('[{"atMs": 1000,]')).toThrow(/fault schedule: \(schedule\) is not JSON/);
+  });
+
+  it('tells an edit from the same schedule', () => {
+    expect(sameFaultSchedule([pause], JSON.parse(formatFaultSchedule([pause])) as unknown[])).toBe(true);
+    expect(sameFaultSchedule([pause], [{ ...pause, atMs: 1001 }])).toBe(false);
+  });
+});
