@@ -17,28 +17,13 @@ import type { BeliefInterval } from '../core/checkers/index.js';
 import { DEFAULT_FENCE_MARGIN_MS } from '../core/client/client-session.js';
 import type { SimResource } from '../sim/world/resource.js';
 import { World } from '../sim/world/world.js';
-import {
-  LEDGER_CLASS,
-  RETRY_WHEN_UNREACHABLE,
-  type RetriedHolderResult,
-  arbiterName,
-  fenceTiming,
-  ledgerPolicy,
-  present,
-  type ProbedClient,
-  probedClient,
-  runHolderWithRetries,
-  sinceMs,
-} from './cluster-fault-kit.js';
-import { type Fault, scheduleFaults } from './faults.js';
-import { collectHistory } from './history.js';
-import { type HolderResult, runHolder } from './holder.js';
+import { arbiterName, fenceTiming, ledgerPolicy, type ProbedClient, probedClient, sinceMs } from './cluster-fault-kit.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
+import { faultOutcome, ledgerHolds, ledgerWork, runTwoHolders, startFaults, unfencedLedger } from './two-holders.js';
 
 const TTL_SECONDS = 5;
 const KEEPALIVES_PER_TTL = 3; // the client library renews every TTL/3
 const PPM = 1_000_000;
-const KEY = 'payments/ledger-7';
 const PARTITION_AT_MS = 8_000;
 const SECOND_HOLDER_AT_MS = 8_500;
 const HEAL_AT_MS = 25_000;
@@ -78,63 +63,51 @@ export const clockDrift: Scenario = {
     const driftPpm = DRIFT_PPM[context.variant.name] ?? DRIFT_PPM['default'] ?? 0;
     const world = new World({ ...worldBasics(context), ...ledgerPolicy(TTL_SECONDS, ['alice', 'bob']) });
     await world.start();
-    const resource = world.addResource('ledger-db', { fenced: false, writeMs: 20 });
+    const resource = unfencedLedger(world);
     const alice = probedClient(world, 'alice');
     const bob = probedClient(world, 'bob');
-    const faults: readonly Fault[] = context.faults ?? [
+    const schedule = startFaults(world, context, [
       { atMs: 0, kind: 'clock-drift', target: 'alice', ppm: driftPpm },
       { atMs: PARTITION_AT_MS, kind: 'partition', id: PARTITION_ID, from: ['alice'], to: [arbiterName(world, 0)] },
       { atMs: HEAL_AT_MS, kind: 'heal', id: PARTITION_ID },
-    ];
-    const appliedFaults = scheduleFaults(world, faults);
-    const startMs = world.kernel.now();
-    const partitionAtMs = startMs + PARTITION_AT_MS;
+    ]);
     const beliefs: BeliefInterval[] = [];
-    const plan = { key: KEY, className: LEDGER_CLASS, ttlSeconds: TTL_SECONDS, resource, prepareMs: 300, gapMs: 200 } as const;
-    let first: HolderResult | undefined;
-    let second: RetriedHolderResult | undefined;
-    // Both start after the drift fault has fired (it is the first event at the start time).
-    void world.kernel
-      .sleep(0)
-      .then(() => runHolder(alice.node, { ...plan, waitMs: 0, units: 60 }, beliefs))
-      .then((r) => (first = r));
-    void world.kernel
-      .sleep(SECOND_HOLDER_AT_MS)
-      .then(() => runHolderWithRetries(bob.node, { ...plan, waitMs: 20_000, units: 5 }, beliefs, RETRY_WHEN_UNREACHABLE))
-      .then((r) => (second = r));
-    await world.runUntil(startMs + RUN_FOR_MS);
-
-    return {
+    const { first, second } = await runTwoHolders({
       world,
-      faults,
-      appliedFaults,
-      history: collectHistory(world, beliefs),
-      parameters: { ttlSeconds: TTL_SECONDS, fenceMarginMs: DEFAULT_FENCE_MARGIN_MS, driftPpm, partitionAtMs: PARTITION_AT_MS, healAtMs: HEAL_AT_MS, resource: 'unfenced' },
-      metrics: present({
+      work: ledgerWork(resource, TTL_SECONDS),
+      beliefs,
+      // Both start after the drift fault has fired (it is the first event at the start time).
+      first: { node: alice.node, units: 60, afterMs: 0 },
+      second: { node: bob.node, atMs: SECOND_HOLDER_AT_MS, waitMs: 20_000, units: 5 },
+      untilMs: schedule.startMs + RUN_FOR_MS,
+    });
+
+    return faultOutcome(
+      world,
+      schedule,
+      beliefs,
+      { ttlSeconds: TTL_SECONDS, fenceMarginMs: DEFAULT_FENCE_MARGIN_MS, driftPpm, partitionAtMs: PARTITION_AT_MS, healAtMs: HEAL_AT_MS, resource: 'unfenced' },
+      {
         // The drift in force when it mattered (a replayed schedule may set another than the variant's).
         driftPpm: alice.node.process.driftPpm,
         marginCoversDriftPpm: marginCoversDriftPpm(TTL_SECONDS),
         firstStageCoversDriftPpm: firstStageCoversDriftPpm(),
-        ...holderMetrics(world, resource, beliefs, alice, bob, partitionAtMs),
+        ...holderMetrics(world, resource, beliefs, alice, bob, schedule.startMs + PARTITION_AT_MS),
         holderUnits: first?.unitsDone,
         secondHolderWritesAccepted: second?.result.writesAccepted,
-      }),
-    };
+      },
+    );
   },
 };
 
 /** The drifting holder against the log, in ms after the partition. */
 function holderMetrics(world: World, resource: SimResource, beliefs: readonly BeliefInterval[], alice: ProbedClient, bob: ProbedClient, partitionAtMs: number): Record<string, number | undefined> {
-  const holds = world.log.grants.filter((g) => g.key === KEY);
-  const firstHold = holds.find((g) => g.holder === alice.node.identity);
-  const expiredMs = firstHold?.endReason === 'expiry' ? firstHold.endedAtMs : undefined;
-  const secondGrantMs = holds.find((g) => g.holder === bob.node.identity)?.grantedAtMs;
+  const { expiredMs, secondGrantMs, firstLastStartMs } = ledgerHolds(world, beliefs, alice, bob);
   const fence = fenceTiming(alice.calls, TTL_SECONDS, 1 + alice.node.process.driftPpm / PPM);
-  const lastStartMs = beliefs.filter((b) => b.holder === alice.node.identity && b.token === firstHold?.token).at(-1)?.fromMs;
   const since = (atMs: number | undefined): number | undefined => sinceMs(atMs, partitionAtMs);
   return {
     lastGoodRenewalSentBeforePartitionMs: sinceMs(partitionAtMs, fence.lastGoodSendMs),
-    holderLastStartAfterPartitionMs: since(lastStartMs),
+    holderLastStartAfterPartitionMs: since(firstLastStartMs),
     holderFencedAfterPartitionMs: since(fence.fencedMs),
     // The fence against send time + (TTL - margin) / rate: the drift model, checked (0 when the library fenced where predicted).
     fenceMinusPredictedMs: sinceMs(fence.fencedMs, fence.deadlineMs),
@@ -143,7 +116,7 @@ function holderMetrics(world: World, resource: SimResource, beliefs: readonly Be
     fenceLeadOverExpiryMs: sinceMs(expiredMs, fence.fencedMs),
     secondGrantAfterPartitionMs: since(secondGrantMs),
     // Positive: the holder still started work this long after the second grant (the belief violation).
-    lastStartAfterSecondGrantMs: sinceMs(lastStartMs, secondGrantMs),
+    lastStartAfterSecondGrantMs: sinceMs(firstLastStartMs, secondGrantMs),
     holderWritesAfterSecondGrant: resource.writes.filter((w) => w.holder === alice.node.identity && secondGrantMs !== undefined && w.atMs > secondGrantMs).length,
   };
 }

@@ -3,7 +3,7 @@
 // report *when* things happened in true time without reaching into core/: what a client said and heard
 // on lock.v1 (a wrapApi recorder, which also shows when its library fenced), when each etcd member
 // became leader (the cluster observer), and a holder that tries again when the lock service cannot be
-// reached, as a real caller would.
+// reached, as a real caller would. Their common run is in two-holders.ts.
 import { PrefixGrants, namespaceGrant } from '../core/authz/index.js';
 import type { BeliefInterval } from '../core/checkers/index.js';
 import { ClassRegistry, type LockClass } from '../core/classes/index.js';

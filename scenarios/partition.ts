@@ -10,7 +10,6 @@ import type { BeliefInterval } from '../core/checkers/index.js';
 import { DEFAULT_FENCE_MARGIN_MS } from '../core/client/client-session.js';
 import { World } from '../sim/world/world.js';
 import {
-  LEDGER_CLASS,
   LeaderLog,
   RETRY_WHEN_UNREACHABLE,
   type RetriedHolderResult,
@@ -19,20 +18,16 @@ import {
   fenceTiming,
   keepalives,
   ledgerPolicy,
-  present,
   type ProbedClient,
   probedClient,
   runHolderWithRetries,
   settleLeaderOn,
   sinceMs,
 } from './cluster-fault-kit.js';
-import { type Fault, scheduleFaults } from './faults.js';
-import { collectHistory } from './history.js';
-import { type HolderResult, runHolder } from './holder.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
+import { type LedgerHolds, faultOutcome, ledgerHolds, ledgerWork, runTwoHolders, startFaults, unfencedLedger } from './two-holders.js';
 
 const TTL_SECONDS = 5;
-const KEY = 'payments/ledger-7';
 const PARTITION_AT_MS = 2_000;
 const SECOND_HOLDER_AT_MS = 2_500;
 const HEAL_AT_MS = 20_000;
@@ -57,70 +52,65 @@ export const partition: Scenario = {
     const secondArbiter = groups[1]?.arbiters[0] ?? groups[0]?.arbiters[1] ?? 1;
     await settleLeaderOn(world, oldLeader);
     const majority = world.cluster.members.map((m) => m.name).filter((name) => name !== oldLeader);
-    const resource = world.addResource('ledger-db', { fenced: false, writeMs: 20 });
+    const work = ledgerWork(unfencedLedger(world), TTL_SECONDS);
     const alice = probedClient(world, 'alice', { arbiter: holderArbiter });
     const bob = probedClient(world, 'bob', { arbiter: secondArbiter });
-    const faults: readonly Fault[] = context.faults ?? [
+    const schedule = startFaults(world, context, [
       { atMs: PARTITION_AT_MS, kind: 'partition', id: PARTITION_ID, from: [oldLeader, arbiterName(world, holderArbiter), 'alice'], to: [...majority, arbiterName(world, secondArbiter), 'bob'] },
       { atMs: HEAL_AT_MS, kind: 'heal', id: PARTITION_ID },
-    ];
-    const appliedFaults = scheduleFaults(world, faults);
-    const startMs = world.kernel.now();
+    ]);
+    const { startMs } = schedule;
     const partitionAtMs = startMs + PARTITION_AT_MS;
     const beliefs: BeliefInterval[] = [];
-    // The resource is unfenced, so the fence checker asks the strongest question: did the two holders'
-    // writes ever interleave? Only the lock (and the holders' own deadlines) can keep them apart.
-    const plan = { key: KEY, className: LEDGER_CLASS, ttlSeconds: TTL_SECONDS, resource, prepareMs: 300, gapMs: 200 } as const;
-    let first: HolderResult | undefined;
     let rejoined: RetriedHolderResult | undefined;
-    let second: RetriedHolderResult | undefined;
-    void runHolder(alice.node, { ...plan, waitMs: 0, units: 40 }, beliefs)
-      .then((r) => (first = r))
-      .then(() => world.kernel.sleep(Math.max(0, startMs + HEAL_AT_MS + REJOIN_AFTER_HEAL_MS - world.kernel.now())))
-      .then(() => runHolderWithRetries(alice.node, { ...plan, waitMs: 15_000, units: 3 }, beliefs, RETRY_WHEN_UNREACHABLE))
-      .then((r) => (rejoined = r));
-    void world.kernel
-      .sleep(SECOND_HOLDER_AT_MS)
-      .then(() => runHolderWithRetries(bob.node, { ...plan, waitMs: 20_000, units: 10 }, beliefs, RETRY_WHEN_UNREACHABLE))
-      .then((r) => (second = r));
-    await world.runUntil(startMs + RUN_FOR_MS);
-
-    return {
+    const { first, second } = await runTwoHolders({
       world,
-      faults,
-      appliedFaults,
-      history: collectHistory(world, beliefs),
-      parameters: { ttlSeconds: TTL_SECONDS, fenceMarginMs: DEFAULT_FENCE_MARGIN_MS, oldLeader, partitionAtMs: PARTITION_AT_MS, healAtMs: HEAL_AT_MS, resource: 'unfenced' },
-      metrics: present({
+      work,
+      beliefs,
+      first: { node: alice.node, units: 40 },
+      // After the heal the first holder queues again, and gets the key back with a higher token.
+      afterFirst: (stopped) =>
+        void stopped
+          .then(() => world.kernel.sleep(Math.max(0, startMs + HEAL_AT_MS + REJOIN_AFTER_HEAL_MS - world.kernel.now())))
+          .then(() => runHolderWithRetries(alice.node, { ...work, waitMs: 15_000, units: 3 }, beliefs, RETRY_WHEN_UNREACHABLE))
+          .then((r) => (rejoined = r)),
+      second: { node: bob.node, atMs: SECOND_HOLDER_AT_MS, waitMs: 20_000, units: 10 },
+      untilMs: startMs + RUN_FOR_MS,
+    });
+
+    const holds = ledgerHolds(world, beliefs, alice, bob);
+    return faultOutcome(
+      world,
+      schedule,
+      beliefs,
+      { ttlSeconds: TTL_SECONDS, fenceMarginMs: DEFAULT_FENCE_MARGIN_MS, oldLeader, partitionAtMs: PARTITION_AT_MS, healAtMs: HEAL_AT_MS, resource: 'unfenced' },
+      {
         newLeaderAfterPartitionMs: sinceMs(leaders.firstLeaderAfter(partitionAtMs, oldLeader)?.atMs, partitionAtMs),
         oldLeaderSteppedDownAfterPartitionMs: sinceMs(leaders.steppedDownAfter(oldLeader, partitionAtMs)?.atMs, partitionAtMs),
-        ...holderMetrics(world, beliefs, alice, bob, partitionAtMs),
+        ...holderMetrics(holds, alice, partitionAtMs),
         secondHolderAttempts: second?.attempts,
         firstHolderUnits: first?.unitsDone,
-        firstHolderRegrantAfterHealMs: sinceMs(world.log.grants.filter((g) => g.key === KEY && g.holder === alice.node.identity)[1]?.grantedAtMs, startMs + HEAL_AT_MS),
+        firstHolderRegrantAfterHealMs: sinceMs(world.log.grants.filter((g) => g.key === work.key && g.holder === alice.node.identity)[1]?.grantedAtMs, startMs + HEAL_AT_MS),
         firstHolderRejoinAttempts: rejoined?.attempts,
-      }),
-    };
+      },
+    );
   },
 };
 
 /** The first holder in the dark against the majority's log, in ms after the partition. */
-function holderMetrics(world: World, beliefs: readonly BeliefInterval[], alice: ProbedClient, bob: ProbedClient, partitionAtMs: number): Record<string, number | undefined> {
-  const holds = world.log.grants.filter((g) => g.key === KEY);
-  const firstHold = holds.find((g) => g.holder === alice.node.identity);
-  const expiredMs = firstHold?.endReason === 'expiry' ? firstHold.endedAtMs : undefined;
+function holderMetrics(holds: LedgerHolds, alice: ProbedClient, partitionAtMs: number): Record<string, number | undefined> {
   const fence = fenceTiming(alice.calls, TTL_SECONDS);
   const since = (atMs: number | undefined): number | undefined => sinceMs(atMs, partitionAtMs);
   return {
     lastRenewalSentAfterPartitionMs: since(fence.lastGoodSendMs),
     firstFailedKeepaliveAfterPartitionMs: since(keepalives(alice.calls).find((c) => c.sentMs >= partitionAtMs && c.outcome !== 'ok')?.answeredMs),
-    firstHolderLastStartAfterPartitionMs: since(beliefs.filter((b) => b.holder === alice.node.identity && b.token === firstHold?.token).at(-1)?.fromMs),
+    firstHolderLastStartAfterPartitionMs: since(holds.firstLastStartMs),
     firstHolderFencedAfterPartitionMs: since(fence.fencedMs),
     // The library's fence against ADR-12's deadline (0: fenced exactly at send time + TTL - margin).
     fenceMinusDeadlineMs: sinceMs(fence.fencedMs, fence.deadlineMs),
-    leaseExpiredOnMajorityAfterPartitionMs: since(expiredMs),
+    leaseExpiredOnMajorityAfterPartitionMs: since(holds.expiredMs),
     // Positive: the holder fenced this long before the majority expired its lease.
-    fenceLeadOverExpiryMs: sinceMs(expiredMs, fence.fencedMs),
-    secondGrantAfterPartitionMs: since(holds.find((g) => g.holder === bob.node.identity)?.grantedAtMs),
+    fenceLeadOverExpiryMs: sinceMs(holds.expiredMs, fence.fencedMs),
+    secondGrantAfterPartitionMs: since(holds.secondGrantMs),
   };
 }

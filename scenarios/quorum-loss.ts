@@ -16,7 +16,6 @@ import {
   type RetriedHolderResult,
   fenceTiming,
   ledgerPolicy,
-  present,
   type ProbedClient,
   probedClient,
   type Refusal,
@@ -24,13 +23,11 @@ import {
   sessionsFencedBeforeFirstKeepalive,
   sinceMs,
 } from './cluster-fault-kit.js';
-import { type Fault, scheduleFaults } from './faults.js';
-import { collectHistory } from './history.js';
-import { type HolderResult, runHolder } from './holder.js';
+import type { Fault } from './faults.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
+import { LEDGER_KEY, faultOutcome, ledgerWork, runTwoHolders, startFaults, unfencedLedger } from './two-holders.js';
 
 const TTL_SECONDS = 5;
-const HELD_KEY = 'payments/ledger-7';
 const FREE_KEY = 'payments/ledger-9';
 const CRASH_AT_MS = 2_000;
 const RESTART_AT_MS = 14_000;
@@ -55,16 +52,15 @@ export const quorumLoss: Scenario = {
     await world.start();
     const survivor = world.cluster.leader()?.name ?? world.cluster.members[0]?.name ?? 'etcd-1';
     const crashed = world.cluster.members.map((m) => m.name).filter((name) => name !== survivor);
-    const resource = world.addResource('ledger-db', { fenced: false, writeMs: 20 });
+    const resource = unfencedLedger(world);
     const alice = probedClient(world, 'alice');
     const bob = probedClient(world, 'bob');
     const carol = probedClient(world, 'carol');
-    const faults: readonly Fault[] = context.faults ?? [
+    const schedule = startFaults(world, context, [
       ...crashed.map((target): Fault => ({ atMs: CRASH_AT_MS, kind: 'crash', target })),
       ...crashed.map((target): Fault => ({ atMs: RESTART_AT_MS, kind: 'restart', target })),
-    ];
-    const appliedFaults = scheduleFaults(world, faults);
-    const startMs = world.kernel.now();
+    ]);
+    const { faults, startMs } = schedule;
     const outageFromMs = startMs + (faults.find((f) => f.kind === 'crash')?.atMs ?? CRASH_AT_MS);
     const outageToMs = startMs + (faults.find((f) => f.kind === 'restart')?.atMs ?? RESTART_AT_MS);
     // The survivor's raft term when the others crash and when they come back (these events run after the faults at the same times).
@@ -73,31 +69,30 @@ export const quorumLoss: Scenario = {
     world.kernel.schedule(outageFromMs, () => void (survivorTerms.atCrash = termOfSurvivor()));
     world.kernel.schedule(outageToMs, () => void (survivorTerms.atRestart = termOfSurvivor()));
     const beliefs: BeliefInterval[] = [];
-    const plan = { key: HELD_KEY, className: LEDGER_CLASS, ttlSeconds: TTL_SECONDS, resource, prepareMs: 300, gapMs: 200 } as const;
-    let first: HolderResult | undefined;
-    let waiter: RetriedHolderResult | undefined;
     let prober: RetriedHolderResult | undefined;
-    void runHolder(alice.node, { ...plan, waitMs: 0, units: 40 }, beliefs).then((r) => (first = r));
-    void world.kernel
-      .sleep(WAITER_AT_MS)
-      .then(() => runHolderWithRetries(bob.node, { ...plan, waitMs: 10_000, units: 5 }, beliefs, RETRY_WHEN_UNREACHABLE))
-      .then((r) => (waiter = r));
-    // A free key, tried with no wait: during the outage nothing can grant it, not even uncontended.
-    void world.kernel
-      .sleep(PROBE_FROM_MS)
-      .then(() => runHolderWithRetries(carol.node, { key: FREE_KEY, className: LEDGER_CLASS, ttlSeconds: TTL_SECONDS, waitMs: 0, units: 1, prepareMs: 50, gapMs: 0 }, beliefs, { ...RETRY_WHEN_UNREACHABLE, retryAfterMs: PROBE_EVERY_MS }))
-      .then((r) => (prober = r));
-    await world.runUntil(startMs + RUN_FOR_MS);
+    const { first, second: waiter } = await runTwoHolders({
+      world,
+      work: ledgerWork(resource, TTL_SECONDS),
+      beliefs,
+      first: { node: alice.node, units: 40 },
+      second: { node: bob.node, atMs: WAITER_AT_MS, waitMs: 10_000, units: 5 },
+      // A free key, tried with no wait: during the outage nothing can grant it, not even uncontended.
+      alongside: () =>
+        void world.kernel
+          .sleep(PROBE_FROM_MS)
+          .then(() => runHolderWithRetries(carol.node, { key: FREE_KEY, className: LEDGER_CLASS, ttlSeconds: TTL_SECONDS, waitMs: 0, units: 1, prepareMs: 50, gapMs: 0 }, beliefs, { ...RETRY_WHEN_UNREACHABLE, retryAfterMs: PROBE_EVERY_MS }))
+          .then((r) => (prober = r)),
+      untilMs: startMs + RUN_FOR_MS,
+    });
 
     const observed: Observed = { world, leaders, alice, bob, outageFromMs, outageToMs };
     const refusals = [...(waiter?.refusals ?? []), ...(prober?.refusals ?? [])];
-    return {
+    return faultOutcome(
       world,
-      faults,
-      appliedFaults,
-      history: collectHistory(world, beliefs),
-      parameters: { preVote, ttlSeconds: TTL_SECONDS, fenceMarginMs: DEFAULT_FENCE_MARGIN_MS, survivor, crashed, crashAtMs: CRASH_AT_MS, restartAtMs: RESTART_AT_MS, onQuorumLoss: 'closed', resource: 'unfenced' },
-      metrics: present({
+      schedule,
+      beliefs,
+      { preVote, ttlSeconds: TTL_SECONDS, fenceMarginMs: DEFAULT_FENCE_MARGIN_MS, survivor, crashed, crashAtMs: CRASH_AT_MS, restartAtMs: RESTART_AT_MS, onQuorumLoss: 'closed', resource: 'unfenced' },
+      {
         ...outageMetrics(observed, refusals, survivor),
         // Without PreVote the survivor raises its term at every lone campaign; a member back with a longer
         // log then needs several elections to win over it.
@@ -106,8 +101,8 @@ export const quorumLoss: Scenario = {
         ...recoveryMetrics(observed),
         waiterAttempts: waiter?.attempts,
         freeKeyAttempts: prober?.attempts,
-      }),
-    };
+      },
+    );
   },
 };
 
@@ -143,7 +138,7 @@ function outageMetrics({ world, leaders, alice, outageFromMs, outageToMs }: Obse
 /** How the service came back, in ms after the restart. */
 function recoveryMetrics({ world, leaders, alice, bob, outageToMs }: Observed): Record<string, number | undefined> {
   const firstGrant = world.log.grants.find((g) => g.grantedAtMs >= outageToMs);
-  const heldGrants = world.log.grants.filter((g) => g.key === HELD_KEY);
+  const heldGrants = world.log.grants.filter((g) => g.key === LEDGER_KEY);
   // The leader that served the first grant after the restart, and the candidacies it took to get there.
   const servingLeader = firstGrant === undefined ? undefined : leaders.changes.filter((c) => c.role === 'leader' && c.atMs <= firstGrant.grantedAtMs).at(-1);
   const sinceRecovery = (atMs: number | undefined): number | undefined => sinceMs(atMs, outageToMs);

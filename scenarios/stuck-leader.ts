@@ -9,30 +9,12 @@
 import type { BeliefInterval } from '../core/checkers/index.js';
 import type { SimResource } from '../sim/world/resource.js';
 import { type ClientNode, World } from '../sim/world/world.js';
-import {
-  LEDGER_CLASS,
-  LeaderLog,
-  type ProbedClient,
-  arbiterConnections,
-  arbiterName,
-  RETRY_WHEN_UNREACHABLE,
-  type RetriedHolderResult,
-  fencedAtMs,
-  keepalives,
-  ledgerPolicy,
-  present,
-  probedClient,
-  runHolderWithRetries,
-  sinceMs,
-  settleLeaderOn,
-} from './cluster-fault-kit.js';
-import { type Fault, scheduleFaults } from './faults.js';
-import { collectHistory } from './history.js';
-import { type HolderResult, runHolder } from './holder.js';
+import { LEDGER_CLASS, LeaderLog, type ProbedClient, arbiterConnections, arbiterName, fencedAtMs, keepalives, ledgerPolicy, probedClient, sinceMs, settleLeaderOn } from './cluster-fault-kit.js';
+import { runHolder } from './holder.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
+import { faultOutcome, ledgerHolds, ledgerWork, runTwoHolders, startFaults, unfencedLedger } from './two-holders.js';
 
 const TTL_SECONDS = 5;
-const KEY = 'payments/ledger-7';
 /**
  * Other traffic on the stalled leader, through another arbiter replica connected to it: any write makes
  * the leader's next Ready need an fsync, so its raft loop sticks. (Through the holder's own arbiter, the
@@ -69,36 +51,32 @@ export const stuckLeader: Scenario = {
     const { oldLeader } = roles;
     await settleLeaderOn(world, oldLeader);
     const majority = world.cluster.members.map((m) => m.name).filter((name) => name !== oldLeader);
-    const resource = world.addResource('ledger-db', { fenced: false, writeMs: 20 });
+    const resource = unfencedLedger(world);
     const alice = probedClient(world, 'alice', { arbiter: roles.holder });
     const carol = probedClient(world, 'carol', { arbiter: roles.bystander });
     const bob = probedClient(world, 'bob', { arbiter: roles.second });
-    const faults: readonly Fault[] = context.faults ?? [
+    const schedule = startFaults(world, context, [
       { atMs: FAULT_AT_MS, kind: 'stall-disk', target: oldLeader, durationMs: STALL_MS },
       { atMs: FAULT_AT_MS, kind: 'partition', id: PARTITION_ID, from: [oldLeader, arbiterName(world, roles.holder), arbiterName(world, roles.bystander)], to: [...majority, arbiterName(world, roles.second)] },
       { atMs: HEAL_AT_MS, kind: 'heal', id: PARTITION_ID },
-    ];
-    const appliedFaults = scheduleFaults(world, faults);
-    const startMs = world.kernel.now();
-    const faultAtMs = startMs + FAULT_AT_MS;
+    ]);
+    const faultAtMs = schedule.startMs + FAULT_AT_MS;
     const beliefs: BeliefInterval[] = [];
-    const plan = { key: KEY, className: LEDGER_CLASS, ttlSeconds: TTL_SECONDS, resource, prepareMs: 300, gapMs: 200 } as const;
-    let first: HolderResult | undefined;
-    let second: RetriedHolderResult | undefined;
-    void runHolder(alice.node, { ...plan, waitMs: 0, units: 60 }, beliefs).then((r) => (first = r));
-    void bystander(carol.node, beliefs, faultAtMs + 1_000);
-    void world.kernel
-      .sleep(SECOND_HOLDER_AT_MS)
-      .then(() => runHolderWithRetries(bob.node, { ...plan, waitMs: 20_000, units: 10 }, beliefs, RETRY_WHEN_UNREACHABLE))
-      .then((r) => (second = r));
-    await world.runUntil(startMs + RUN_FOR_MS);
-
-    return {
+    const { first, second } = await runTwoHolders({
       world,
-      faults,
-      appliedFaults,
-      history: collectHistory(world, beliefs),
-      parameters: {
+      work: ledgerWork(resource, TTL_SECONDS),
+      beliefs,
+      first: { node: alice.node, units: 60 },
+      second: { node: bob.node, atMs: SECOND_HOLDER_AT_MS, waitMs: 20_000, units: 10 },
+      alongside: () => void bystander(carol.node, beliefs, faultAtMs + 1_000),
+      untilMs: schedule.startMs + RUN_FOR_MS,
+    });
+
+    return faultOutcome(
+      world,
+      schedule,
+      beliefs,
+      {
         etcd: context.variant.name,
         confirmLeadershipOnRenew,
         ttlSeconds: TTL_SECONDS,
@@ -110,14 +88,14 @@ export const stuckLeader: Scenario = {
         healAtMs: HEAL_AT_MS,
         resource: 'unfenced',
       },
-      metrics: present({
+      {
         newLeaderAfterFaultMs: sinceMs(leaders.firstLeaderAfter(faultAtMs, oldLeader)?.atMs, faultAtMs),
         ...holderMetrics({ world, resource, beliefs, alice, bob, faultAtMs }),
         firstHolderUnits: first?.unitsDone,
         secondHolderAttempts: second?.attempts,
         secondHolderWritesAccepted: second?.result.writesAccepted,
-      }),
-    };
+      },
+    );
   },
 };
 
@@ -132,12 +110,8 @@ interface Observed {
 
 /** What the two holders saw, against what the log did, in ms after the fault. */
 function holderMetrics({ world, resource, beliefs, alice, bob, faultAtMs }: Observed): Record<string, number | undefined> {
-  const holds = world.log.grants.filter((g) => g.key === KEY);
-  const firstHold = holds.find((g) => g.holder === alice.node.identity);
-  const expiredMs = firstHold?.endReason === 'expiry' ? firstHold.endedAtMs : undefined;
-  const secondGrantMs = holds.find((g) => g.holder === bob.node.identity)?.grantedAtMs;
+  const { expiredMs, secondGrantMs, firstLastStartMs } = ledgerHolds(world, beliefs, alice, bob);
   const aliceKeepalives = keepalives(alice.calls).filter((c) => c.sentMs >= faultAtMs);
-  const lastStartMs = beliefs.filter((b) => b.holder === alice.node.identity && b.key === KEY).at(-1)?.fromMs;
   const since = (atMs: number | undefined): number | undefined => sinceMs(atMs, faultAtMs);
   return {
     leaseExpiredOnMajorityAfterFaultMs: since(expiredMs),
@@ -147,7 +121,7 @@ function holderMetrics({ world, resource, beliefs, alice, bob, faultAtMs }: Obse
     firstFailedKeepaliveAfterFaultMs: since(aliceKeepalives.find((c) => c.outcome !== 'ok')?.answeredMs),
     firstHolderFencedAfterFaultMs: since(fencedAtMs(alice.calls)),
     // Positive: the first holder still started work this long after the second grant (ADR-12 broken).
-    firstHolderLastStartAfterSecondGrantMs: sinceMs(lastStartMs, secondGrantMs),
+    firstHolderLastStartAfterSecondGrantMs: sinceMs(firstLastStartMs, secondGrantMs),
     firstHolderWritesAfterSecondGrant: resource.writes.filter((w) => w.holder === alice.node.identity && secondGrantMs !== undefined && w.atMs > secondGrantMs && w.accepted).length,
   };
 }
