@@ -14,6 +14,8 @@ export class JobStatus {
   private readonly cancelButton: HTMLButtonElement;
   private readonly errorBox: HTMLElement;
   private readonly listeners = new Set<(busy: boolean) => void>();
+  /** The last job queued; runNow never rejects, so the chain never breaks. */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly client: WorkbenchClient) {
     this.line = el('span', { class: 'progress-text' });
@@ -48,9 +50,20 @@ export class JobStatus {
     return button;
   }
 
-  /** Runs a job with a progress line; returns undefined (having said why) if it failed or was cancelled. */
-  async run<T>(label: string, job: Job<T>): Promise<T | undefined> {
-    this.clearError();
+  /**
+   * Runs a job with a progress line; returns undefined (having said why) if it failed or was cancelled.
+   * Jobs run one after another: the page starts some itself (a variant's fault schedule, a ?run= replay),
+   * and the worker takes one at a time.
+   */
+  run<T>(label: string, job: Job<T>, options: { readonly background?: boolean } = {}): Promise<T | undefined> {
+    const turn = this.queue.then(() => this.runNow(label, job, options.background === true));
+    this.queue = turn;
+    return turn;
+  }
+
+  /** A background job (one the page started by itself) leaves an error the user has not dismissed alone. */
+  private async runNow<T>(label: string, job: Job<T>, background: boolean): Promise<T | undefined> {
+    if (!background) this.clearError();
     const startedMs = performance.now();
     let latest: ProgressReport | undefined;
     const render = (): void => {

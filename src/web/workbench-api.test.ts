@@ -1,5 +1,9 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkArtifact } from './artifact-file.js';
+import { main } from '../cli.js';
+import { artifactFileName, artifactText, checkArtifact } from './artifact-file.js';
 import { createWorkbenchApi } from './workbench-api.js';
 
 const api = createWorkbenchApi(() => new Promise((done) => setImmediate(done)));
@@ -26,6 +30,42 @@ describe('the worker API, run in node', () => {
     expect(replayed.artifact.traceHash).toBe(artifact.traceHash);
     const tampered = await api.replayArtifact({ ...artifact, traceHash: '0000000000000000' });
     expect([tampered.sameTraceHash, tampered.savedTraceHash]).toEqual([false, '0000000000000000']);
+  });
+
+  it("shows a variant's own schedule and processes, which a run given no schedule uses", async () => {
+    const own = await api.defaultSchedule({ scenario: 'pause-test', variant: 'fenced', seed: '1' });
+    expect(own.faults.map((f) => (f as { kind: string }).kind)).toEqual(['pause', 'resume']);
+    expect(own.processes.filter((p) => p.role === 'client').map((p) => p.name)).toEqual(['alice', 'bob']);
+    const run = await api.runScenario({ scenario: 'pause-test', variant: 'fenced', seed: '1' });
+    expect(run.faults).toEqual(own.faults);
+    expect(run.replay).toBe('lockstep run pause-test --seed 1');
+  });
+
+  it('runs an edited schedule: the artifact keeps it, the trace differs, and its replay command (lockstep replay FILE) reproduces it', async () => {
+    const own = await api.runScenario({ scenario: 'pause-test', variant: 'fenced', seed: '1' });
+    // A pause shorter than the 5 s TTL: the lease survives, nobody is fenced.
+    const edited = [{ atMs: 1000, kind: 'pause', target: 'alice' }, { atMs: 3000, kind: 'resume', target: 'alice' }];
+    const run = await api.runScenario({ scenario: 'pause-test', variant: 'fenced', seed: '1', faults: edited });
+    expect(run.faults).toEqual(edited);
+    expect(run.traceHash).not.toBe(own.traceHash);
+    expect(run.replay).toBe(`lockstep replay ${artifactFileName(run)}`);
+    const dir = await mkdtemp(join(tmpdir(), 'lockstep-web-replay-'));
+    try {
+      const file = join(dir, artifactFileName(run));
+      await writeFile(file, artifactText(run));
+      const out: string[] = [];
+      expect(await main(['replay', file, '--json'], { out: (t) => void out.push(t), err: (t) => void out.push(t) })).toBe(0);
+      expect(JSON.parse(out.at(-1) ?? '{}')).toMatchObject({ sameTraceHash: true, traceHash: run.traceHash });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    // A replay in the page keeps the schedule and the command.
+    const replayed = await api.replayArtifact(run);
+    expect([replayed.sameTraceHash, replayed.artifact.faults, replayed.artifact.replay]).toEqual([true, edited, run.replay]);
+  });
+
+  it('refuses a malformed schedule before simulating, naming the fault and field', async () => {
+    await expect(api.runScenario({ scenario: 'pause-test', variant: 'fenced', seed: '1', faults: [{ atMs: 1000, kind: 'pause' }] })).rejects.toThrow(/fault schedule: faults\[0\]\.target is missing/);
   });
 
   it.each([

@@ -3,18 +3,19 @@
 import { type ArtifactJson } from './artifact-file.js';
 import type { OnProgress } from './worker-api/progress.js';
 import { type QuorumRequest, quorumPricing, type TopologyPricing } from './worker-api/quorum-pricing.js';
-import { listScenarios, replayArtifact, type ReplayResult, type RunRequest, runScenario, type ScenarioInfo } from './worker-api/scenario-runs.js';
+import { type DefaultSchedule, defaultSchedule, listScenarios, replayArtifact, type ReplayResult, type RunRequest, runScenario, type ScenarioInfo, type ScheduleRequest } from './worker-api/scenario-runs.js';
 import { TOPOLOGY_PRESETS } from './worker-api/topology-presets.js';
 import { type TtlCurve, type TtlCurveRequest, ttlCurve } from './worker-api/ttl-curve.js';
 
 export type { ProgressReport, OnProgress } from './worker-api/progress.js';
 export type { LeaderPricing, PricingSetting, QuorumRequest, SimulatedLatency, TopologyPricing } from './worker-api/quorum-pricing.js';
-export type { ReplayResult, RunRequest, ScenarioInfo, VariantInfo } from './worker-api/scenario-runs.js';
+export type { DefaultSchedule, ReplayResult, RunRequest, ScenarioInfo, ScheduleRequest, VariantInfo } from './worker-api/scenario-runs.js';
 export type { TtlCurve, TtlCurveRequest, TtlPoint } from './worker-api/ttl-curve.js';
 
 export interface WorkbenchApi {
   listScenarios(): ScenarioInfo[];
   topologyPresets(): string[];
+  defaultSchedule(request: ScheduleRequest): Promise<DefaultSchedule>;
   runScenario(request: RunRequest, onProgress?: OnProgress): Promise<ArtifactJson>;
   replayArtifact(artifact: unknown, onProgress?: OnProgress): Promise<ReplayResult>;
   ttlCurve(request: TtlCurveRequest, onProgress?: OnProgress): Promise<TtlCurve>;
@@ -25,6 +26,7 @@ export function createWorkbenchApi(yieldToHost: () => Promise<void>): WorkbenchA
   return {
     listScenarios,
     topologyPresets: () => [...TOPOLOGY_PRESETS],
+    defaultSchedule: (request) => defaultSchedule(request, yieldToHost),
     runScenario: (request, onProgress) => runScenario(request, yieldToHost, onProgress),
     replayArtifact: (artifact, onProgress) => replayArtifact(artifact, yieldToHost, onProgress),
     ttlCurve: (request, onProgress) => ttlCurve(request, yieldToHost, onProgress),

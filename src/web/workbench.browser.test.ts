@@ -15,6 +15,7 @@ import { startWorkbench } from '../commands/web.js';
 import { launchChromium } from '../testing/chromium.js';
 import { REPO_DIR } from '../web-server/build-workbench.js';
 import type { StaticServer } from '../web-server/static-server.js';
+import { formatFaultSchedule } from './fault-schedule.js';
 
 const SCREENSHOTS = join(REPO_DIR, 'test-artifacts');
 const FENCE_REJECTION: MarkKind = 'fence-rejection';
@@ -96,6 +97,50 @@ describe('the web workbench in Chromium', () => {
     expect(await rejections.count()).toBeGreaterThan(0);
     expect(await page.locator(`#timeline [${ATTR.violation}]`).count()).toBe(0);
     await screenshot(page, 'timeline');
+    expect(errors).toEqual([]);
+  });
+
+  it("shows the variant's fault schedule; an edited one runs (the artifact keeps it, the trace differs, Save and Replay keep it, the replay command copies); a bad one is refused naming the field", async () => {
+    const { page, errors } = await open();
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(server.url).origin });
+    await page.waitForSelector('#faults-status[data-schedule="own"]', { timeout: 30_000 });
+    const own = JSON.parse(await page.inputValue('#faults')) as Array<{ kind: string; target: string }>;
+    expect(own.map((f) => [f.kind, f.target])).toEqual([['pause', 'alice'], ['resume', 'alice']]);
+    const shownHash = (): Promise<string | null> => page.getAttribute('#run-result [data-trace-hash]', 'data-trace-hash');
+    await page.click('form.run-form button[type=submit]');
+    await page.waitForSelector(checkRows, { timeout: 30_000 });
+    const ownHash = await shownHash();
+    expect(await page.textContent('#replay-command')).toBe('lockstep run pause-test --seed 1');
+
+    // A pause shorter than the 5 s TTL instead of the variant's 15 s one.
+    const edited = [{ atMs: 1000, kind: 'pause', target: 'alice' }, { atMs: 3000, kind: 'resume', target: 'alice' }];
+    await page.fill('#faults', formatFaultSchedule(edited));
+    expect(await page.getAttribute('#faults-status', 'data-schedule')).toBe('edited');
+    await page.click('form.run-form button[type=submit]');
+    await page.waitForFunction((before) => document.querySelector('#run-result [data-trace-hash]')?.getAttribute('data-trace-hash') !== before, ownHash, { timeout: 30_000 });
+    const editedHash = await shownHash();
+    expect(editedHash).not.toBe(ownHash);
+    expect(await page.locator('#run-faults li').allTextContents()).toEqual(['1000 ms: pause alice', '3000 ms: resume alice']);
+    const [saved] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save artifact' }).click()]);
+    const savedArtifact = JSON.parse(await readFile(await saved.path(), 'utf8')) as { faults: unknown; traceHash: string; replay: string };
+    expect([savedArtifact.faults, savedArtifact.traceHash]).toEqual([edited, editedHash]);
+    expect(savedArtifact.replay).toBe(`lockstep replay ${saved.suggestedFilename()}`);
+    expect(await page.textContent('#replay-command')).toBe(savedArtifact.replay);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.waitForSelector('p.replay .hint:text("copied")');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(savedArtifact.replay);
+    await page.getByRole('button', { name: 'Replay' }).click();
+    await page.waitForSelector('#run-result .note');
+    expect(await page.textContent('#run-result .note')).toMatch(/same trace hash [0-9a-f]{16}, so the run is reproduced exactly/);
+    expect([await shownHash(), await page.locator('#run-faults li').count()]).toEqual([editedHash, 2]);
+    await screenshot(page, 'runner-schedule');
+
+    await page.fill('#faults', '[{"atMs": 1000, "kind": "pause", "target": "carol"}]');
+    await page.click('form.run-form button[type=submit]');
+    await page.waitForSelector('#error:not([hidden])');
+    expect(await page.textContent('#error')).toMatch(/fault schedule: faults\[0\]\.target is "carol", not a process of pause-test \/ fenced; allowed: alice, bob, /);
+    expect(await page.getAttribute('#faults', 'aria-invalid')).toBe('true');
+    expect(await shownHash()).toBe(editedHash); // nothing ran
     expect(errors).toEqual([]);
   });
 

@@ -1,12 +1,14 @@
 // View 1, the scenario runner (issue 7): pick a scenario, a variant (its expectation and description
-// shown) and a seed; run it in the worker; see the checks; save the artifact; load one (file input,
-// a file dropped on the page, ?run=<url>); replay it. Whatever is shown also goes to the timeline.
+// shown), a seed and the parameters, which are the variant's fault schedule (shown, editable, checked:
+// schedule-editor.ts); run it in the worker; see the checks; save the artifact; load one (file input, a
+// file dropped on the page, ?run=<url>); replay it. Whatever is shown also goes to the timeline.
 import { type ArtifactJson, artifactFileName, artifactText, parseArtifactText } from '../artifact-file.js';
 import { download, el, field } from '../dom.js';
 import type { JobStatus } from '../job-status.js';
 import type { ScenarioInfo } from '../workbench-api.js';
 import { compareReplay, replayNote } from '../replay-compare.js';
 import { runResult, type ShownRun } from './run-result.js';
+import { ScheduleEditor } from './schedule-editor.js';
 
 export class RunnerView {
   readonly element: HTMLElement;
@@ -21,6 +23,7 @@ export class RunnerView {
   private readonly timelineButton = el('button', { type: 'button', disabled: true }, 'Open in timeline');
   private readonly fileInput = el('input', { id: 'artifact-file', type: 'file', accept: '.json,application/json' });
   private readonly result = el('div', { id: 'run-result', 'aria-live': 'polite' });
+  private readonly schedule: ScheduleEditor;
   private shown: ShownRun | undefined;
 
   constructor(
@@ -32,6 +35,8 @@ export class RunnerView {
     for (const s of scenarios) this.scenario.append(el('option', { value: s.name }, s.name));
     this.scenario.addEventListener('change', () => this.fillVariants());
     this.variant.addEventListener('change', () => this.describeVariant());
+    this.seed.addEventListener('change', () => this.loadSchedule());
+    this.schedule = new ScheduleEditor(status);
     const form = el(
       'form',
       { class: 'run-form', 'aria-label': 'Run a scenario' },
@@ -40,6 +45,7 @@ export class RunnerView {
       field('Variant', this.variant),
       this.variantText,
       field('Seed', this.seed, 'every random choice of the run derives from it'),
+      this.schedule.element,
       el('div', { class: 'actions' }, this.runButton),
     );
     form.addEventListener('submit', (event) => {
@@ -73,6 +79,12 @@ export class RunnerView {
   private describeVariant(): void {
     const v = this.scenarios.find((x) => x.name === this.scenario.value)?.variants.find((x) => x.name === this.variant.value);
     this.variantText.replaceChildren(...(v === undefined ? [] : [el('strong', {}, `expect ${v.expect}: `), v.description]));
+    this.loadSchedule();
+  }
+
+  private loadSchedule(): void {
+    if (this.seed.value.trim() === '' || this.variant.value === '') return;
+    void this.schedule.load({ scenario: this.scenario.value, variant: this.variant.value, seed: this.seed.value });
   }
 
   /** Selects a scenario and variant in the form (the page's ?scenario= and ?variant= parameters). */
@@ -85,9 +97,18 @@ export class RunnerView {
   }
 
   private async run(): Promise<void> {
-    const request = { scenario: this.scenario.value, variant: this.variant.value, seed: this.seed.value };
-    const artifact = await this.status.run(`Run ${request.scenario} / ${request.variant}, seed ${JSON.stringify(request.seed)}`, (api, onProgress) => api.runScenario(request, onProgress));
-    if (artifact !== undefined) this.show({ artifact, source: 'a run in this page', notes: [] });
+    const label = `Run ${this.scenario.value} / ${this.variant.value}, seed ${JSON.stringify(this.seed.value)}`;
+    let faults: ReturnType<ScheduleEditor['scheduleToRun']>;
+    try {
+      faults = this.schedule.scheduleToRun();
+    } catch (error) {
+      this.status.showError(`${label}: ${(error as Error).message}`);
+      this.schedule.focus();
+      return;
+    }
+    const request = { scenario: this.scenario.value, variant: this.variant.value, seed: this.seed.value, ...(faults === undefined ? {} : { faults }) };
+    const artifact = await this.status.run(label, (api, onProgress) => api.runScenario(request, onProgress));
+    if (artifact !== undefined) this.show({ artifact, source: faults === undefined ? 'a run in this page' : 'a run in this page with an edited fault schedule', notes: [] });
   }
 
   private async replay(): Promise<void> {

@@ -3,8 +3,8 @@
 // it crosses postMessage unchanged and a run can be saved exactly as it was shown.
 import { SCENARIOS, scenarioNamed } from '../../../scenarios/registry.js';
 import { runScenario as runScenarioInWorld } from '../../../scenarios/runner.js';
-import type { Fault } from '../../../scenarios/faults.js';
-import { type ArtifactJson, artifactText, checkArtifact } from '../artifact-file.js';
+import { type ArtifactJson, artifactFileName, artifactText, checkArtifact } from '../artifact-file.js';
+import { checkFaultSchedule, type KnownProcess } from '../fault-schedule.js';
 import { type OnProgress, safeProgress } from './progress.js';
 
 export interface VariantInfo {
@@ -23,8 +23,16 @@ export interface RunRequest {
   readonly scenario: string;
   readonly variant: string;
   readonly seed: string;
-  /** A fault schedule instead of the scenario's own (a replay). */
+  /** A fault schedule instead of the scenario's own (an edited one, or a replay's). */
   readonly faults?: readonly unknown[];
+}
+
+export type ScheduleRequest = Omit<RunRequest, 'faults'>;
+
+/** A variant's own fault schedule for a seed, and the processes its run has (what a schedule may target). */
+export interface DefaultSchedule {
+  readonly faults: readonly unknown[];
+  readonly processes: readonly KnownProcess[];
 }
 
 export interface ReplayResult {
@@ -37,13 +45,29 @@ export function listScenarios(): ScenarioInfo[] {
   return SCENARIOS.map((s) => ({ name: s.name, description: s.description, variants: s.variants.map((v) => ({ name: v.name, expect: v.expect, description: v.description })) }));
 }
 
-export async function runScenario(request: RunRequest, yieldToHost: () => Promise<void>, onProgress?: OnProgress): Promise<ArtifactJson> {
-  const seed = request.seed.trim();
-  if (seed === '') throw new RangeError('seed is empty; give any text, e.g. 1 (every random choice of the run derives from it)');
+/**
+ * The schedule a variant uses when given none. Scenarios build it inside their run (some from the seed),
+ * so the cheapest way to see it without changing them is one run: tens of milliseconds for every scenario
+ * but hot-key's few hundred. No timeline is kept, only its list of processes.
+ */
+export async function defaultSchedule(request: ScheduleRequest, yieldToHost: () => Promise<void>): Promise<DefaultSchedule> {
   const scenario = scenarioNamed(request.scenario);
-  safeProgress(onProgress)({ label: `running ${scenario.name} / ${request.variant}, seed ${seed}` });
+  const artifact = await runScenarioInWorld(scenario, request.variant, checkSeed(request.seed), { yieldToHost, timeline: { maxRecords: 0 } });
+  return { faults: JSON.parse(JSON.stringify(artifact.faults)) as unknown[], processes: (artifact.timeline?.processes ?? []).map((p) => ({ name: p.name, role: p.role })) };
+}
+
+export async function runScenario(request: RunRequest, yieldToHost: () => Promise<void>, onProgress?: OnProgress): Promise<ArtifactJson> {
+  const seed = checkSeed(request.seed);
+  const scenario = scenarioNamed(request.scenario);
+  const variant = `${scenario.name} / ${request.variant}`;
+  // Checked here too: a schedule from a loaded file reaches the simulator without the page's editor.
+  const faults = request.faults === undefined ? undefined : checkFaultSchedule(request.faults, { variant });
+  safeProgress(onProgress)({ label: `running ${variant}, seed ${seed}${faults === undefined ? '' : `, ${faults.length} faults given`}` });
+  // `lockstep run NAME --seed S` reruns the variant's own schedule; a given one lives in the artifact, so
+  // its replay command names the file Save writes.
+  const artifactPath = faults === undefined ? undefined : artifactFileName({ scenario: scenario.name, variant: request.variant, seed });
   // The run records its timeline for the timeline view (viz/timeline); the trace hash is the same either way.
-  const artifact = await runScenarioInWorld(scenario, request.variant, seed, { yieldToHost, timeline: true, ...(request.faults === undefined ? {} : { faults: request.faults as readonly Fault[] }) });
+  const artifact = await runScenarioInWorld(scenario, request.variant, seed, { yieldToHost, timeline: true, ...(faults === undefined ? {} : { faults }), ...(artifactPath === undefined ? {} : { artifactPath }) });
   return JSON.parse(artifactText(artifact)) as ArtifactJson;
 }
 
@@ -51,5 +75,13 @@ export async function runScenario(request: RunRequest, yieldToHost: () => Promis
 export async function replayArtifact(saved: unknown, yieldToHost: () => Promise<void>, onProgress?: OnProgress): Promise<ReplayResult> {
   const artifact = checkArtifact(saved, 'replay');
   const again = await runScenario({ scenario: artifact.scenario, variant: artifact.variant, seed: artifact.seed, ...(artifact.faults === undefined ? {} : { faults: artifact.faults }) }, yieldToHost, onProgress);
-  return { artifact: again, savedTraceHash: artifact.traceHash, sameTraceHash: again.traceHash === artifact.traceHash };
+  // The same run: the saved command replays it as well as before (a run of the variant's own schedule
+  // keeps its short `lockstep run` form).
+  return { artifact: artifact.replay === undefined ? again : { ...again, replay: artifact.replay }, savedTraceHash: artifact.traceHash, sameTraceHash: again.traceHash === artifact.traceHash };
+}
+
+function checkSeed(seed: string): string {
+  const trimmed = seed.trim();
+  if (trimmed === '') throw new RangeError('seed is empty; give any text, e.g. 1 (every random choice of the run derives from it)');
+  return trimmed;
 }
