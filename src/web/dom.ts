@@ -33,6 +33,11 @@ export function numberInput(id: string, value: number, min: number, max: number,
   return el('input', { id, name: id, type: 'number', value, min, max, step, required: true, inputmode: 'numeric' });
 }
 
+/** A table of figures: a caption, a header row of column names (each saying simulated or analytic), the rows. */
+export function figuresTable(id: string, caption: string, columns: readonly string[], rows: readonly HTMLTableRowElement[]): HTMLTableElement {
+  return el('table', { class: 'figures', id }, el('caption', {}, caption), el('thead', {}, el('tr', {}, ...columns.map((h) => el('th', { scope: 'col' }, h)))), el('tbody', {}, ...rows));
+}
+
 /** Milliseconds as seconds with two decimals, or a dash for a figure that has none. */
 export function seconds(ms: number | null): string {
   return ms === null || !Number.isFinite(ms) ? '—' : `${(ms / 1000).toFixed(2)} s`;

@@ -3,7 +3,7 @@
 // after a holder crash (analytic, beside the simulated reacquire) in the other; the keepalive load of N
 // sessions in the table. Every figure says whether it is simulated or analytic.
 import { renderLineChart } from '../../../viz/charts/line-chart.js';
-import { el, field, numberInput, seconds } from '../dom.js';
+import { el, field, figuresTable, numberInput, seconds } from '../dom.js';
 import type { JobStatus } from '../job-status.js';
 import type { TtlCurve } from '../workbench-api.js';
 import { plannerForm } from './planner-form.js';
@@ -67,27 +67,18 @@ export class TtlView {
 
 function table(curve: TtlCurve): HTMLTableElement {
   const head = ['TTL', `keepalives/s for ${curve.request.sessions} sessions (analytic)`, 'liveness bound (analytic)', 'same leader (analytic)', 'reacquire p50 (simulated)', 'false fences / session-hour (simulated, 95% upper)', 'from pauses (analytic)'];
-  return el(
-    'table',
-    { class: 'figures', id: 'ttl-table' },
-    el('caption', {}, `Per TTL: ${curve.request.runs} simulated run(s) each, ${curve.points[0]?.simulatedSessionHours ?? 0} session-hours per TTL for the false-fence rate`),
-    el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { scope: 'col' }, h)))),
+  const rows = curve.points.map((x) =>
     el(
-      'tbody',
+      'tr',
       {},
-      ...curve.points.map((x) =>
-        el(
-          'tr',
-          {},
-          el('th', { scope: 'row' }, `${x.ttlSeconds} s`),
-          el('td', {}, String(x.keepalivesPerSecond)),
-          el('td', {}, seconds(x.livenessBoundMs)),
-          el('td', {}, seconds(x.livenessBoundNoLeaderChangeMs)),
-          el('td', {}, seconds(x.reacquireLeaderChangeMsP50)),
-          el('td', {}, `${x.falseFencePerSessionHour} (≤ ${x.falseFenceUpper95PerSessionHour})`),
-          el('td', {}, String(x.falseFenceAnalyticPerSessionHour)),
-        ),
-      ),
+      el('th', { scope: 'row' }, `${x.ttlSeconds} s`),
+      el('td', {}, String(x.keepalivesPerSecond)),
+      el('td', {}, seconds(x.livenessBoundMs)),
+      el('td', {}, seconds(x.livenessBoundNoLeaderChangeMs)),
+      el('td', {}, seconds(x.reacquireLeaderChangeMsP50)),
+      el('td', {}, `${x.falseFencePerSessionHour} (≤ ${x.falseFenceUpper95PerSessionHour})`),
+      el('td', {}, String(x.falseFenceAnalyticPerSessionHour)),
     ),
   );
+  return figuresTable('ttl-table', `Per TTL: ${curve.request.runs} simulated run(s) each, ${curve.points[0]?.simulatedSessionHours ?? 0} session-hours per TTL for the false-fence rate`, head, rows);
 }
