@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { newestSourceMs, staleReason, WEB_SOURCES } from './build-workbench.js';
+import { newestSourceMs, REPO_DIR, staleReason, WEB_SOURCES } from './build-workbench.js';
 
 async function fakeRepo(): Promise<{ repo: string; out: string }> {
   const repo = await mkdtemp(join(tmpdir(), 'lockstep-build-'));
@@ -43,5 +43,17 @@ describe('when lockstep web rebuilds', () => {
     await writeFile(join(repo, 'bench', 'x.ts'), 'x');
     expect(await newestSourceMs(repo)).toBe(before);
     expect(WEB_SOURCES).not.toContain('bench');
+  });
+
+  it('counts every file the app bundles as text (a ?raw import) among the sources, so editing one rebuilds', async () => {
+    const files = (await readdir(join(REPO_DIR, 'src', 'web'), { recursive: true })).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+    const raw: string[] = [];
+    for (const file of files) {
+      const text = await readFile(join(REPO_DIR, 'src', 'web', file), 'utf8');
+      for (const m of text.matchAll(/from '([^']+)\?raw'/g)) raw.push(relative(REPO_DIR, resolve(dirname(join(REPO_DIR, 'src', 'web', file)), m[1]!)));
+    }
+    expect(raw).toContain('docs/planner.md');
+    const covered = (path: string): boolean => WEB_SOURCES.some((s) => path === s || path.startsWith(`${s}/`));
+    expect(raw.filter((path) => !covered(path))).toEqual([]);
   });
 });

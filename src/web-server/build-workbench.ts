@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 export const REPO_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DEFAULT_OUT_DIR = join(REPO_DIR, 'dist', 'web');
 
-/** What the bundle is built from, relative to the repository. */
-export const WEB_SOURCES = ['core', 'sim', 'scenarios', 'viz', 'src/web', 'examples/topologies', 'vite.config.ts', 'package-lock.json'] as const;
+/** What the bundle is built from, relative to the repository (with the text files src/web imports ?raw). */
+export const WEB_SOURCES = ['core', 'sim', 'scenarios', 'viz', 'src/web', 'examples/topologies', 'docs/planner.md', 'vite.config.ts', 'package-lock.json'] as const;
 
 async function newestIn(path: string): Promise<number> {
   let info;
