@@ -46,6 +46,18 @@ describe('quorum-loss (ADR-04)', () => {
     expect(metric(plain, 'firstGrantAfterRecoveryMs')).toBeGreaterThan(metric(preVote, 'firstGrantAfterRecoveryMs') + 2_000);
   });
 
+  it('says how the held key was freed: by the lessor once the lease Promote restarted ran out, or at once by the holder\'s own revoke', async () => {
+    // pre-vote seed 3: the fenced holder's revoke, held by the survivor, commits as soon as a leader is back.
+    const byRevoke = await runScenario(quorumLoss, 'pre-vote', '3', { yieldToHost });
+    const byExpiry = await runScenario(quorumLoss, 'pre-vote', '1', { yieldToHost });
+    const freedAfterLeaderMs = (artifact: RunArtifact): number => metric(artifact, 'heldKeyFreedAfterRecoveryMs') - metric(artifact, 'servingLeaderAfterRecoveryMs');
+    expect(metric(byRevoke, 'heldKeyFreedByExpiry')).toBe(0);
+    expect(freedAfterLeaderMs(byRevoke)).toBeLessThan(1_000);
+    expect(metric(byExpiry, 'heldKeyFreedByExpiry')).toBe(1);
+    // Promote gives the lease TTL + 1 s from the new leader's first entry; nobody renews it.
+    expect(freedAfterLeaderMs(byExpiry)).toBeGreaterThan(Number(byExpiry.parameters['ttlSeconds']) * 1_000);
+  });
+
   it('replays to the same trace hash from its seed and schedule', async () => {
     const first = await runScenario(quorumLoss, 'default', '2', { yieldToHost });
     const again = await runScenario(quorumLoss, 'default', '2', { yieldToHost, faults: first.faults });

@@ -6,7 +6,7 @@
 // safe, since no other member can expire the lease without it. When the members come back, a leader
 // is elected, grants resume on the free key at once, and the fenced holder's lease (Promote gives it
 // TTL + 1 s, nobody renews it) expires, so a holder waiting for that key gets it.
-import type { BeliefInterval } from '../core/checkers/index.js';
+import type { BeliefInterval, GrantRecord } from '../core/checkers/index.js';
 import { DEFAULT_FENCE_MARGIN_MS } from '../core/client/client-session.js';
 import { World } from '../sim/world/world.js';
 import {
@@ -68,6 +68,7 @@ export const quorumLoss: Scenario = {
     const termOfSurvivor = (): number => world.cluster.member(survivor).raftStatus()?.term ?? 0;
     world.kernel.schedule(outageFromMs, () => void (survivorTerms.atCrash = termOfSurvivor()));
     world.kernel.schedule(outageToMs, () => void (survivorTerms.atRestart = termOfSurvivor()));
+    const lessorExpiries = leasesTheLessorExpired(world);
     const beliefs: BeliefInterval[] = [];
     let prober: RetriedHolderResult | undefined;
     const { first, second: waiter } = await runTwoHolders({
@@ -85,7 +86,7 @@ export const quorumLoss: Scenario = {
       untilMs: startMs + RUN_FOR_MS,
     });
 
-    const observed: Observed = { world, leaders, alice, bob, outageFromMs, outageToMs };
+    const observed: Observed = { world, leaders, alice, bob, outageFromMs, outageToMs, lessorExpiries };
     const refusals = [...(waiter?.refusals ?? []), ...(prober?.refusals ?? [])];
     return faultOutcome(
       world,
@@ -113,6 +114,22 @@ interface Observed {
   readonly bob: ProbedClient;
   readonly outageFromMs: number;
   readonly outageToMs: number;
+  /** Lease id to when a leader's lessor first found it expired. */
+  readonly lessorExpiries: ReadonlyMap<bigint, number>;
+}
+
+/**
+ * The leases a leader's lessor found expired (its 500 ms scan, which then proposes their revokes), with
+ * when, read off the trace: the log's record of a revoke does not say whether the lessor or the lease's
+ * own holder asked for it. Listening does not change the trace or its hash.
+ */
+function leasesTheLessorExpired(world: World): ReadonlyMap<bigint, number> {
+  const found = new Map<bigint, number>();
+  world.kernel.trace.subscribe((record) => {
+    if (record.kind !== 'etcd.lease.expired') return;
+    for (const id of record.fields['ids'] as readonly bigint[]) if (!found.has(id)) found.set(id, record.timeMs);
+  });
+  return found;
 }
 
 /** Fail closed (ADR-04) and fence by the deadline (ADR-12), in ms after the crash. */
@@ -136,9 +153,10 @@ function outageMetrics({ world, leaders, alice, outageFromMs, outageToMs }: Obse
 }
 
 /** How the service came back, in ms after the restart. */
-function recoveryMetrics({ world, leaders, alice, bob, outageToMs }: Observed): Record<string, number | undefined> {
+function recoveryMetrics({ world, leaders, alice, bob, outageToMs, lessorExpiries }: Observed): Record<string, number | undefined> {
   const firstGrant = world.log.grants.find((g) => g.grantedAtMs >= outageToMs);
   const heldGrants = world.log.grants.filter((g) => g.key === LEDGER_KEY);
+  const heldHold = heldGrants.find((g) => g.holder === alice.node.identity);
   // The leader that served the first grant after the restart, and the candidacies it took to get there.
   const servingLeader = firstGrant === undefined ? undefined : leaders.changes.filter((c) => c.role === 'leader' && c.atMs <= firstGrant.grantedAtMs).at(-1);
   const sinceRecovery = (atMs: number | undefined): number | undefined => sinceMs(atMs, outageToMs);
@@ -148,9 +166,22 @@ function recoveryMetrics({ world, leaders, alice, bob, outageToMs }: Observed): 
     firstGrantAfterRecoveryMs: sinceRecovery(firstGrant?.grantedAtMs),
     // The fenced holder's hold ends by its own best-effort revoke (held by the survivor, proposed once a
     // leader is back) or by the lease's expiry (Promote's TTL + 1 s): either way only after the restart.
-    heldKeyFreedAfterRecoveryMs: sinceRecovery(heldGrants.find((g) => g.holder === alice.node.identity)?.endedAtMs),
+    heldKeyFreedAfterRecoveryMs: sinceRecovery(heldHold?.endedAtMs),
+    heldKeyFreedByExpiry: freedByExpiry(heldHold, lessorExpiries),
     waiterGrantAfterRecoveryMs: sinceRecovery(heldGrants.find((g) => g.holder === bob.node.identity)?.grantedAtMs),
     // An open answered only after the recovery, slower than TTL - margin - TTL/3: fenced unused (see the kit).
     waiterSessionsFencedBeforeFirstKeepalive: sessionsFencedBeforeFirstKeepalive(bob.calls),
   };
+}
+
+/**
+ * 1 when the lessor freed the held key: it had found the fenced holder's lease expired by the time the
+ * hold ended (its revoke, or the holder's own landing just after the lease had run out); 0 when the hold
+ * ended first by the holder's own revoke (its fence's best-effort closeSession) or release. Undefined while
+ * the hold has not ended.
+ */
+function freedByExpiry(hold: GrantRecord | undefined, lessorExpiries: ReadonlyMap<bigint, number>): number | undefined {
+  if (hold?.endedAtMs === undefined || hold.session === undefined) return undefined;
+  const foundMs = lessorExpiries.get(hold.session);
+  return foundMs !== undefined && foundMs <= hold.endedAtMs ? 1 : 0;
 }

@@ -12,6 +12,8 @@ export interface GrantRecord {
   readonly token: bigint;
   /** The identity (or simulated process) the grant went to. */
   readonly holder: string;
+  /** The session (etcd lease) the hold is attached to (ADR-10), when the recorder knows it. */
+  readonly session?: bigint;
   /** The etcd cluster that granted it; grants without one are all of one cluster. Revisions compare only within a cluster. */
   readonly cluster?: string;
   /** The revision of the granting txn. */

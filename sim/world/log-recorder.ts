@@ -64,9 +64,12 @@ export class LogRecorder {
   }
 
   private grant(key: string, value: string, revision: bigint): void {
-    const holder = parseHolderValue(value)?.identity ?? 'unreadable';
+    const parsed = parseHolderValue(value);
+    const holder = parsed?.identity ?? 'unreadable';
     this.open.set(key, { index: this.grants.length, createRevision: revision });
-    this.grants.push({ key, token: packToken(this.epoch, revision), holder, cluster: this.cluster, revision, grantedAtMs: this.nowMs() });
+    // The session tells whose library had to fence the hold before the log expired it (ADR-10, ADR-12).
+    const session = parsed === undefined ? {} : { session: parsed.sessionId as bigint };
+    this.grants.push({ key, token: packToken(this.epoch, revision), holder, ...session, cluster: this.cluster, revision, grantedAtMs: this.nowMs() });
   }
 
   private end(key: string, revision: bigint, reason: HoldEndReason): void {
