@@ -30,16 +30,25 @@ describe('clock-drift (ADR-12)', () => {
     expect(metric(artifact, 'lastStartAfterSecondGrantMs')).toBeLessThan(0);
   });
 
-  it('beyond the margin but within the first stage (-250,000 ppm): onFence comes after the expiry, yet no work starts after the second grant', async () => {
-    const artifact = await runScenario(clockDrift, 'beyond-margin-within-first-stage', '1', { yieldToHost });
-    expect(artifact.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.detail}`)).toEqual([]);
-    expect(artifact.asDeclared).toBe(true);
-    expect(metric(artifact, 'fenceMinusPredictedMs')).toBeCloseTo(0, 6); // -0 is as good as 0
-    // ADR-12's promise about the fence is broken: it fires after the log expired the hold...
-    expect(metric(artifact, 'fenceLeadOverExpiryMs')).toBeLessThan(0);
-    // ...but canStart() had turned false at the unanswered keepalive, so nothing started after the second grant.
-    expect(metric(artifact, 'lastStartAfterSecondGrantMs')).toBeLessThan(0);
-    expect(metric(artifact, 'holderWritesAfterSecondGrant')).toBe(0);
+  it('beyond the margin but within the first stage (-290,000 ppm): the deadline checker finds the fence after the expiry, yet no work starts after the second grant', async () => {
+    for (const seed of ['1', '2']) {
+      const artifact = await runScenario(clockDrift, 'beyond-margin-within-first-stage', seed, { yieldToHost });
+      expect(artifact.asDeclared, `seed ${seed}`).toBe(true);
+      expect(-metric(artifact, 'driftPpm')).toBeGreaterThan(metric(artifact, 'marginCoversDriftPpm'));
+      expect(-metric(artifact, 'driftPpm')).toBeLessThan(metric(artifact, 'firstStageCoversDriftPpm'));
+      expect(metric(artifact, 'fenceMinusPredictedMs')).toBeCloseTo(0, 6); // -0 is as good as 0
+      // ADR-12's promise about the fence is broken: it fires after the log expired the hold, and only the deadline checker can say so...
+      expect(artifact.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['deadline']);
+      const deadline = artifact.checks.find((c) => c.name === 'deadline');
+      const violations = (deadline?.violations ?? []) as Array<{ kind: string; involved: Array<{ holder: string }>; message: string }>;
+      expect(violations.map((v) => [v.kind, v.involved.map((i) => i.holder)])).toEqual([['fence-after-expiry', ['spiffe://sim/alice']]]);
+      const lateMs = -metric(artifact, 'fenceLeadOverExpiryMs');
+      expect(lateMs).toBeGreaterThan(0);
+      expect(Number(/, ([\d.]+) ms late,/.exec(violations[0]?.message ?? '')?.[1])).toBeCloseTo(lateMs, 0);
+      // ...for canStart() had turned false at the unanswered keepalive, so nothing started after the second grant.
+      expect(metric(artifact, 'lastStartAfterSecondGrantMs')).toBeLessThan(0);
+      expect(metric(artifact, 'holderWritesAfterSecondGrant')).toBe(0);
+    }
   });
 
   it('beyond both (-500,000 ppm): canStart() stays true after the second grant; the belief and fence checks say so', async () => {
@@ -58,6 +67,7 @@ describe('clock-drift (ADR-12)', () => {
     expect(metric(artifact, 'lastStartAfterSecondGrantMs')).toBeGreaterThan(0);
     expect(metric(artifact, 'holderWritesAfterSecondGrant')).toBeGreaterThan(0);
     expect(metric(artifact, 'fenceLeadOverExpiryMs')).toBeLessThan(-1_000);
+    expect(artifact.checks.find((c) => c.name === 'deadline')?.ok).toBe(false);
   });
 
   it('replays to the same trace hash from its seed and schedule', async () => {

@@ -18,6 +18,7 @@ import {
   sessionsFencedBeforeFirstKeepalive,
   settleLeaderOn,
 } from './cluster-fault-kit.js';
+import { DeadlineProbe } from './deadline-probe.js';
 import { runHolder } from './holder.js';
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
@@ -82,8 +83,9 @@ describe('the fault scenarios kit', () => {
   it('retries a holder only on the codes its policy names, up to its bound, a retry interval apart', async () => {
     const world = new World({ seed: 'kit-retry', yieldToHost, ...ledgerPolicy(5, ['alice', 'bob']) });
     await world.start();
-    const alice = probedClient(world, 'alice');
-    const bob = probedClient(world, 'bob');
+    const probe = new DeadlineProbe(world);
+    const alice = probedClient(world, probe, 'alice');
+    const bob = probedClient(world, probe, 'bob');
     const plan = { key: 'payments/ledger-1', className: LEDGER_CLASS, ttlSeconds: 5, waitMs: 0, units: 1, prepareMs: 10, gapMs: 0 } as const;
     const results: Array<Awaited<ReturnType<typeof runHolderWithRetries>>> = [];
     void runHolder(alice.node, { ...plan, units: 100, prepareMs: 100, release: false }, []);

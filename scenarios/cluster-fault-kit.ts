@@ -14,6 +14,7 @@ import type { MemberObserver } from '../sim/cluster/member.js';
 import type { Kernel } from '../sim/kernel/kernel.js';
 import type { RaftRole } from '../sim/raft/types.js';
 import type { ClientNode, ClientOptions, World } from '../sim/world/world.js';
+import type { DeadlineProbe } from './deadline-probe.js';
 import { type HolderPlan, type HolderResult, runHolder } from './holder.js';
 
 export const NAMESPACE = 'payments';
@@ -76,9 +77,10 @@ export interface ProbedClient {
   readonly calls: CallRecord[];
 }
 
-export function probedClient(world: World, name: string, options: Omit<ClientOptions, 'wrapApi'> = {}): ProbedClient {
+/** A client whose calls are recorded, and seen by the run's deadline probe. */
+export function probedClient(world: World, probe: DeadlineProbe, name: string, options: Omit<ClientOptions, 'wrapApi'> = {}): ProbedClient {
   const calls: CallRecord[] = [];
-  const node = world.addClient(name, { ...options, wrapApi: (api) => recordingApi(api, world.kernel, calls) });
+  const node = world.addClient(name, { ...options, wrapApi: (api, process) => probe.wrapApi(recordingApi(api, world.kernel, calls), process) });
   return { node, calls };
 }
 

@@ -1,14 +1,18 @@
 // What a run leaves for the checkers (core/checkers RunHistory): the log's grants as they happened,
-// the holders' beliefs, and every write the resources saw.
-import type { BeliefInterval, RunHistory } from '../core/checkers/index.js';
+// the holders' beliefs, every write the resources saw, and when each hold was fenced and each holder's
+// process could not run (the deadline probe).
+import type { BeliefInterval, GrantRecord, RunHistory } from '../core/checkers/index.js';
 import type { World } from '../sim/world/world.js';
+import type { DeadlineProbe } from './deadline-probe.js';
 
-export function collectHistory(world: World, beliefs: readonly BeliefInterval[]): RunHistory {
+/** `grants`: the current cluster's unless given (a run across a restore or shards gives every cluster's, World.grants). */
+export function collectHistory(world: World, beliefs: readonly BeliefInterval[], probe: DeadlineProbe, grants: readonly GrantRecord[] = world.log.grants): RunHistory {
   return {
-    grants: world.log.grants,
+    grants,
     beliefs,
     writes: world.resources.flatMap((resource) => resource.writes.map((w) => ({ ...w }))),
     resources: world.resources.map((resource) => ({ name: resource.name, fenced: resource.options.fenced })),
+    ...probe.records(grants),
   };
 }
 

@@ -11,6 +11,7 @@ import { ClassRegistry, type Fairness, type LockClass } from '../core/classes/in
 import type { ArbiterApi } from '../core/ports/arbiter-api.js';
 import { World } from '../sim/world/world.js';
 import { LogTap, inversions, resetWhenArbiterDies } from './contention.js';
+import { DeadlineProbe } from './deadline-probe.js';
 import { type Fault, scheduleFaults } from './faults.js';
 import { collectHistory } from './history.js';
 import { type LineWaiter, type WaiterPlan, runLineWaiter } from './line-waiter.js';
@@ -62,13 +63,14 @@ export const hotKey: Scenario = {
       authorizer: new PrefixGrants(names.map((name) => namespaceGrant(`spiffe://sim/${name}`, 'orders'))),
       wrapArbiterLog: tap.wrap,
     });
+    const probe = new DeadlineProbe(world);
     await world.start();
     const resource = world.addResource('stock-db', { fenced: true, writeMs: 2 });
     const arbiter = world.arbiters[0];
     if (arbiter === undefined) throw new Error('hot-key: the world has no arbiter');
     const arrivals = new Map<string, number>();
     const record = arrivalRecorder(arrivals);
-    const nodes = names.map((name) => world.addClient(name, { wrapApi: (api, process) => record(resetWhenArbiterDies(api, arbiter.process, process)) }));
+    const nodes = names.map((name) => world.addClient(name, { wrapApi: (api, process) => probe.wrapApi(record(resetWhenArbiterDies(api, arbiter.process, process)), process) }));
     const faults: readonly Fault[] = context.faults ?? (restart ? [
       { atMs: CRASH_AT_MS, kind: 'crash', target: arbiter.process.name },
       { atMs: CRASH_AT_MS + RESTART_AFTER_MS, kind: 'restart', target: arbiter.process.name },
@@ -88,7 +90,7 @@ export const hotKey: Scenario = {
       world,
       faults,
       appliedFaults,
-      history: collectHistory(world, beliefs),
+      history: collectHistory(world, beliefs, probe),
       parameters: { waiters: WAITERS, fairness, arbiterRestart: restart, ttlSeconds: TTL_SECONDS, holdMs: HOLD_MS, arrivalSpacingMs: ARRIVAL_SPACING_MS, waitMs: WAIT_MS, crashAtMs: restart ? CRASH_AT_MS : -1 },
       metrics: lineMetrics(world, tap, results.slice(1), arrivals, startMs),
     };

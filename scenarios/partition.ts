@@ -24,6 +24,7 @@ import {
   settleLeaderOn,
   sinceMs,
 } from './cluster-fault-kit.js';
+import { DeadlineProbe } from './deadline-probe.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
 import { type LedgerHolds, faultOutcome, ledgerHolds, ledgerWork, runTwoHolders, startFaults, unfencedLedger } from './two-holders.js';
 
@@ -43,6 +44,7 @@ export const partition: Scenario = {
     const leaders = new LeaderLog();
     const world = new World({ ...worldBasics(context), ...ledgerPolicy(TTL_SECONDS, ['alice', 'bob']), arbiters: 2, cluster: { observer: leaders.observer } });
     leaders.bind(world.kernel);
+    const probe = new DeadlineProbe(world);
     await world.start();
     // The leader is the member the first holder's arbiter is connected to, so that its keepalives go to
     // the leader until the partition; the second holder's arbiter is connected elsewhere if it can be.
@@ -53,8 +55,8 @@ export const partition: Scenario = {
     await settleLeaderOn(world, oldLeader);
     const majority = world.cluster.members.map((m) => m.name).filter((name) => name !== oldLeader);
     const work = ledgerWork(unfencedLedger(world), TTL_SECONDS);
-    const alice = probedClient(world, 'alice', { arbiter: holderArbiter });
-    const bob = probedClient(world, 'bob', { arbiter: secondArbiter });
+    const alice = probedClient(world, probe, 'alice', { arbiter: holderArbiter });
+    const bob = probedClient(world, probe, 'bob', { arbiter: secondArbiter });
     const schedule = startFaults(world, context, [
       { atMs: PARTITION_AT_MS, kind: 'partition', id: PARTITION_ID, from: [oldLeader, arbiterName(world, holderArbiter), 'alice'], to: [...majority, arbiterName(world, secondArbiter), 'bob'] },
       { atMs: HEAL_AT_MS, kind: 'heal', id: PARTITION_ID },
@@ -80,9 +82,7 @@ export const partition: Scenario = {
 
     const holds = ledgerHolds(world, beliefs, alice, bob);
     return faultOutcome(
-      world,
-      schedule,
-      beliefs,
+      { world, schedule, beliefs, probe },
       { ttlSeconds: TTL_SECONDS, fenceMarginMs: DEFAULT_FENCE_MARGIN_MS, oldLeader, partitionAtMs: PARTITION_AT_MS, healAtMs: HEAL_AT_MS, resource: 'unfenced' },
       {
         newLeaderAfterPartitionMs: sinceMs(leaders.firstLeaderAfter(partitionAtMs, oldLeader)?.atMs, partitionAtMs),

@@ -8,6 +8,7 @@ import { ClassRegistry, type LockClass } from '../core/classes/index.js';
 import type { BeliefInterval } from '../core/checkers/index.js';
 import type { RecordedWrite } from '../sim/world/resource.js';
 import { World } from '../sim/world/world.js';
+import { DeadlineProbe } from './deadline-probe.js';
 import { type Fault, scheduleFaults } from './faults.js';
 import { collectHistory } from './history.js';
 import { runHolder } from './holder.js';
@@ -46,10 +47,11 @@ export const pauseTest: Scenario = {
       classes: new ClassRegistry([cls]),
       authorizer: new PrefixGrants(['spiffe://sim/alice', 'spiffe://sim/bob'].map((id) => namespaceGrant(id, 'payments'))),
     });
+    const probe = new DeadlineProbe(world);
     await world.start();
     const resource = world.addResource('ledger-db', { fenced, writeMs: 20 });
-    const alice = world.addClient('alice');
-    const bob = world.addClient('bob');
+    const alice = world.addClient('alice', { wrapApi: probe.wrapApi });
+    const bob = world.addClient('bob', { wrapApi: probe.wrapApi });
     const faults: readonly Fault[] = context.faults ?? [
       { atMs: PAUSE_AT_MS, kind: 'pause', target: 'alice' },
       { atMs: PAUSE_AT_MS + PAUSE_FOR_MS, kind: 'resume', target: 'alice' },
@@ -68,7 +70,7 @@ export const pauseTest: Scenario = {
       world,
       faults,
       appliedFaults,
-      history: collectHistory(world, beliefs),
+      history: collectHistory(world, beliefs, probe),
       parameters: { ttlSeconds: TTL_SECONDS, pauseAtMs: PAUSE_AT_MS, pauseForMs: PAUSE_FOR_MS, resource: fenced ? 'fenced' : 'unfenced' },
       metrics: {
         ...staleWrites(resource.writes, alice.identity, b.grantedAtMs),

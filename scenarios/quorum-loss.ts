@@ -24,6 +24,7 @@ import {
   sinceMs,
 } from './cluster-fault-kit.js';
 import type { Fault } from './faults.js';
+import { DeadlineProbe } from './deadline-probe.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
 import { LEDGER_KEY, faultOutcome, ledgerWork, runTwoHolders, startFaults, unfencedLedger } from './two-holders.js';
 
@@ -49,13 +50,14 @@ export const quorumLoss: Scenario = {
     const preVote = context.variant.name === 'pre-vote';
     const world = new World({ ...worldBasics(context), ...ledgerPolicy(TTL_SECONDS, ['alice', 'bob', 'carol']), cluster: { preVote, observer: leaders.observer } });
     leaders.bind(world.kernel);
+    const probe = new DeadlineProbe(world);
     await world.start();
     const survivor = world.cluster.leader()?.name ?? world.cluster.members[0]?.name ?? 'etcd-1';
     const crashed = world.cluster.members.map((m) => m.name).filter((name) => name !== survivor);
     const resource = unfencedLedger(world);
-    const alice = probedClient(world, 'alice');
-    const bob = probedClient(world, 'bob');
-    const carol = probedClient(world, 'carol');
+    const alice = probedClient(world, probe, 'alice');
+    const bob = probedClient(world, probe, 'bob');
+    const carol = probedClient(world, probe, 'carol');
     const schedule = startFaults(world, context, [
       ...crashed.map((target): Fault => ({ atMs: CRASH_AT_MS, kind: 'crash', target })),
       ...crashed.map((target): Fault => ({ atMs: RESTART_AT_MS, kind: 'restart', target })),
@@ -89,9 +91,7 @@ export const quorumLoss: Scenario = {
     const observed: Observed = { world, leaders, alice, bob, outageFromMs, outageToMs, lessorExpiries };
     const refusals = [...(waiter?.refusals ?? []), ...(prober?.refusals ?? [])];
     return faultOutcome(
-      world,
-      schedule,
-      beliefs,
+      { world, schedule, beliefs, probe },
       { preVote, ttlSeconds: TTL_SECONDS, fenceMarginMs: DEFAULT_FENCE_MARGIN_MS, survivor, crashed, crashAtMs: CRASH_AT_MS, restartAtMs: RESTART_AT_MS, onQuorumLoss: 'closed', resource: 'unfenced' },
       {
         ...outageMetrics(observed, refusals, survivor),

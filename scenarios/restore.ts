@@ -21,6 +21,7 @@ import type { EtcdSnapshot } from '../sim/cluster/snapshot.js';
 import { World } from '../sim/world/world.js';
 import { describeToken, highestGrant, lowestGrant, tokenMetrics, tokensAbove } from './cross-cluster.js';
 import type { Fault } from './faults.js';
+import { DeadlineProbe } from './deadline-probe.js';
 import { collectHistory } from './history.js';
 import { type Attempt, fenceRejections, runLockLoop, settleLoops } from './lock-loop.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
@@ -105,9 +106,10 @@ export const restore: Scenario = {
       cluster: { clusterToken: CLUSTER_TOKEN },
       arbiters: 2,
     });
+    const probe = new DeadlineProbe(world);
     await world.start();
     const resource = world.addResource('orders-db', { fenced: true, writeMs: 10 });
-    const workers = identities.map((identity, i) => world.addClient(`worker-${i + 1}`, { identity, arbiter: i % 2 }));
+    const workers = identities.map((identity, i) => world.addClient(`worker-${i + 1}`, { identity, arbiter: i % 2, wrapApi: probe.wrapApi }));
     const startMs = world.kernel.now();
     const beliefs: BeliefInterval[] = [];
     const attempts: Attempt[] = [];
@@ -131,7 +133,7 @@ export const restore: Scenario = {
     });
     await world.runUntil(startMs + RUN_FOR_MS);
     await settleLoops(world, [...loops, operating], SETTLE_MS);
-    return outcome(world, context, startMs, snapshot, operator, attempts, beliefs, how);
+    return outcome(world, context, startMs, snapshot, operator, attempts, beliefs, how, probe);
   },
 };
 
@@ -181,7 +183,7 @@ async function runOperator(world: World, untilMs: number, log: OperatorLog): Pro
   }
 }
 
-function outcome(world: World, context: ScenarioContext, startMs: number, snapshot: EtcdSnapshot | undefined, operator: OperatorLog, attempts: readonly Attempt[], beliefs: readonly BeliefInterval[], how: Restore): ScenarioOutcome {
+function outcome(world: World, context: ScenarioContext, startMs: number, snapshot: EtcdSnapshot | undefined, operator: OperatorLog, attempts: readonly Attempt[], beliefs: readonly BeliefInterval[], how: Restore, probe: DeadlineProbe): ScenarioOutcome {
   const [original, restored] = world.clusters;
   const before = original?.log.grants ?? [];
   const after = restored?.log.grants ?? [];
@@ -200,7 +202,7 @@ function outcome(world: World, context: ScenarioContext, startMs: number, snapsh
     world,
     faults,
     appliedFaults: [],
-    history: { ...collectHistory(world, beliefs), grants: world.grants },
+    history: collectHistory(world, beliefs, probe, world.grants),
     checks: [check],
     parameters: {
       ttlSeconds: TTL_SECONDS,

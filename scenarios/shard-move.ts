@@ -14,6 +14,7 @@ import { type ShardMap, homeOf, placementFor } from '../core/shards/shard-map.js
 import { World, type ArbiterNode, type ClientNode } from '../sim/world/world.js';
 import { crossClusterExclusion, tokenMetrics } from './cross-cluster.js';
 import type { Fault } from './faults.js';
+import { DeadlineProbe } from './deadline-probe.js';
 import { collectHistory } from './history.js';
 import { type Attempt, fenceRejections, runLockLoop, settleLoops } from './lock-loop.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
@@ -110,12 +111,13 @@ export const shardMove: Scenario = {
     });
     world.addCluster(OLD_SHARDS[1]);
     const arbiters = new Map<string, ArbiterNode>(OLD_SHARDS.map((shard) => [shard, world.addArbiter({ name: `arbiter-${shard}`, cluster: shard, placement: map.placement() })]));
+    const probe = new DeadlineProbe(world);
     await world.start();
     const resource = world.addResource('orders-db', { fenced: true, writeMs: 10 });
     const clients = new Map<string, ClientNode>(); // `${worker}@${shard}`
     const connect = (shard: string): void => {
       const index = world.arbiters.indexOf(arbiters.get(shard) as ArbiterNode);
-      identities.forEach((identity, i) => clients.set(`w${i + 1}@${shard}`, world.addClient(`w${i + 1}@${shard}`, { identity, arbiter: index })));
+      identities.forEach((identity, i) => clients.set(`w${i + 1}@${shard}`, world.addClient(`w${i + 1}@${shard}`, { identity, arbiter: index, wrapApi: probe.wrapApi })));
     };
     OLD_SHARDS.forEach(connect);
     const startMs = world.kernel.now();
@@ -135,7 +137,7 @@ export const shardMove: Scenario = {
     });
     await world.runUntil(startMs + RUN_FOR_MS);
     await settleLoops(world, [...loops, moving], SETTLE_MS);
-    return outcome(world, context, startMs, before, map.current, controller, attempts, beliefs);
+    return outcome(world, context, startMs, before, map.current, controller, attempts, beliefs, probe);
   },
 };
 
@@ -199,7 +201,7 @@ async function advanceAbove(world: World, source: ArbiterNode, destination: Arbi
   }
 }
 
-function outcome(world: World, context: ScenarioContext, startMs: number, before: ShardMap, after: ShardMap, controller: ControllerLog, attempts: readonly Attempt[], beliefs: readonly BeliefInterval[]): ScenarioOutcome {
+function outcome(world: World, context: ScenarioContext, startMs: number, before: ShardMap, after: ShardMap, controller: ControllerLog, attempts: readonly Attempt[], beliefs: readonly BeliefInterval[], probe: DeadlineProbe): ScenarioOutcome {
   const grants = world.grants;
   const moved = new Set(controller.ranges.map((r) => r.unit));
   const windows = controller.ranges.map((r) => (r.flippedAtMs ?? Number.NaN) - r.drainedAtMs);
@@ -220,7 +222,7 @@ function outcome(world: World, context: ScenarioContext, startMs: number, before
     world,
     faults,
     appliedFaults: [],
-    history: { ...collectHistory(world, beliefs), grants },
+    history: collectHistory(world, beliefs, probe, grants),
     checks: [crossClusterExclusion('cross-shard-exclusion', grants)],
     parameters: {
       ttlSeconds: TTL_SECONDS,

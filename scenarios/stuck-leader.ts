@@ -11,6 +11,7 @@ import type { SimResource } from '../sim/world/resource.js';
 import { type ClientNode, World } from '../sim/world/world.js';
 import { LEDGER_CLASS, LeaderLog, type ProbedClient, arbiterConnections, arbiterName, fencedAtMs, keepalives, ledgerPolicy, probedClient, sinceMs, settleLeaderOn } from './cluster-fault-kit.js';
 import { runHolder } from './holder.js';
+import { DeadlineProbe } from './deadline-probe.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
 import { faultOutcome, ledgerHolds, ledgerWork, runTwoHolders, startFaults, unfencedLedger } from './two-holders.js';
 
@@ -46,15 +47,16 @@ export const stuckLeader: Scenario = {
       cluster: { confirmLeadershipOnRenew, observer: leaders.observer },
     });
     leaders.bind(world.kernel);
+    const probe = new DeadlineProbe(world);
     await world.start();
     const roles = chooseArbiters(world);
     const { oldLeader } = roles;
     await settleLeaderOn(world, oldLeader);
     const majority = world.cluster.members.map((m) => m.name).filter((name) => name !== oldLeader);
     const resource = unfencedLedger(world);
-    const alice = probedClient(world, 'alice', { arbiter: roles.holder });
-    const carol = probedClient(world, 'carol', { arbiter: roles.bystander });
-    const bob = probedClient(world, 'bob', { arbiter: roles.second });
+    const alice = probedClient(world, probe, 'alice', { arbiter: roles.holder });
+    const carol = probedClient(world, probe, 'carol', { arbiter: roles.bystander });
+    const bob = probedClient(world, probe, 'bob', { arbiter: roles.second });
     const schedule = startFaults(world, context, [
       { atMs: FAULT_AT_MS, kind: 'stall-disk', target: oldLeader, durationMs: STALL_MS },
       { atMs: FAULT_AT_MS, kind: 'partition', id: PARTITION_ID, from: [oldLeader, arbiterName(world, roles.holder), arbiterName(world, roles.bystander)], to: [...majority, arbiterName(world, roles.second)] },
@@ -73,9 +75,7 @@ export const stuckLeader: Scenario = {
     });
 
     return faultOutcome(
-      world,
-      schedule,
-      beliefs,
+      { world, schedule, beliefs, probe },
       {
         etcd: context.variant.name,
         confirmLeadershipOnRenew,

@@ -27,6 +27,7 @@ import type { SimResource } from '../sim/world/resource.js';
 import { type ClientNode, World } from '../sim/world/world.js';
 import { type Episode, FIRST_FAULT_MS, SWARM_ARBITERS, arbiterIndexOf, drawEpisodes, faultMix, swarmClientName, toFaults } from './explore-schedule.js';
 import { type Fault, FAULT_APPROVERS, scheduleFaults } from './faults.js';
+import { DeadlineProbe } from './deadline-probe.js';
 import { collectHistory } from './history.js';
 import { MUTANTS, mutantNamed } from './mutants.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
@@ -136,9 +137,10 @@ export const swarm: Scenario = {
       placement,
       ...(mutant === undefined ? {} : { seams: mutant.seams }),
     });
+    const probe = new DeadlineProbe(world);
     await world.start();
     const resource = world.addResource('ledger-db', { fenced: true, writeMs: 20 });
-    const nodes = names.map((name, i) => world.addClient(name, { identity: identityOf(name), arbiter: arbiterIndexOf(i) }));
+    const nodes = names.map((name, i) => world.addClient(name, { identity: identityOf(name), arbiter: arbiterIndexOf(i), wrapApi: probe.wrapApi }));
     const counters: Counters = { acquires: 0, granted: 0, refused: new Map(), writesAccepted: 0, writesRejected: 0, writesUnanswered: 0, writesWithheld: 0, fenced: 0, advancesDone: 0, advancesSkipped: 0 };
     const beliefs: BeliefInterval[] = [];
     const startMs = world.kernel.now();
@@ -155,7 +157,7 @@ export const swarm: Scenario = {
       world,
       faults,
       appliedFaults,
-      history: { ...collectHistory(world, beliefs), grants: world.grants }, // every cluster's grants: a restore starts a new one
+      history: collectHistory(world, beliefs, probe, world.grants), // every cluster's grants: a restore starts a new one
       parameters: { ...parameters, ttlSeconds: SWARM_TTL_SECONDS, workloadMs: WORKLOAD_MS, faultWindowMs: [FIRST_FAULT_MS, FAULT_WINDOW_MS], faultMix: faultMix(context.seed), mutant: mutant?.name ?? 'none' },
       metrics: {
         faults: faults.length,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { World } from '../sim/world/world.js';
 import { ledgerPolicy, probedClient } from './cluster-fault-kit.js';
+import { DeadlineProbe } from './deadline-probe.js';
 import type { Fault } from './faults.js';
 import type { ScenarioContext } from './scenario.js';
 import { LEDGER_KEY, faultOutcome, ledgerHolds, ledgerWork, runTwoHolders, startFaults, unfencedLedger } from './two-holders.js';
@@ -8,10 +9,11 @@ import { LEDGER_KEY, faultOutcome, ledgerHolds, ledgerWork, runTwoHolders, start
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 const context = (faults?: readonly Fault[]): ScenarioContext => ({ seed: 'two-holders', variant: { name: 'default', expect: 'pass', description: '' }, yieldToHost, ...(faults === undefined ? {} : { faults }) });
 
-async function ledgerWorld(): Promise<{ world: World; alice: ReturnType<typeof probedClient>; bob: ReturnType<typeof probedClient> }> {
+async function ledgerWorld(): Promise<{ world: World; probe: DeadlineProbe; alice: ReturnType<typeof probedClient>; bob: ReturnType<typeof probedClient> }> {
   const world = new World({ seed: 'two-holders', yieldToHost, ...ledgerPolicy(5, ['alice', 'bob']) });
+  const probe = new DeadlineProbe(world);
   await world.start();
-  return { world, alice: probedClient(world, 'alice'), bob: probedClient(world, 'bob') };
+  return { world, probe, alice: probedClient(world, probe, 'alice'), bob: probedClient(world, probe, 'bob') };
 }
 
 describe('two holders on the ledger row', () => {
@@ -78,13 +80,15 @@ describe('two holders on the ledger row', () => {
   });
 
   it('gives the outcome with the history for the checkers and the metrics rounded, those that never happened left out', async () => {
-    const { world } = await ledgerWorld();
+    const { world, probe } = await ledgerWorld();
     const schedule = startFaults(world, context(), []);
-    const outcome = faultOutcome(world, schedule, [{ holder: 'a', key: LEDGER_KEY, token: 5n, fromMs: 1 }], { ttlSeconds: 5 }, { happened: 12.345, never: undefined });
+    const beliefs = [{ holder: 'a', key: LEDGER_KEY, token: 5n, fromMs: 1 }];
+    const outcome = faultOutcome({ world, schedule, beliefs, probe }, { ttlSeconds: 5 }, { happened: 12.345, never: undefined });
     expect(outcome.metrics).toEqual({ happened: 12.3 });
     expect(outcome.parameters).toEqual({ ttlSeconds: 5 });
     expect(outcome.history.beliefs).toHaveLength(1);
     expect(outcome.history.grants).toBe(world.log.grants);
     expect(outcome.faults).toEqual([]);
+    expect(outcome.history.fences).toEqual([]); // no session was fenced
   });
 });

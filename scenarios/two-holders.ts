@@ -8,6 +8,7 @@ import type { SimResource } from '../sim/world/resource.js';
 import type { ClientNode, World } from '../sim/world/world.js';
 import { LEDGER_CLASS, type ProbedClient, RETRY_WHEN_UNREACHABLE, type RetriedHolderResult, present, runHolderWithRetries } from './cluster-fault-kit.js';
 import { type Fault, scheduleFaults } from './faults.js';
+import type { DeadlineProbe } from './deadline-probe.js';
 import { collectHistory } from './history.js';
 import { type HolderPlan, type HolderResult, runHolder } from './holder.js';
 import type { ScenarioContext, ScenarioOutcome } from './scenario.js';
@@ -105,13 +106,16 @@ export function ledgerHolds(world: World, beliefs: readonly BeliefInterval[], fi
   };
 }
 
+/** What a run leaves for its outcome: the world, its schedule, the holders' beliefs and the deadline probe. */
+export interface FaultRun {
+  readonly world: World;
+  readonly schedule: StartedFaults;
+  readonly beliefs: readonly BeliefInterval[];
+  readonly probe: DeadlineProbe;
+}
+
 /** The run's outcome: its schedule, the history for the checkers, its parameters, and its metrics (rounded; those whose event never happened left out). */
-export function faultOutcome(
-  world: World,
-  schedule: StartedFaults,
-  beliefs: readonly BeliefInterval[],
-  parameters: Readonly<Record<string, unknown>>,
-  metrics: Readonly<Record<string, number | undefined>>,
-): ScenarioOutcome {
-  return { world, faults: schedule.faults, appliedFaults: schedule.appliedFaults, history: collectHistory(world, beliefs), parameters, metrics: present(metrics) };
+export function faultOutcome(run: FaultRun, parameters: Readonly<Record<string, unknown>>, metrics: Readonly<Record<string, number | undefined>>): ScenarioOutcome {
+  const { world, schedule } = run;
+  return { world, faults: schedule.faults, appliedFaults: schedule.appliedFaults, history: collectHistory(world, run.beliefs, run.probe), parameters, metrics: present(metrics) };
 }

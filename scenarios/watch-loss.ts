@@ -16,6 +16,7 @@ import type { WatchRequest } from '../core/ports/lock-log.js';
 import { createSimLockLog } from '../sim/cluster/lock-log.js';
 import { World } from '../sim/world/world.js';
 import { LogTap } from './contention.js';
+import { DeadlineProbe } from './deadline-probe.js';
 import { collectHistory } from './history.js';
 import { type LineWaiter, runLineWaiter } from './line-waiter.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
@@ -66,10 +67,11 @@ export const watchLoss: Scenario = {
       arbiters: 2,
       wrapArbiterLog: (log, process) => (process.name === 'arbiter-1' ? tap.wrap(log) : log),
     });
+    const probe = new DeadlineProbe(world);
     await world.start();
     const resource = world.addResource('invoice-db', { fenced: true, writeMs: 5 });
-    const waiter = world.addClient('waiter', { arbiter: 0 });
-    const holder = world.addClient('holder', { arbiter: 1 });
+    const waiter = world.addClient('waiter', { arbiter: 0, wrapApi: probe.wrapApi });
+    const holder = world.addClient('holder', { arbiter: 1, wrapApi: probe.wrapApi });
     const compactor = world.addClient('compactor').process;
     const compactorLog = createSimLockLog({ kernel: world.kernel, network: world.clusterNetwork, client: compactor, endpoints: world.cluster.members });
     compactWatch = async (request) => {
@@ -105,7 +107,7 @@ export const watchLoss: Scenario = {
       world,
       faults: [],
       appliedFaults: [],
-      history: collectHistory(world, beliefs),
+      history: collectHistory(world, beliefs, probe),
       parameters: { rounds: ROUNDS, lossFromRound: LOSS_FROM_ROUND + 1, loss: compacting ? 'compaction past the watch start' : 'watch events dropped', holderHoldMs: HOLDER_HOLD_MS, pollIntervalMs: POLL_INTERVAL_MS, ttlSeconds: TTL_SECONDS },
       metrics: roundMetrics(rounds, results, tap),
     };

@@ -1,7 +1,7 @@
 // What every checker returns, so a run artifact (ARCHITECTURE.md, scenarios/) can list them alike.
 // Plain JSON data: tokens and revisions are decimal strings here, never bigints.
 
-export type CheckerName = 'exclusion' | 'token-order' | 'belief' | 'fence' | 'linearizability';
+export type CheckerName = 'exclusion' | 'token-order' | 'belief' | 'fence' | 'deadline' | 'linearizability';
 
 export type ViolationKind =
   /** Two holds of one key overlap in the log's applied order. */
@@ -20,6 +20,10 @@ export type ViolationKind =
   | 'fence-accepted-below-mark'
   /** Two holders wrote to an unfenced resource at once. */
   | 'unfenced-overlap'
+  /** A running holder's library fenced a hold only after the log had expired it. */
+  | 'fence-after-expiry'
+  /** The log expired a hold whose running holder's library never fenced it. */
+  | 'fence-never-called'
   /** The operations of a key have no legal sequential order under the model. */
   | 'not-linearizable';
 

@@ -20,6 +20,7 @@ const run: RunHistory = {
     { resource: 'db', key: 'k', holder: 'a', token: tokenOf(5), atMs: 14, accepted: false },
   ],
   resources: [{ name: 'db', fenced: true }],
+  fences: [{ holder: 'a', key: 'k', token: tokenOf(5), atMs: 9 }],
   events: history(L.acquire('a', 5, [0, 2]), L.write('a', 5, [3, 4]), L.expire(5, 10), L.acquire('b', 9, [11, 12]), L.write('b', 9, [13, 14]), L.write('a', 5, [14, 15], 'fail')),
 };
 
@@ -31,9 +32,17 @@ describe('checkRun', () => {
       ['token-order', 'ok'],
       ['belief', 'ok'],
       ['fence', 'ok'],
+      ['deadline', 'ok'],
       ['linearizability', 'ok'],
     ]);
     expect(checkRun({ grants: run.grants }).map((r) => r.name)).toEqual(['exclusion', 'token-order']);
+  });
+
+  it('runs the deadline checker over the recorded fences and outages', () => {
+    const late = checkRun({ ...run, fences: [{ holder: 'a', key: 'k', token: tokenOf(5), atMs: 11 }] });
+    expect(late.find((r) => r.name === 'deadline')?.violations.map((v) => v.kind)).toEqual(['fence-after-expiry']);
+    const paused = checkRun({ ...run, fences: [{ holder: 'a', key: 'k', token: tokenOf(5), atMs: 11 }], outages: [{ holder: 'a', kind: 'pause', fromMs: 8, toMs: 11 }] });
+    expect(paused.find((r) => r.name === 'deadline')?.ok).toBe(true);
   });
 
   it('gives plain JSON: tokens and revisions as strings', () => {

@@ -1,9 +1,10 @@
 // Every checker over one simulated run (ARCHITECTURE.md, scenarios/): exclusion and token order always,
-// belief when the run recorded beliefs, fence when it recorded writes, linearizability when it recorded
-// the client-visible history.
+// belief when the run recorded beliefs, fence when it recorded writes, deadline when it recorded the
+// holders' fences, linearizability when it recorded the client-visible history.
 import { checkBelief } from './belief.js';
 import type { CheckResult } from './check-result.js';
 import { checkHistory } from './check-history.js';
+import { checkDeadline } from './deadline.js';
 import { checkExclusion } from './exclusion.js';
 import { checkFence } from './fence.js';
 import type { LinearizabilityOptions } from './linearizability.js';
@@ -22,6 +23,7 @@ export function checkRun(history: RunHistory, options: CheckRunOptions = {}): Ch
   const results = [checkExclusion(history.grants), checkTokenOrder(history.grants)];
   if (history.beliefs !== undefined) results.push(checkBelief(history.grants, history.beliefs));
   if (history.writes !== undefined) results.push(checkFence(history.writes, history.resources ?? []));
+  if (history.fences !== undefined) results.push(checkDeadline(history.grants, history.fences, history.outages));
   if (history.events !== undefined) {
     const model = lockModel(options.resource === undefined ? {} : { resource: options.resource });
     const checked = checkHistory(model, history.events, options);

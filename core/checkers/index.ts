@@ -1,5 +1,5 @@
 // Checkers (ADR-23; ARCHITECTURE.md, scenarios/): the direct checks over a simulated run (exclusion,
-// token order, belief, fence) and a Porcupine-style linearizability checker with a lock model and a
+// token order, belief, fence, deadline) and a Porcupine-style linearizability checker with a lock model and a
 // KV model. All pure. The history format: docs/history-format.md.
 export { EVENT_TYPES, type EventReading, type EventType, type HistoryEvent, LOG_PROCESS, readHistoryEvent } from './history.js';
 export { type HistoryProblem, type Outcome, type Pairing, type RawOperation, pairOperations } from './operations.js';
@@ -21,10 +21,20 @@ export {
 export { type Describer, type Locate, PREFIX_SHOWN, explainKey, linearizabilityCheckResult, locateByEvent } from './linearizability-report.js';
 export { type HistoryCheck, checkHistory } from './check-history.js';
 export { type CheckResult, type CheckerName, type Involved, MAX_VIOLATIONS, type Violation, type ViolationKind } from './check-result.js';
-export { type BeliefInterval, type GrantRecord, type HoldEndReason, type ResourceSpec, type ResourceWrite, type RunHistory } from './run-history.js';
+export {
+  type BeliefInterval,
+  type FenceRecord,
+  type GrantRecord,
+  type HoldEndReason,
+  type HolderOutage,
+  type ResourceSpec,
+  type ResourceWrite,
+  type RunHistory,
+} from './run-history.js';
 export { checkExclusion } from './exclusion.js';
 export { checkTokenOrder } from './token-order.js';
 export { checkBelief } from './belief.js';
 export { checkFence } from './fence.js';
+export { checkDeadline } from './deadline.js';
 export { type CheckRunOptions, checkRun } from './check-run.js';
 export { type SyntheticHold, type SyntheticLockHistory, type SyntheticLockHistoryOptions, syntheticLockHistory } from './synthetic-history.js';

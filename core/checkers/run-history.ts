@@ -1,5 +1,5 @@
-// What a simulated run records for the direct checkers (exclusion, token order, belief, fence): pure
-// data the scenarios produce from the simulator, which knows true time and the log's applied order.
+// What a simulated run records for the direct checkers (exclusion, token order, belief, fence, deadline):
+// pure data the scenarios produce from the simulator, which knows true time and the log's applied order.
 // Tokens and revisions are bigints in memory (ADR-02); a run artifact writes them as decimal strings.
 import type { HistoryEvent } from './history.js';
 
@@ -53,6 +53,29 @@ export interface ResourceWrite {
   readonly accepted: boolean;
 }
 
+/**
+ * When a holder's client library fenced a hold (ADR-12 stage two), in true time: the moment it called
+ * onFence, or would have for a handle the holder had already released while the log still held it.
+ */
+export interface FenceRecord {
+  readonly holder: string;
+  readonly key: string;
+  readonly token: bigint;
+  readonly atMs: number;
+}
+
+/**
+ * A span of true time in which a holder's process could not run: paused (a stop-the-world pause, which
+ * holds its timers) or crashed (its memory, timers included, gone). `toMs` (exclusive) is the resume or
+ * restart; absent when the run ended first.
+ */
+export interface HolderOutage {
+  readonly holder: string;
+  readonly kind: 'pause' | 'crash';
+  readonly fromMs: number;
+  readonly toMs?: number;
+}
+
 export interface ResourceSpec {
   readonly name: string;
   /** Fenced resources order writes by token (ADR-16); unfenced ones take whatever arrives. */
@@ -67,6 +90,10 @@ export interface RunHistory {
   readonly resources?: readonly ResourceSpec[];
   /** The client-visible history (invoke/ok/fail/info), for the linearizability checker's lock model. */
   readonly events?: readonly HistoryEvent[];
+  /** Every fence of a hold by its holder's library, for the deadline checker; its absence skips that checker. */
+  readonly fences?: readonly FenceRecord[];
+  /** When holders' processes could not run; the deadline checker excuses a late fence only then. */
+  readonly outages?: readonly HolderOutage[];
 }
 
 /** Describes one holder in a message: `holder a (token 5)`. */
