@@ -11,7 +11,7 @@ import { ATTR } from '../../viz/timeline/dom-contract.js';
 import { toJson } from '../../scenarios/history.js';
 import { pauseTest } from '../../scenarios/pause-test.js';
 import { runScenario } from '../../scenarios/runner.js';
-import { launchChromium } from '../testing/chromium.js';
+import { BROWSER_SETUP_TIMEOUT_MS, launchChromium } from '../testing/chromium.js';
 import { runCli } from '../testing/run-cli.js';
 import { reportHtml } from './html.js';
 import { REPO_ROOT, viewerBundle } from './viewer-bundle.js';
@@ -36,7 +36,7 @@ describe('lockstep run --html: the offline report', () => {
     browser = await launchChromium();
     dir = await mkdtemp(join(tmpdir(), 'lockstep-report-'));
     await mkdir(SCREENSHOTS, { recursive: true });
-  });
+  }, BROWSER_SETUP_TIMEOUT_MS);
   afterAll(async () => {
     await browser?.close();
   });

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchChromium } from './chromium.js';
+import { BROWSER_SETUP_TIMEOUT_MS, launchChromium } from './chromium.js';
 
 describe('launchChromium', () => {
   let browser: Browser | undefined;
   beforeAll(async () => {
     browser = await launchChromium();
-  });
+  }, BROWSER_SETUP_TIMEOUT_MS);
   afterAll(async () => {
     await browser?.close();
   });

@@ -32,6 +32,9 @@ export const CHROMIUM_FLAGS = [
   '--mute-audio',
 ] as const;
 
+/** A setup hook that may install Chromium (apt-get on a fresh machine) needs longer than vitest's default. */
+export const BROWSER_SETUP_TIMEOUT_MS = 10 * 60_000;
+
 export function findChromium(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
   return findProgram(CHROMIUM, env);
 }

@@ -12,7 +12,7 @@ import { runScenario } from '../../scenarios/runner.js';
 import { ATTR, type MarkKind } from '../../viz/timeline/dom-contract.js';
 import type { CliIo } from '../cli-io.js';
 import { startWorkbench } from '../commands/web.js';
-import { launchChromium } from '../testing/chromium.js';
+import { BROWSER_SETUP_TIMEOUT_MS, launchChromium } from '../testing/chromium.js';
 import { REPO_DIR } from '../web-server/build-workbench.js';
 import type { StaticServer } from '../web-server/static-server.js';
 import { formatFaultSchedule } from './fault-schedule.js';
@@ -37,7 +37,7 @@ beforeAll(async () => {
   await writeFile(join(outDir, FAILING_ARTIFACT), toJson(failing, 2));
   await mkdir(SCREENSHOTS, { recursive: true });
   browser = await launchChromium();
-});
+}, BROWSER_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await browser?.close();
