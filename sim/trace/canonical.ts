@@ -34,6 +34,75 @@ export function writeCanonical(value: unknown, sink: TextSink): void {
   }
 }
 
+/**
+ * The keys a kind's records were last written with: insertion order (to recognise the next record of
+ * the kind without building its key list) and sorted order with the quoted key fragments. A trace
+ * keeps one per kind; most kinds always carry the same fields in the same order.
+ */
+export interface KeyPlan {
+  readonly order: readonly string[];
+  readonly sorted: readonly string[];
+  readonly first: readonly string[];
+  readonly afterComma: readonly string[];
+}
+
+/**
+ * writeCanonical for a record's fields object, through `plan` when the object's own keys are the plan's
+ * (same text as writeCanonical: the plan only saves building, sorting and quoting the key list). Returns
+ * the plan to keep for the next record of the kind: `plan` itself, or a new one for these keys.
+ */
+export function writeCanonicalFields(fields: object, sink: TextSink, plan: KeyPlan | undefined): KeyPlan | undefined {
+  // Only plain objects: for-in would also list a prototype's enumerable keys, which Object.keys does not.
+  if (Object.getPrototypeOf(fields) !== Object.prototype) {
+    writeCanonical(fields, sink);
+    return plan;
+  }
+  const record = fields as Record<string, unknown>;
+  if (plan === undefined || !hasKeysInOrder(record, plan.order)) {
+    writeCanonical(fields, sink);
+    return planFor(record);
+  }
+  try {
+    sink.push('{');
+    let first = true;
+    const { sorted } = plan;
+    for (let i = 0; i < sorted.length; i++) {
+      const key = sorted[i]!;
+      const field = record[key];
+      if (field === undefined) continue;
+      sink.push(first ? plan.first[i]! : plan.afterComma[i]!);
+      first = false;
+      try {
+        write(field, sink);
+      } catch (error) {
+        if (error instanceof NoStableText) error.path.unshift(`.${key}`);
+        throw error;
+      }
+    }
+    sink.push('}');
+  } catch (error) {
+    if (!(error instanceof NoStableText)) throw error;
+    throw new TypeError(`canonicalText: $${error.path.join('')} is a ${error.typeName}, which has no stable text; trace plain data only`);
+  }
+  return plan;
+}
+
+/** True if the object's enumerable keys, in enumeration order, are exactly `order`; allocates nothing. */
+function hasKeysInOrder(record: Record<string, unknown>, order: readonly string[]): boolean {
+  let i = 0;
+  for (const key in record) {
+    if (key !== order[i]) return false;
+    i++;
+  }
+  return i === order.length;
+}
+
+function planFor(record: Record<string, unknown>): KeyPlan {
+  const order = Object.keys(record);
+  const sorted = order.slice().sort();
+  return { order, sorted, first: sorted.map(quoteKey), afterComma: sorted.map(quoteKeyAfterComma) };
+}
+
 /** Thrown from deep inside a value; each enclosing level adds its step to the path on the way out. */
 class NoStableText extends Error {
   readonly path: string[] = [];

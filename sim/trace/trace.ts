@@ -3,7 +3,7 @@
 // the determinism check: one seed, one hash, on any machine. The hash is computed as records arrive, so
 // a long run keeps no records unless asked (`keepRecords`, for the visualiser), and then only up to a
 // named bound.
-import { writeCanonical } from './canonical.js';
+import { writeCanonicalFields, type KeyPlan } from './canonical.js';
 import { Fnv1a64 } from './fnv64.js';
 
 export interface TraceRecord {
@@ -38,6 +38,11 @@ export interface TraceOptions {
 
 export type TraceListener = (record: TraceRecord) => void;
 
+interface KindEntry {
+  readonly quoted: string;
+  plan: KeyPlan | undefined;
+}
+
 export const DEFAULT_MAX_KEPT_RECORDS = 1_000_000;
 /** Bound on cached quoted kinds and process names (they are few; the cache only saves work). */
 const MAX_QUOTED_NAMES = 4096;
@@ -52,6 +57,8 @@ export class Trace {
   private readonly listeners: TraceListener[] = [];
   private recordCount = 0;
   private readonly quotedNames = new Map<string, string>();
+  /** Per kind: its quoted text and the key plan of its last record (canonical.ts writeCanonicalFields). */
+  private readonly kinds = new Map<string, KindEntry>();
   private readonly omitted: ReadonlySet<string> | undefined;
   private lastTimeMs = Number.NaN;
   private lastTimeText = '';
@@ -82,9 +89,14 @@ export class Trace {
     hasher.updateByte(BAR);
     hasher.updateString(this.quoted(process));
     hasher.updateByte(BAR);
-    hasher.updateString(this.quoted(kind));
+    let kindEntry = this.kinds.get(kind);
+    if (kindEntry === undefined) {
+      kindEntry = { quoted: JSON.stringify(kind), plan: undefined };
+      if (this.kinds.size < MAX_QUOTED_NAMES) this.kinds.set(kind, kindEntry);
+    }
+    hasher.updateString(kindEntry.quoted);
     hasher.updateByte(BAR);
-    writeCanonical(fields, hasher);
+    kindEntry.plan = writeCanonicalFields(fields, hasher, kindEntry.plan);
     hasher.updateByte(NEWLINE);
     if (this.kept === undefined && this.listeners.length === 0) return;
     const entry: TraceRecord = { index, timeMs, process, kind, fields };
