@@ -186,7 +186,9 @@ export class MvccStore {
     const write: CommittedWrite = { revision: this.rev, events };
     this.log.append(write);
     this.history.update(String(this.rev));
-    for (const event of events) this.history.update(`${event.type}|${event.kv.key}|${event.kv.value}|${event.kv.lease}`);
+    // `${type}|${key}|${value}|${lease}` folded piece by piece: the same hash, no string built per event.
+    const history = this.history;
+    for (const event of events) history.fold(event.type).fold('|').fold(event.kv.key).fold('|').fold(event.kv.value).fold('|').fold(String(event.kv.lease)).separate();
     this.observer?.(write);
     return write;
   }
