@@ -152,19 +152,19 @@ export class MemberRuntime {
 
   private handle(from: string, message: RequestMessage): void {
     const { request, requestId, replyPort } = message;
-    const reply = (result: Result): void => this.reply(from, replyPort, requestId, request, result);
-    const answer = (body: ResultBody, header = this.header()): void => reply({ ok: true, header, body });
-    const fail = (error: WireError): void => reply({ ok: false, error });
+    // One closure per request, and no named ones: under tsx's keep-names transform a function bound to
+    // a name costs a defineProperty each time it is made (answer and fail are methods instead).
+    const reply = this.replier(from, replyPort, requestId, request);
     switch (request.op) {
       case 'txn': {
         const invalid = validateTxn(request.txn);
-        if (invalid !== undefined) return fail(refusedBy(invalid));
-        if (isTxnReadOnly(request.txn)) return this.reads.read((error) => (error !== undefined ? fail(error) : this.serveReadOnlyTxn(request.txn, reply)));
+        if (invalid !== undefined) return this.fail(reply, refusedBy(invalid));
+        if (isTxnReadOnly(request.txn)) return this.reads.read((error) => (error !== undefined ? this.fail(reply, error) : this.serveReadOnlyTxn(request.txn, reply)));
         return this.proposals.propose({ kind: 'txn', txn: request.txn }, (result) => this.answerWrite(result, reply));
       }
       case 'range':
         if (request.range.serializable === true) return this.serveRange(request, reply);
-        return this.reads.read((error) => (error !== undefined ? fail(error) : this.serveRange(request, reply)));
+        return this.reads.read((error) => (error !== undefined ? this.fail(reply, error) : this.serveRange(request, reply)));
       case 'lease-grant':
         return this.proposals.propose({ kind: 'lease-grant', id: this.idGen.nextLeaseId(), ttlSeconds: request.ttlSeconds }, (result) => this.answerWrite(result, reply));
       case 'lease-revoke':
@@ -174,18 +174,30 @@ export class MemberRuntime {
       case 'lease-keepalive': {
         // v3rpc/lease.go leaseKeepAlive fills the header before renewing.
         const header = this.header();
-        return this.leases.keepAlive(request.id, (result) => (result.ok ? answer({ op: 'lease-keepalive', id: request.id, ttlSeconds: result.ttlSeconds }, header) : fail(result.error)));
+        return this.leases.keepAlive(request.id, (result) => (result.ok ? this.answer(reply, { op: 'lease-keepalive', id: request.id, ttlSeconds: result.ttlSeconds }, header) : this.fail(reply, result.error)));
       }
       case 'lease-ttl':
         return this.leases.timeToLive(request.id, request.keys, (result) => {
-          if (!result.ok) return fail(result.error);
-          answer({ op: 'lease-ttl', id: request.id, ttlSeconds: result.ttlSeconds, grantedTtlSeconds: result.grantedTtlSeconds, keys: result.keys });
+          if (!result.ok) return this.fail(reply, result.error);
+          this.answer(reply, { op: 'lease-ttl', id: request.id, ttlSeconds: result.ttlSeconds, grantedTtlSeconds: result.grantedTtlSeconds, keys: result.keys });
         });
       case 'status':
-        return answer(this.statusBody());
+        return this.answer(reply, this.statusBody());
       case 'watch-create':
         return this.watches.create(from, replyPort, requestId, request);
     }
+  }
+
+  private replier(to: string, port: string, requestId: number, request: ClientRequest): (result: Result) => void {
+    return (result) => this.reply(to, port, requestId, request, result);
+  }
+
+  private answer(reply: (result: Result) => void, body: ResultBody, header = this.header()): void {
+    reply({ ok: true, header, body });
+  }
+
+  private fail(reply: (result: Result) => void, error: WireError): void {
+    reply({ ok: false, error });
   }
 
   private reply(to: string, port: string, requestId: number, request: ClientRequest, result: Result): void {

@@ -27,7 +27,7 @@ export function executeTxn(store: MvccStore, leases: LeaseLookup, request: TxnRe
   const succeeded = request.compare.every((compare) => applyCompare(store, compare));
   const ops = succeeded ? request.success : request.failure;
   if (isTxnReadOnly(request)) {
-    return succeed({ succeeded, responses: ops.map((op) => rangeResponse((options) => store.range(options), op)) });
+    return succeed({ succeeded, responses: ops.map((op) => rangeResponse(store, op)) });
   }
   // checkRequestPut (apply.go l.933-955): a put on a missing lease fails the whole txn before it starts.
   for (const op of ops) {
@@ -36,8 +36,10 @@ export function executeTxn(store: MvccStore, leases: LeaseLookup, request: TxnRe
     }
   }
   const txn = store.write();
+  // The txn itself is the reader (no closure per op: under tsx's keep-names transform each costs a
+  // defineProperty).
+  const read: Reader = txn;
   const responses = ops.map((op): ResponseOp => {
-    const read = (options: RangeOptions): Outcome<RangeResult> => txn.range(options);
     switch (op.type) {
       case 'range':
         return rangeResponse(read, op);
@@ -99,7 +101,10 @@ function fieldOf(kv: KeyValue, target: 'create' | 'mod' | 'version' | 'lease'): 
   }
 }
 
-type Reader = (options: RangeOptions) => Outcome<RangeResult>;
+/** What a txn reads through: the store (a read-only txn) or the open write txn (its own writes visible). */
+interface Reader {
+  range(options: RangeOptions): Outcome<RangeResult>;
+}
 
 function rangeResponse(read: Reader, op: RequestOp): ResponseOp {
   const options: RangeOptions = {
@@ -113,7 +118,7 @@ function rangeResponse(read: Reader, op: RequestOp): ResponseOp {
 
 /** A range inside a txn has no revision, so it cannot fail; etcd panics if it does (applyTxn). */
 function rangeOf(read: Reader, options: RangeOptions): RangeResult {
-  const result = read(options);
+  const result = read.range(options);
   if (!result.ok) throw new Error(`unexpected error during txn: ${result.error.message}`);
   return result.value;
 }
