@@ -13,6 +13,12 @@
 // restore. The arbiter returns `sealed`, so no holder gets that token, and the advance deletes the hold;
 // but the log did mint it. An arbiter (re)started after the restore reads the epoch record first, and
 // seals on that read, before any write: hence the default variant restarts them.
+//
+// The running-arbiters variants show that late seal by construction: the workers go quiet around the
+// snapshot as around the restore, and each is taken once the log holds nothing. A hold in the snapshot
+// would come back with the restored log (its holder's session is still kept alive) and could leave every
+// key the workers pick taken, so that the first grant after the restore fails its compare and commits
+// nothing; and a hold open at the restore would make its release, not an acquire, the first request.
 import { PrefixGrants, namespaceGrant } from '../core/authz/index.js';
 import { ClassRegistry, type LockClass } from '../core/classes/index.js';
 import type { BeliefInterval } from '../core/checkers/index.js';
@@ -45,14 +51,17 @@ const APPROVERS = ['spiffe://ops/alice', 'spiffe://ops/bob'] as const;
 
 const CLASS: LockClass = { namespace: 'orders', name: 'order-writes', purpose: 'correctness', enforcement: 'fenced', resource: 'sim://orders-db', ttlSeconds: TTL_SECONDS, tier: 'entity', onQuorumLoss: 'closed', fairness: 'memory' };
 
-/** Workers stop this long before an idle restore, and start again this long after it. */
+/** Workers stop this long before an idle snapshot or restore, and start again this long after it. */
 const IDLE_BEFORE_MS = 1_500;
 const IDLE_AFTER_MS = 300;
+/** An idle snapshot or restore waits, polling this often, until the log holds nothing (at most QUIET_MAX_WAIT_MS). */
+const QUIET_POLL_MS = 50;
+const QUIET_MAX_WAIT_MS = 10_000;
 
 type Restore = {
   readonly clusterToken: string;
   readonly arbiters: 'reconnect' | 'restart';
-  /** No lock traffic around the restore: the first request after it is a fresh acquire. */
+  /** No lock traffic around the snapshot and the restore (see the header): the first request after the restore is a fresh acquire on a free key. */
   readonly idle: boolean;
 };
 
@@ -116,26 +125,65 @@ export const restore: Scenario = {
     const plan = { className: CLASS.name, ttlSeconds: TTL_SECONDS, waitMs: 2_000, units: 2, prepareMs: 150, gapMs: 50, resource } as const;
     const loop = (node: (typeof workers)[number], stopAtMs: number): Promise<void> =>
       runLockLoop({ worker: node.process.name, keys: KEYS, clientFor: () => node, plan, stopAtMs, restMs: 100, retryMs: 300, beliefs, attempts });
-    const loops = workers.map((node) => loop(node, startMs + (how.idle ? RESTORE_AT_MS - IDLE_BEFORE_MS : STOP_AT_MS)));
-    if (how.idle) for (const node of workers) loops.push(world.kernel.sleep(RESTORE_AT_MS + IDLE_AFTER_MS).then(() => loop(node, startMs + STOP_AT_MS)));
-    let snapshot: EtcdSnapshot | undefined;
-    world.kernel.schedule(startMs + SNAPSHOT_AT_MS, () => {
-      snapshot = world.cluster.snapshot();
-      world.kernel.trace.record('scenario.snapshot', { revision: snapshot.revision, takenFrom: snapshot.takenFrom });
-    });
     const operator: OperatorLog = { seals: new Map(), advanceAttempts: 0, reopenedAtMs: new Map() };
     let operating: Promise<void> = Promise.resolve();
-    world.kernel.schedule(startMs + RESTORE_AT_MS, () => {
+    let snapshot: EtcdSnapshot | undefined;
+    let snapshotAtMs: number | undefined;
+    let restoredAtMs: number | undefined;
+    const takeSnapshot = (): void => {
+      snapshotAtMs = world.kernel.now();
+      snapshot = world.cluster.snapshot();
+      world.kernel.trace.record('scenario.snapshot', { revision: snapshot.revision, takenFrom: snapshot.takenFrom });
+    };
+    const restoreNow = (): void => {
       if (snapshot === undefined) throw new Error('restore: no snapshot to restore from');
+      restoredAtMs = world.kernel.now();
       world.restoreCluster({ snapshot, clusterToken: how.clusterToken, arbiters: how.arbiters });
       world.kernel.trace.record('scenario.restore', { clusterToken: how.clusterToken, arbiters: how.arbiters });
       operating = runOperator(world, startMs + STOP_AT_MS, operator);
-    });
+    };
+    let loops: Promise<void>[];
+    if (how.idle) {
+      loops = [quietRun(world, startMs, (stopAtMs) => Promise.all(workers.map((node) => loop(node, stopAtMs))).then(() => undefined), takeSnapshot, restoreNow)];
+    } else {
+      loops = workers.map((node) => loop(node, startMs + STOP_AT_MS));
+      world.kernel.schedule(startMs + SNAPSHOT_AT_MS, takeSnapshot);
+      world.kernel.schedule(startMs + RESTORE_AT_MS, restoreNow);
+    }
     await world.runUntil(startMs + RUN_FOR_MS);
     await settleLoops(world, [...loops, operating], SETTLE_MS);
-    return outcome(world, context, startMs, snapshot, operator, attempts, beliefs, how, probe);
+    const quietTimes = how.idle ? { snapshotTakenAtMs: Math.round((snapshotAtMs ?? startMs) - startMs), restoredAtMs: Math.round((restoredAtMs ?? startMs) - startMs) } : {};
+    return outcome(world, context, startMs, restoredAtMs ?? startMs + RESTORE_AT_MS, snapshot, operator, attempts, beliefs, how, probe, quietTimes);
   },
 };
+
+/**
+ * The idle variants' timeline: workers run until IDLE_BEFORE_MS before the snapshot; the snapshot is taken
+ * once the log holds nothing; workers run again from IDLE_AFTER_MS after it until IDLE_BEFORE_MS before the
+ * restore, which also waits for an empty log; then they run from IDLE_AFTER_MS after it to the end.
+ */
+async function quietRun(world: World, startMs: number, work: (stopAtMs: number) => Promise<void>, takeSnapshot: () => void, restoreNow: () => void): Promise<void> {
+  const kernel = world.kernel;
+  await work(startMs + SNAPSHOT_AT_MS - IDLE_BEFORE_MS);
+  await quiet(world, startMs + SNAPSHOT_AT_MS);
+  takeSnapshot();
+  await kernel.sleep(IDLE_AFTER_MS);
+  await work(startMs + RESTORE_AT_MS - IDLE_BEFORE_MS);
+  await quiet(world, startMs + RESTORE_AT_MS);
+  restoreNow();
+  await kernel.sleep(IDLE_AFTER_MS);
+  await work(startMs + STOP_AT_MS);
+}
+
+/** Waits until `atMs`, then until the current log holds no lock (a bounded wait: workers that stopped release within one attempt). */
+async function quiet(world: World, atMs: number): Promise<void> {
+  const kernel = world.kernel;
+  if (kernel.now() < atMs) await kernel.sleep(atMs - kernel.now());
+  const untilMs = kernel.now() + QUIET_MAX_WAIT_MS;
+  const holding = (): boolean => world.clusters[world.clusters.length - 1]?.log.grants.some((g) => g.endedAtMs === undefined) ?? false;
+  while (holding() && kernel.now() < untilMs) await kernel.sleep(QUIET_POLL_MS);
+  if (holding()) throw new Error(`restore: the log still held a lock ${QUIET_MAX_WAIT_MS} ms after the workers stopped`);
+}
 
 /**
  * The operator after the restore: watches the arbiters' status; once one reports sealed, takes
@@ -183,11 +231,10 @@ async function runOperator(world: World, untilMs: number, log: OperatorLog): Pro
   }
 }
 
-function outcome(world: World, context: ScenarioContext, startMs: number, snapshot: EtcdSnapshot | undefined, operator: OperatorLog, attempts: readonly Attempt[], beliefs: readonly BeliefInterval[], how: Restore, probe: DeadlineProbe): ScenarioOutcome {
+function outcome(world: World, context: ScenarioContext, startMs: number, restoreAtMs: number, snapshot: EtcdSnapshot | undefined, operator: OperatorLog, attempts: readonly Attempt[], beliefs: readonly BeliefInterval[], how: Restore, probe: DeadlineProbe, quietTimes: Readonly<Record<string, number>>): ScenarioOutcome {
   const [original, restored] = world.clusters;
   const before = original?.log.grants ?? [];
   const after = restored?.log.grants ?? [];
-  const restoreAtMs = startMs + RESTORE_AT_MS;
   const highestBefore = highestGrant(before);
   const lowestAfter = lowestGrant(after);
   const sinceRestore = (atMs: number | undefined): number => (atMs === undefined ? -1 : atMs - restoreAtMs);
@@ -208,6 +255,7 @@ function outcome(world: World, context: ScenarioContext, startMs: number, snapsh
       ttlSeconds: TTL_SECONDS,
       snapshotAtMs: SNAPSHOT_AT_MS,
       restoreAtMs: RESTORE_AT_MS,
+      ...quietTimes, // the idle variants' actual times: each waited for an empty log
       snapshotRevision: String(snapshot?.revision ?? -1),
       clusterToken: how.clusterToken,
       arbitersAfterRestore: how.arbiters,
