@@ -6,10 +6,17 @@
 // holds nothing in it, advance the destination's epoch above the source's (so its tokens are above any
 // the source issued), and flip the map. Skipping the advance lets a moved key's token go backwards;
 // skipping the drain lets two shards hold one key at once.
+//
+// Whether a hold straddles a flip is luck under the workers' random key picks, so the no-drain variant
+// makes it certain: before the workload starts, a long job takes the first moving key on its source
+// shard and keeps it until a late job, which asks for that key as soon as its range has flipped, has
+// been answered by the destination. That is the hold the drain exists to wait for (ADR-09).
 import { PrefixGrants, namespaceGrant } from '../core/authz/index.js';
 import type { Placement } from '../core/arbiter/policy.js';
 import { ClassRegistry, type LockClass } from '../core/classes/index.js';
 import type { BeliefInterval, GrantRecord } from '../core/checkers/index.js';
+import type { LockHandle } from '../core/client/lock-client.js';
+import { isLockError } from '../core/lock-error.js';
 import { type ShardMap, homeOf, placementFor } from '../core/shards/shard-map.js';
 import { World, type ArbiterNode, type ClientNode } from '../sim/world/world.js';
 import { crossClusterExclusion, tokenMetrics } from './cross-cluster.js';
@@ -37,16 +44,27 @@ const APPROVERS = ['spiffe://ops/alice', 'spiffe://ops/bob'] as const;
 
 const CLASS: LockClass = { namespace: 'orders', name: 'order-writes', purpose: 'correctness', enforcement: 'fenced', resource: 'sim://orders-db', ttlSeconds: TTL_SECONDS, tier: 'entity', onQuorumLoss: 'closed', fairness: 'memory' };
 
-type Steps = { readonly drain: boolean; readonly advance: boolean };
+/** The two jobs of the no-drain variant (see the header): they hold and ask for one moving key. */
+const LONG_JOB = 'long-job';
+const LATE_JOB = 'late-job';
+/** The late job's wait on the destination: a worker holding the key there is an overlap too. */
+const LATE_JOB_WAIT_MS = 1_000;
+
+type Steps = {
+  readonly drain: boolean;
+  readonly advance: boolean;
+  /** A hold on a moving key across its flip, by construction (the two jobs). */
+  readonly straddle: boolean;
+};
 
 function stepsOf(variant: string): Steps {
   switch (variant) {
     case 'drain-advance-flip':
-      return { drain: true, advance: true };
+      return { drain: true, advance: true, straddle: false };
     case 'no-epoch-advance':
-      return { drain: true, advance: false };
+      return { drain: true, advance: false, straddle: false };
     case 'no-drain':
-      return { drain: false, advance: true };
+      return { drain: false, advance: true, straddle: true };
     default:
       throw new RangeError(`shard-move: no variant ${variant}`);
   }
@@ -94,7 +112,7 @@ export const shardMove: Scenario = {
   variants: [
     { name: 'drain-advance-flip', expect: 'pass', description: 'drain, wait for holds, advance the destination epoch above the source, flip: moved keys keep rising tokens and one holder' },
     { name: 'no-epoch-advance', expect: 'violation', description: 'the destination keeps epoch 1: a moved key is granted there with a token below its last one on the source' },
-    { name: 'no-drain', expect: 'violation', description: 'flip without draining or waiting: the destination grants a key the source still holds' },
+    { name: 'no-drain', expect: 'violation', description: 'flip without draining or waiting, while a long job holds a moving key on its source: the destination grants that key to a late job' },
   ],
   async run(context: ScenarioContext): Promise<ScenarioOutcome> {
     const steps = stepsOf(context.variant.name);
@@ -104,7 +122,7 @@ export const shardMove: Scenario = {
     const world = new World({
       ...worldBasics(context),
       classes: new ClassRegistry([CLASS]),
-      authorizer: new PrefixGrants(identities.map((id) => namespaceGrant(id, CLASS.namespace))),
+      authorizer: new PrefixGrants([...identities, ...(steps.straddle ? [LONG_JOB, LATE_JOB].map(jobIdentity) : [])].map((id) => namespaceGrant(id, CLASS.namespace))),
       clusterName: OLD_SHARDS[0],
       cluster: { namePrefix: `${OLD_SHARDS[0]}-` },
       arbiters: 0,
@@ -120,6 +138,8 @@ export const shardMove: Scenario = {
       identities.forEach((identity, i) => clients.set(`w${i + 1}@${shard}`, world.addClient(`w${i + 1}@${shard}`, { identity, arbiter: index, wrapApi: probe.wrapApi })));
     };
     OLD_SHARDS.forEach(connect);
+    // Before any worker starts, so that the long job's grant is certain (see the header).
+    const straddle = steps.straddle ? await Straddle.begin(world, map, arbiters, probe, world.kernel.now() + STOP_AT_MS) : undefined;
     const startMs = world.kernel.now();
     const beliefs: BeliefInterval[] = [];
     const attempts: Attempt[] = [];
@@ -133,13 +153,99 @@ export const shardMove: Scenario = {
       world.addCluster(NEW_SHARD);
       arbiters.set(NEW_SHARD, world.addArbiter({ name: `arbiter-${NEW_SHARD}`, cluster: NEW_SHARD, placement: map.placement() }));
       connect(NEW_SHARD);
+      straddle?.askAfterFlip(arbiters.get(NEW_SHARD) as ArbiterNode);
       moving = moveRanges(world, map, arbiters, steps, controller, startMs + STOP_AT_MS);
     });
     await world.runUntil(startMs + RUN_FOR_MS);
-    await settleLoops(world, [...loops, moving], SETTLE_MS);
-    return outcome(world, context, startMs, before, map.current, controller, attempts, beliefs, probe);
+    await settleLoops(world, [...loops, moving, ...(straddle === undefined ? [] : [straddle.done])], SETTLE_MS);
+    return outcome(world, context, startMs, before, map.current, controller, attempts, beliefs, probe, straddle);
   },
 };
+
+function jobIdentity(job: string): string {
+  return `spiffe://sim/${job}`;
+}
+
+/** The keys whose home moves when the new shard joins, in the order the controller moves them. */
+function movingKeys(before: ShardMap): string[] {
+  const after: ShardMap = { ...before, regions: { [REGION]: { coord: 'coord-eu', entity: [...OLD_SHARDS, NEW_SHARD] } } };
+  return KEYS.filter((key) => homeOf(after, key, 'entity').cluster !== homeOf(before, key, 'entity').cluster);
+}
+
+/**
+ * The no-drain variant's certainty (see the header): the long job holds the first moving key on its
+ * source shard from before the workload until the late job, which asks the destination for that key as
+ * soon as its range has flipped, has its answer (or the workload ends).
+ */
+class Straddle {
+  lateOutcome = 'not asked';
+  lateAskedAtMs?: number;
+  longReleasedAtMs?: number;
+  private lateDone = false;
+  readonly done: Promise<void>;
+
+  private constructor(
+    private readonly world: World,
+    private readonly map: MapHolder,
+    private readonly probe: DeadlineProbe,
+    readonly key: string,
+    readonly from: string,
+    readonly longGrantedAtMs: number,
+    release: () => Promise<unknown>,
+    private readonly untilMs: number,
+  ) {
+    this.done = this.holdUntilAnswered(release);
+  }
+
+  static async begin(world: World, map: MapHolder, arbiters: ReadonlyMap<string, ArbiterNode>, probe: DeadlineProbe, untilMs: number): Promise<Straddle> {
+    const key = movingKeys(map.current)[0];
+    if (key === undefined) throw new Error('shard-move: no key moves to the new shard, so no hold can straddle a flip');
+    const from = map.shardOf(key);
+    const node = world.addClient(`${LONG_JOB}@${from}`, { identity: jobIdentity(LONG_JOB), arbiter: world.arbiters.indexOf(arbiters.get(from) as ArbiterNode), wrapApi: probe.wrapApi });
+    // Nothing else runs yet: the key is free and the grant comes at the first try (the kernel runs until it does).
+    let answer: LockHandle | string | undefined;
+    node.client.acquire({ key, className: CLASS.name, ttlSeconds: TTL_SECONDS, waitMs: 0, onFence: () => undefined }).then(
+      (handle) => (answer = handle),
+      (error: unknown) => (answer = isLockError(error) ? error.code : String(error)),
+    );
+    await world.kernel.runUntilCondition(() => answer !== undefined, { untilMs: world.kernel.now() + LATE_JOB_WAIT_MS });
+    const held = answer;
+    if (held === undefined || typeof held === 'string') throw new Error(`shard-move: the long job was not granted ${key} on ${from} with nothing else running (${held ?? `no answer in ${LATE_JOB_WAIT_MS} ms`})`);
+    return new Straddle(world, map, probe, key, from, world.kernel.now(), () => held.release(), untilMs);
+  }
+
+  /** Starts the late job on the destination's arbiter: it asks for the key once its range has flipped. */
+  askAfterFlip(destination: ArbiterNode): void {
+    const kernel = this.world.kernel;
+    const node = this.world.addClient(`${LATE_JOB}@${NEW_SHARD}`, { identity: jobIdentity(LATE_JOB), arbiter: this.world.arbiters.indexOf(destination), wrapApi: this.probe.wrapApi });
+    void (async () => {
+      while (kernel.now() < this.untilMs && this.map.shardOf(this.key) !== NEW_SHARD) await kernel.sleep(POLL_MS);
+      if (this.map.shardOf(this.key) === NEW_SHARD) {
+        this.lateAskedAtMs = kernel.now();
+        try {
+          const handle = await node.client.acquire({ key: this.key, className: CLASS.name, ttlSeconds: TTL_SECONDS, waitMs: LATE_JOB_WAIT_MS, onFence: () => undefined });
+          this.lateOutcome = 'granted';
+          await handle.release().catch(() => false);
+        } catch (error) {
+          this.lateOutcome = isLockError(error) ? error.code : String(error);
+        }
+      }
+      this.lateDone = true;
+    })();
+  }
+
+  private async holdUntilAnswered(release: () => Promise<unknown>): Promise<void> {
+    const kernel = this.world.kernel;
+    while (!this.lateDone && kernel.now() < this.untilMs) await kernel.sleep(POLL_MS);
+    this.longReleasedAtMs = kernel.now();
+    await release().catch(() => false);
+  }
+
+  parameters(startMs: number): Record<string, unknown> {
+    const rel = (atMs: number | undefined): number => (atMs === undefined ? -1 : atMs - startMs);
+    return { key: this.key, from: this.from, longGrantedAtMs: rel(this.longGrantedAtMs), lateAskedAtMs: rel(this.lateAskedAtMs), lateOutcome: this.lateOutcome, longReleasedAtMs: rel(this.longReleasedAtMs) };
+  }
+}
 
 /** The rebalance controller (ADR-09), one range at a time. */
 async function moveRanges(world: World, map: MapHolder, arbiters: ReadonlyMap<string, ArbiterNode>, steps: Steps, log: ControllerLog, untilMs: number): Promise<void> {
@@ -201,7 +307,7 @@ async function advanceAbove(world: World, source: ArbiterNode, destination: Arbi
   }
 }
 
-function outcome(world: World, context: ScenarioContext, startMs: number, before: ShardMap, after: ShardMap, controller: ControllerLog, attempts: readonly Attempt[], beliefs: readonly BeliefInterval[], probe: DeadlineProbe): ScenarioOutcome {
+function outcome(world: World, context: ScenarioContext, startMs: number, before: ShardMap, after: ShardMap, controller: ControllerLog, attempts: readonly Attempt[], beliefs: readonly BeliefInterval[], probe: DeadlineProbe, straddle: Straddle | undefined): ScenarioOutcome {
   const grants = world.grants;
   const moved = new Set(controller.ranges.map((r) => r.unit));
   const windows = controller.ranges.map((r) => (r.flippedAtMs ?? Number.NaN) - r.drainedAtMs);
@@ -232,6 +338,7 @@ function outcome(world: World, context: ScenarioContext, startMs: number, before
       movedRanges: [...moved],
       mapVersionAfter: after.version,
       perRange,
+      ...(straddle === undefined ? {} : { straddle: straddle.parameters(startMs) }),
     },
     metrics: {
       movedRanges: moved.size,
