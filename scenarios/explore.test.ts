@@ -1,18 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Episode, toFaults } from './explore-schedule.js';
-import { exploreRun, parseShard, perturbationProfile, runSchedule, scheduleOf, seedOfRun, shardRuns, shrinkFailure, swarmProfile } from './explore.js';
+import { toFaults } from './explore-schedule.js';
+import { exploreRun, parseShard, perturbationProfile, runSchedule, scheduleOf, seedOfRun, shardRuns, shrinkFailure, swarmProfileFor } from './explore.js';
 import type { Fault } from './faults.js';
 import { pauseTest } from './pause-test.js';
 import type { Scenario } from './scenario.js';
-import { swarmEpisodes } from './swarm.js';
+import { swarmEpisodes, swarmParameters } from './swarm.js';
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 
 /** Runs `runs` explorations from `baseSeed`; the verdicts in seed order. */
 async function explore(variant: string, baseSeed: number, runs: number) {
   const verdicts = [];
-  for (let run = 0; run < runs; run += 1) verdicts.push((await exploreRun(swarmProfile, variant, baseSeed, run, yieldToHost)).verdict);
+  for (let run = 0; run < runs; run += 1) verdicts.push((await exploreRun(swarmProfileFor(variant), variant, baseSeed, run, yieldToHost)).verdict);
   return verdicts;
 }
 
@@ -28,15 +28,23 @@ describe('the explorer', () => {
   });
 
   it('runs for a seed exactly the schedule `lockstep run swarm --seed N` runs (fast-check\'s first value for that seed)', () => {
-    for (const seed of ['1', '9', '123']) expect(scheduleOf(swarmProfile, seed)).toEqual(swarmEpisodes(seed));
+    for (const seed of ['1', '9', '123']) expect(scheduleOf(swarmProfileFor('real-core'), seed)).toEqual(swarmEpisodes(seed));
+  });
+
+  it('draws a mutant\'s schedules for the clients it pins, not for the number the seed would draw', () => {
+    const seeds = Array.from({ length: 40 }, (_, i) => String(i + 1));
+    const clientsNamed = (seed: string): number[] => toFaults(scheduleOf(swarmProfileFor('deadline-from-receive-time'), seed)).flatMap((fault) => JSON.stringify(fault).match(/client-\d+/g) ?? []).map((name) => Number(name.slice('client-'.length)));
+    expect(seeds.some((seed) => swarmParameters(seed).clients > 3)).toBe(true); // the seeds would draw four or five
+    expect(seeds.flatMap(clientsNamed).length).toBeGreaterThan(0);
+    expect(Math.max(...seeds.flatMap(clientsNamed))).toBeLessThanOrEqual(3); // deadline-from-receive-time pins three
   });
 
   it.each([
     // [mutant, first seed, runs, seed that fails, the check that catches it]
     ['grant-on-watch-event', 1, 2, '1', 'belief'],
     ['no-seal', 1, 2, '2', 'token-order'],
-    ['no-epoch-compare', 13, 2, '14', 'belief'],
-    ['deadline-from-receive-time', 11, 2, '12', 'belief'],
+    ['no-epoch-compare', 3, 2, '4', 'belief'],
+    ['deadline-from-receive-time', 4, 2, '5', 'belief'],
   ])('catches %s in a small run, while the real core passes the same seeds', async (mutant, baseSeed, runs, failing, check) => {
     const caught = await explore(mutant, baseSeed, runs);
     const first = caught.find((v) => !v.ok);
@@ -47,15 +55,15 @@ describe('the explorer', () => {
   });
 
   it('shrinks a failing schedule to one no longer than the original that still fails the same check, keeping what the failure needs', async () => {
-    const seed = '14';
-    const original = swarmEpisodes(seed);
-    const shrunk = await shrinkFailure(swarmProfile, 'no-epoch-compare', seed, 'belief', yieldToHost, 20);
+    const seed = '4';
+    const original = scheduleOf(swarmProfileFor('no-epoch-compare'), seed); // four clients (the mutant's pin), so not swarmEpisodes(seed)
+    const shrunk = await shrinkFailure(swarmProfileFor('no-epoch-compare'), 'no-epoch-compare', seed, 'belief', yieldToHost, 20);
     expect(shrunk.original).toEqual(original);
     expect(shrunk.shrunk.length).toBeLessThanOrEqual(original.length);
-    // The mutant only shows after an epoch advance an arbiter missed: shrinking cannot drop it.
-    expect(shrunk.shrunk.some((episode: Episode) => episode.kind === 'advance-epoch')).toBe(true);
+    // The mutant only shows after an epoch advance an arbiter missed (its own episode, or a restore's): shrinking cannot drop it.
+    expect(toFaults(shrunk.shrunk).some((fault) => fault.kind === 'advance-epoch')).toBe(true);
     expect(shrunk.artifact?.faults).toEqual(toFaults(shrunk.shrunk));
-    const again = await runSchedule(swarmProfile, 'no-epoch-compare', seed, shrunk.shrunk, yieldToHost);
+    const again = await runSchedule(swarmProfileFor('no-epoch-compare'), 'no-epoch-compare', seed, shrunk.shrunk, yieldToHost);
     expect(again.verdict).toMatchObject({ ok: false, check: 'belief' });
     expect(again.artifact?.traceHash).toBe(shrunk.artifact?.traceHash);
   });

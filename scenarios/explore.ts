@@ -8,7 +8,7 @@ import { type Episode, fastCheckSeed, faultMix, scheduleArbitrary, toFaults } fr
 import type { Fault } from './faults.js';
 import { type RunArtifact, runScenario } from './runner.js';
 import type { Scenario } from './scenario.js';
-import { FAULT_WINDOW_MS, swarm, swarmParameters } from './swarm.js';
+import { FAULT_WINDOW_MS, swarm, swarmParametersFor } from './swarm.js';
 
 /** How the explorer drives one scenario: the schedules a seed may draw, and the fault data each becomes. */
 export interface ExploreProfile<T> {
@@ -20,12 +20,15 @@ export interface ExploreProfile<T> {
   size(schedule: T): number;
 }
 
-export const swarmProfile: ExploreProfile<Episode[]> = {
-  scenario: swarm,
-  schedules: (seed) => scheduleArbitrary({ clients: swarmParameters(seed).clients, windowMs: FAULT_WINDOW_MS }, faultMix(seed)),
-  faults: toFaults,
-  size: (episodes) => episodes.length,
-};
+/** The swarm's profile for `variant`: its schedules target the clients that variant runs (a mutant may pin their number). */
+export function swarmProfileFor(variant: string): ExploreProfile<Episode[]> {
+  return {
+    scenario: swarm,
+    schedules: (seed) => scheduleArbitrary({ clients: swarmParametersFor(variant, seed).clients, windowMs: FAULT_WINDOW_MS }, faultMix(seed)),
+    faults: toFaults,
+    size: (episodes) => episodes.length,
+  };
+}
 
 /**
  * Another scenario's own schedule, perturbed: any subset of its fault episodes (a pause with its resume,

@@ -3,6 +3,13 @@
 // the explorer (`lockstep explore --mutant M`): a mutant the checkers cannot see would mean the checkers,
 // the workload or the fault schedules are too weak to protect that rule. Nothing in ArbiterOptions,
 // LockClientOptions or `lockstep lock` can switch one on.
+//
+// Each mutant's swarm variant (`lockstep run swarm --variant M`) must show its violation at every seed,
+// like every other scenario's violation variants: its demonstration is a schedule that exposes the
+// mutant by construction, not by the luck of a seed, and where that needs a particular workload the
+// mutant pins those parameters (the rest, and every timing and jitter, still come from the seed). The
+// pins hold wherever the mutant runs, the explorer included, so that a run's seed, variant and schedule
+// are all its replay needs; the explorer still draws every schedule from the seed.
 import { grantTxn } from '../core/arbiter/grant-txn.js';
 import { EPOCH_KEY, formatHolderValue } from '../core/arbiter/records.js';
 import { SealGuard } from '../core/arbiter/seal-guard.js';
@@ -10,6 +17,7 @@ import { type ArbiterSeams, HONEST_ARBITER_SEAMS } from '../core/arbiter/seams.j
 import type { ClientSeams } from '../core/client/seams.js';
 import { holderKeyOf } from '../core/lock-key.js';
 import type { Episode } from './explore-schedule.js';
+import type { SwarmParameters } from './swarm.js';
 
 export const MUTANT_NAMES = ['no-epoch-compare', 'grant-on-watch-event', 'deadline-from-receive-time', 'no-seal'] as const;
 export type MutantName = (typeof MUTANT_NAMES)[number];
@@ -18,9 +26,11 @@ export interface Mutant {
   readonly name: MutantName;
   readonly description: string;
   readonly seams: { readonly arbiter?: ArbiterSeams; readonly client?: ClientSeams };
+  /** Workload parameters the demonstration depends on, over the seed's draw (see the header). */
+  readonly pins: Partial<SwarmParameters>;
   /**
-   * A schedule that exposes the mutant: the default schedule of its swarm variant, so that
-   * `lockstep run swarm --variant <mutant>` shows the violation it causes (found with the explorer).
+   * A schedule that exposes the mutant at every seed: the default schedule of its swarm variant, so
+   * that `lockstep run swarm --variant <mutant>` shows the violation it causes.
    */
   readonly demonstration: readonly Episode[];
 }
@@ -69,29 +79,55 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'no-epoch-compare',
     description: 'the grant txn does not compare the epoch record (ADR-03): an arbiter that missed an epoch advance keeps minting tokens of the old epoch',
     seams: { arbiter: noEpochCompare },
-    demonstration: [{ kind: 'advance-epoch', via: 'arbiter-1', atMs: 6_000 }],
+    // The explorer shrinks this mutant's failures to the advance alone (e.g. `lockstep explore --mutant
+    // no-epoch-compare --seed 14 --runs 1`). It shows only when the first grant after the advance goes
+    // through arbiter-2, which missed it, on a free key: any earlier grant of that key through arbiter-1
+    // makes arbiter-2's txn fail its holder compare, and that failure reloads the epoch. So arbiter-1's
+    // clients (client-1 and client-3 of four) are gone before the advance: every grant after it is arbiter-2's.
+    pins: { clients: 4 },
+    demonstration: [
+      { kind: 'crash', target: 'client-1', atMs: 3_000, downMs: 0, powerLoss: false },
+      { kind: 'crash', target: 'client-3', atMs: 3_000, downMs: 0, powerLoss: false },
+      { kind: 'advance-epoch', via: 'arbiter-1', atMs: 6_000 },
+    ],
   },
   {
     name: 'grant-on-watch-event',
     description: 'a delete event on a waited-for key grants directly, writing the holder key without the compare (ADR-15): two arbiters woken by one release both grant',
     seams: { arbiter: grantOnWatchEvent },
+    // The explorer shrinks this one to no fault at all: the workload alone shows it once a release finds
+    // waiters on both arbiters. One key makes every client wait on it (clients alternate arbiters).
+    pins: { keys: 1 },
     demonstration: [],
   },
   {
     name: 'deadline-from-receive-time',
     description: "the client's fence deadline counts from a keepalive's answer, not its send (ADR-12): a late answer pushes the deadline past the lease's expiry",
     seams: { client: deadlineFromReceiveTime },
-    // Gray failures of two holders: each one's keepalive answers come slow, then it freezes mid-work past its TTL.
+    // The explorer found this mutant with gray failures (a client's answers slow, then a freeze past its
+    // TTL); a frozen holder is excused by the deadline check, and the belief check then needed the holder
+    // to wake mid-hold and another client to want its key. Here by construction: the arbiters' answers to
+    // every client come 2.5 s late, then the clients' requests stop reaching the arbiters. The last
+    // keepalive that got through renewed the lease at once, but its answer came 2.5 s later, so the mutant's
+    // deadline falls 1.5 s after the lease's expiry (the honest one 1 s before it): the deadline check
+    // catches the hold the log expires. One key that three clients always wait for (no think time, a wait
+    // longer than two holds) makes sure a hold is open, or granted to a waiter, when the requests stop.
+    pins: { clients: 3, keys: 1, tryLockShare: 0, thinkMsMax: 0, waitMs: 30_000 },
     demonstration: [
-      { kind: 'brownout', target: 'client-1', atMs: 2_000, extraDelayMs: 900, freezeAfterMs: 2_000, freezeForMs: 10_000, recoverMs: 3_000 },
-      { kind: 'brownout', target: 'client-2', atMs: 14_000, extraDelayMs: 900, freezeAfterMs: 2_000, freezeForMs: 10_000, recoverMs: 3_000 },
+      { kind: 'slow-link', from: ['arbiter-1', 'arbiter-2'], to: ['client-1', 'client-2', 'client-3'], oneWay: true, extraDelayMs: 1_800, atMs: 8_000, forMs: 18_000 },
+      { kind: 'partition', from: ['client-1', 'client-2', 'client-3'], to: ['arbiter-1', 'arbiter-2'], oneWay: true, atMs: 14_000, forMs: 12_000 },
     ],
   },
   {
     name: 'no-seal',
     description: 'the seal guard is disabled (ADR-03): after a restore the arbiters keep serving and mint tokens the restored log had already handed out',
     seams: { arbiter: noSeal },
-    demonstration: [{ kind: 'restore', atMs: 10_000, snapshotAgeMs: 7_000, approvalMs: 5_000, via: 'arbiter-2' }],
+    // The explorer found it with a restore from a 7 s old snapshot; a snapshot that caught holds brings
+    // them back (their holders' sessions keep them alive), and on a seed whose one or two keys were all
+    // held then, nothing could be granted until the advance. A snapshot from before the workload has no
+    // hold: after the restore every key is free, and its first grant reuses a revision already issued.
+    pins: {},
+    demonstration: [{ kind: 'restore', atMs: 10_000, snapshotAgeMs: 10_000, approvalMs: 5_000, via: 'arbiter-2' }],
   },
 ];
 

@@ -6,7 +6,8 @@
 // they stress, not only in when. The etcd is the release ADR-10 pins (3.5.13's leadership checks).
 //
 // The default variant runs the real core and must pass. Every other variant is a mutant (mutants.ts): the
-// same world with one core rule broken through the core's seams, on a schedule that exposes it.
+// same world with one core rule broken through the core's seams, on a schedule that exposes it at every
+// seed, with the workload parameters it pins over the seed's draw (the explorer keeps the pins too).
 //
 // The operators' epoch advance follows ADR-09's procedure for a move: drain (arbiters refuse new grants),
 // wait until no holder is left, advance, reopen. An advance while holders still work would end their holds
@@ -29,7 +30,7 @@ import { type Episode, FIRST_FAULT_MS, SWARM_ARBITERS, arbiterIndexOf, drawEpiso
 import { type Fault, FAULT_APPROVERS, scheduleFaults } from './faults.js';
 import { DeadlineProbe } from './deadline-probe.js';
 import { collectHistory } from './history.js';
-import { MUTANTS, mutantNamed } from './mutants.js';
+import { MUTANTS, type Mutant, mutantNamed } from './mutants.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
 
 export const SWARM_TTL_SECONDS = 5; // ADR-11's minimum: short leases make expiry races frequent
@@ -85,6 +86,11 @@ export function swarmParameters(seed: string): SwarmParameters {
   };
 }
 
+/** The workload `variant` runs at `seed`: the seed's draw, with what a mutant pins (mutants.ts). */
+export function swarmParametersFor(variant: string, seed: string): SwarmParameters {
+  return { ...swarmParameters(seed), ...mutantNamed(variant)?.pins };
+}
+
 /** The schedule the seed draws for the real core (also what `lockstep explore` starts from for that seed). */
 export function swarmEpisodes(seed: string): Episode[] {
   return drawEpisodes(seed, { clients: swarmParameters(seed).clients, windowMs: FAULT_WINDOW_MS });
@@ -118,69 +124,74 @@ export const swarm: Scenario = {
     { name: 'real-core', expect: 'pass', description: 'the core as shipped: no schedule the explorer draws may break a check' },
     ...MUTANTS.map((m) => ({ name: m.name, expect: 'violation' as const, description: `mutant: ${m.description}` })),
   ],
-  async run(context: ScenarioContext): Promise<ScenarioOutcome> {
-    const mutant = mutantNamed(context.variant.name);
-    const parameters = swarmParameters(context.seed);
-    const faults: readonly Fault[] = context.faults ?? toFaults(mutant === undefined ? swarmEpisodes(context.seed) : mutant.demonstration);
-    const names = Array.from({ length: parameters.clients }, (_, i) => swarmClientName(i));
-    const floor: Floor = { draining: false, busy: new Set(), holding: new Set() };
-    const placement: Placement = { check: (_key, tier) => (tier !== undefined && floor.draining ? { kind: 'draining' } : undefined) };
-    const world = new World({
-      ...worldBasics(context),
-      classes: new ClassRegistry([LEDGER]),
-      authorizer: new PrefixGrants(names.map((name) => namespaceGrant(identityOf(name), NAMESPACE))),
-      arbiters: SWARM_ARBITERS.length,
-      // ADR-10 pins an etcd that confirms leadership before it renews a lease, and so before it revokes an
-      // expired one (3.5.13): 3.4.23's deposed leader, its disk stalled, revokes a lease its successor has
-      // renewed (the stuck-leader scenario shows 3.4.23; the explorer found the revoke half on seed 2318).
-      cluster: ETCD_3_5_13,
-      placement,
-      ...(mutant === undefined ? {} : { seams: mutant.seams }),
-    });
-    const probe = new DeadlineProbe(world);
-    await world.start();
-    const resource = world.addResource('ledger-db', { fenced: true, writeMs: 20 });
-    const nodes = names.map((name, i) => world.addClient(name, { identity: identityOf(name), arbiter: arbiterIndexOf(i), wrapApi: probe.wrapApi }));
-    const counters: Counters = { acquires: 0, granted: 0, refused: new Map(), writesAccepted: 0, writesRejected: 0, writesUnanswered: 0, writesWithheld: 0, fenced: 0, advancesDone: 0, advancesSkipped: 0 };
-    const beliefs: BeliefInterval[] = [];
-    const startMs = world.kernel.now();
-    const appliedFaults = scheduleFaults(world, faults.filter((f) => f.kind !== 'advance-epoch'), { holding: (client) => floor.holding.has(client) });
-    for (const fault of faults) {
-      if (fault.kind !== 'advance-epoch') continue;
-      world.kernel.schedule(startMs + fault.atMs, () => void maintenance(world, fault.via, floor, counters, (line) => appliedFaults.push(`${fault.atMs} ms: ${line} (at ${Math.round(world.kernel.now() - startMs)} ms)`)));
-    }
-    // Workers are never awaited: a crashed client's work never settles, as on a dead machine.
-    for (const node of nodes) void work(node, { parameters, resource, stopAtMs: startMs + WORKLOAD_MS, beliefs, counters, floor });
-    await world.runUntil(startMs + WORKLOAD_MS + TAIL_MS);
-    const refused = Object.fromEntries([...counters.refused].sort(([a], [b]) => (a < b ? -1 : 1)).map(([code, n]) => [`refused_${code}`, n]));
-    return {
-      world,
-      faults,
-      appliedFaults,
-      history: collectHistory(world, beliefs, probe, world.grants), // every cluster's grants: a restore starts a new one
-      parameters: { ...parameters, ttlSeconds: SWARM_TTL_SECONDS, workloadMs: WORKLOAD_MS, faultWindowMs: [FIRST_FAULT_MS, FAULT_WINDOW_MS], faultMix: faultMix(context.seed), mutant: mutant?.name ?? 'none' },
-      metrics: {
-        faults: faults.length,
-        faultsSkipped: appliedFaults.filter((line) => line.includes('skip')).length,
-        acquires: counters.acquires,
-        granted: counters.granted,
-        grantsInLog: world.grants.length,
-        restores: world.clusters.length - 1,
-        ...refused,
-        beliefPoints: beliefs.length,
-        writesAccepted: counters.writesAccepted,
-        writesRejected: counters.writesRejected,
-        // The fence takes a token only above its mark, so a holder's second write with one token is refused too.
-        writesRejectedStale: resource.writes.filter((w) => !w.accepted && !resource.writes.some((a) => a.accepted && a.key === w.key && a.token === w.token)).length,
-        writesUnanswered: counters.writesUnanswered,
-        writesWithheld: counters.writesWithheld,
-        fenced: counters.fenced,
-        epochAdvances: counters.advancesDone,
-        epochAdvancesSkipped: counters.advancesSkipped,
-      },
-    };
-  },
+  run: (context) => runSwarm(context, mutantNamed(context.variant.name)),
 };
+
+/**
+ * One swarm run: `mutant`'s core (the real one when undefined) on the workload the seed draws with
+ * `pins` over it (the mutant's own by default; a test runs the real core on a mutant's pins and schedule).
+ */
+export async function runSwarm(context: ScenarioContext, mutant: Mutant | undefined, pins: Partial<SwarmParameters> = mutant?.pins ?? {}): Promise<ScenarioOutcome> {
+  const parameters: SwarmParameters = { ...swarmParameters(context.seed), ...pins };
+  const faults: readonly Fault[] = context.faults ?? toFaults(mutant === undefined ? swarmEpisodes(context.seed) : mutant.demonstration);
+  const names = Array.from({ length: parameters.clients }, (_, i) => swarmClientName(i));
+  const floor: Floor = { draining: false, busy: new Set(), holding: new Set() };
+  const placement: Placement = { check: (_key, tier) => (tier !== undefined && floor.draining ? { kind: 'draining' } : undefined) };
+  const world = new World({
+    ...worldBasics(context),
+    classes: new ClassRegistry([LEDGER]),
+    authorizer: new PrefixGrants(names.map((name) => namespaceGrant(identityOf(name), NAMESPACE))),
+    arbiters: SWARM_ARBITERS.length,
+    // ADR-10 pins an etcd that confirms leadership before it renews a lease, and so before it revokes an
+    // expired one (3.5.13): 3.4.23's deposed leader, its disk stalled, revokes a lease its successor has
+    // renewed (the stuck-leader scenario shows 3.4.23; the explorer found the revoke half on seed 2318).
+    cluster: ETCD_3_5_13,
+    placement,
+    ...(mutant === undefined ? {} : { seams: mutant.seams }),
+  });
+  const probe = new DeadlineProbe(world);
+  await world.start();
+  const resource = world.addResource('ledger-db', { fenced: true, writeMs: 20 });
+  const nodes = names.map((name, i) => world.addClient(name, { identity: identityOf(name), arbiter: arbiterIndexOf(i), wrapApi: probe.wrapApi }));
+  const counters: Counters = { acquires: 0, granted: 0, refused: new Map(), writesAccepted: 0, writesRejected: 0, writesUnanswered: 0, writesWithheld: 0, fenced: 0, advancesDone: 0, advancesSkipped: 0 };
+  const beliefs: BeliefInterval[] = [];
+  const startMs = world.kernel.now();
+  const appliedFaults = scheduleFaults(world, faults.filter((f) => f.kind !== 'advance-epoch'), { holding: (client) => floor.holding.has(client) });
+  for (const fault of faults) {
+    if (fault.kind !== 'advance-epoch') continue;
+    world.kernel.schedule(startMs + fault.atMs, () => void maintenance(world, fault.via, floor, counters, (line) => appliedFaults.push(`${fault.atMs} ms: ${line} (at ${Math.round(world.kernel.now() - startMs)} ms)`)));
+  }
+  // Workers are never awaited: a crashed client's work never settles, as on a dead machine.
+  for (const node of nodes) void work(node, { parameters, resource, stopAtMs: startMs + WORKLOAD_MS, beliefs, counters, floor });
+  await world.runUntil(startMs + WORKLOAD_MS + TAIL_MS);
+  const refused = Object.fromEntries([...counters.refused].sort(([a], [b]) => (a < b ? -1 : 1)).map(([code, n]) => [`refused_${code}`, n]));
+  return {
+    world,
+    faults,
+    appliedFaults,
+    history: collectHistory(world, beliefs, probe, world.grants), // every cluster's grants: a restore starts a new one
+    parameters: { ...parameters, ttlSeconds: SWARM_TTL_SECONDS, workloadMs: WORKLOAD_MS, faultWindowMs: [FIRST_FAULT_MS, FAULT_WINDOW_MS], faultMix: faultMix(context.seed), mutant: mutant?.name ?? 'none' },
+    metrics: {
+      faults: faults.length,
+      faultsSkipped: appliedFaults.filter((line) => line.includes('skip')).length,
+      acquires: counters.acquires,
+      granted: counters.granted,
+      grantsInLog: world.grants.length,
+      restores: world.clusters.length - 1,
+      ...refused,
+      beliefPoints: beliefs.length,
+      writesAccepted: counters.writesAccepted,
+      writesRejected: counters.writesRejected,
+      // The fence takes a token only above its mark, so a holder's second write with one token is refused too.
+      writesRejectedStale: resource.writes.filter((w) => !w.accepted && !resource.writes.some((a) => a.accepted && a.key === w.key && a.token === w.token)).length,
+      writesUnanswered: counters.writesUnanswered,
+      writesWithheld: counters.writesWithheld,
+      fenced: counters.fenced,
+      epochAdvances: counters.advancesDone,
+      epochAdvancesSkipped: counters.advancesSkipped,
+    },
+  };
+}
 
 interface WorkOptions {
   readonly parameters: SwarmParameters;

@@ -1,10 +1,11 @@
 // Which exploration profile a `lockstep explore` target uses: the swarm draws its own schedules; any
 // other scenario is explored by perturbing the schedule it declares (found by running it once).
-import { type ExploreProfile, perturbationProfile, swarmProfile } from '../../scenarios/explore.js';
+import { type ExploreProfile, perturbationProfile, swarmProfileFor } from '../../scenarios/explore.js';
 import type { Fault } from '../../scenarios/faults.js';
 import { scenarioNamed } from '../../scenarios/registry.js';
 import { runScenario } from '../../scenarios/runner.js';
 import { variantOf } from '../../scenarios/scenario.js';
+import { swarm } from '../../scenarios/swarm.js';
 
 /** What a worker needs to rebuild the profile: plain data, sent once. */
 export interface ProfileSpec {
@@ -32,12 +33,12 @@ export const watchdog = (): { expired: Promise<string>; cancel(): void } => {
 export async function profileSpec(scenarioName: string, variantName: string | undefined): Promise<ProfileSpec> {
   const scenario = scenarioNamed(scenarioName);
   const variant = variantOf(scenario, variantName).name;
-  if (scenario === swarmProfile.scenario) return { scenario: scenario.name, variant };
+  if (scenario === swarm) return { scenario: scenario.name, variant };
   const declared = (await runScenario(scenario, variant, '1', { yieldToHost })).faults;
   return { scenario: scenario.name, variant, declared };
 }
 
 export function profileOf(spec: ProfileSpec): ExploreProfile<unknown> {
-  if (spec.scenario === swarmProfile.scenario.name) return swarmProfile as ExploreProfile<unknown>;
+  if (spec.scenario === swarm.name) return swarmProfileFor(spec.variant) as ExploreProfile<unknown>;
   return perturbationProfile(scenarioNamed(spec.scenario), spec.declared ?? []) as ExploreProfile<unknown>;
 }
