@@ -62,10 +62,11 @@ export const clockDrift: Scenario = {
     {
       name: 'beyond-margin-within-first-stage',
       expect: 'violation',
+      shows: ['deadline'],
       description:
-        '-290,000 ppm, beyond what the 1 s margin covers (ADR-12 claims the deadline precedes the expiry): the deadline checker finds the fence after the log expired the hold; canStart() had turned false (the unanswered keepalive) before it, so no new work and no overlap',
+        '-290,000 ppm, beyond what the 1 s margin covers (ADR-12 claims the deadline precedes the expiry): the deadline checker finds the fence after the log expired the hold; canStart() had turned false (the unanswered keepalive) before it, so no new work and no overlap (checks: deadline)',
     },
-    { name: 'drift-beyond-margin', expect: 'violation', description: '-500,000 ppm: canStart() stays true after the second grant; the holder starts work and writes next to the new holder' },
+    { name: 'drift-beyond-margin', expect: 'violation', shows: ['belief', 'fence'], description: '-500,000 ppm: canStart() stays true after the second grant; the holder starts work and writes next to the new holder (checks: belief, fence)' },
   ],
   async run(context: ScenarioContext): Promise<ScenarioOutcome> {
     const driftPpm = DRIFT_PPM[context.variant.name] ?? DRIFT_PPM['default'] ?? 0;

@@ -26,6 +26,8 @@ export interface Mutant {
   readonly name: MutantName;
   readonly description: string;
   readonly seams: { readonly arbiter?: ArbiterSeams; readonly client?: ClientSeams };
+  /** The checks its demonstration fails at every seed (its swarm variant's `shows`). */
+  readonly shows: readonly [string, ...string[]];
   /** Workload parameters the demonstration depends on, over the seed's draw (see the header). */
   readonly pins: Partial<SwarmParameters>;
   /**
@@ -79,6 +81,7 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'no-epoch-compare',
     description: 'the grant txn does not compare the epoch record (ADR-03): an arbiter that missed an epoch advance keeps minting tokens of the old epoch',
     seams: { arbiter: noEpochCompare },
+    shows: ['belief'],
     // The explorer shrinks this mutant's failures to the advance alone (e.g. `lockstep explore --mutant
     // no-epoch-compare --seed 14 --runs 1`). It shows only when the first grant after the advance goes
     // through arbiter-2, which missed it, on a free key: any earlier grant of that key through arbiter-1
@@ -95,6 +98,7 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'grant-on-watch-event',
     description: 'a delete event on a waited-for key grants directly, writing the holder key without the compare (ADR-15): two arbiters woken by one release both grant',
     seams: { arbiter: grantOnWatchEvent },
+    shows: ['belief'],
     // The explorer shrinks this one to no fault at all: the workload alone shows it once a release finds
     // waiters on both arbiters. One key makes every client wait on it (clients alternate arbiters).
     pins: { keys: 1 },
@@ -104,6 +108,7 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'deadline-from-receive-time',
     description: "the client's fence deadline counts from a keepalive's answer, not its send (ADR-12): a late answer pushes the deadline past the lease's expiry",
     seams: { client: deadlineFromReceiveTime },
+    shows: ['deadline'],
     // The explorer found this mutant with gray failures (a client's answers slow, then a freeze past its
     // TTL); a frozen holder is excused by the deadline check, and the belief check then needed the holder
     // to wake mid-hold and another client to want its key. Here by construction: the arbiters' answers to
@@ -122,6 +127,7 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'no-seal',
     description: 'the seal guard is disabled (ADR-03): after a restore the arbiters keep serving and mint tokens the restored log had already handed out',
     seams: { arbiter: noSeal },
+    shows: ['token-order'],
     // The explorer found it with a restore from a 7 s old snapshot; a snapshot that caught holds brings
     // them back (their holders' sessions keep them alive), and on a seed whose one or two keys were all
     // held then, nothing could be granted until the advance. A snapshot from before the workload has no

@@ -37,7 +37,7 @@ export const pauseTest: Scenario = {
   description: 'A holder paused past its TTL writes with its old token after a second holder took the key (ADR-17).',
   variants: [
     { name: 'fenced', expect: 'pass', description: 'the resource keeps a high-water mark and rejects the stale write' },
-    { name: 'unfenced', expect: 'violation', description: 'the resource accepts any token: two holders write at once' },
+    { name: 'unfenced', expect: 'violation', shows: ['fence'], description: 'the resource accepts any token: two holders write at once (checks: fence)' },
   ],
   async run(context: ScenarioContext): Promise<ScenarioOutcome> {
     const fenced = context.variant.name === 'fenced';

@@ -100,9 +100,20 @@ export const restore: Scenario = {
   description: 'Snapshot, more grants, restore: a new cluster token seals every arbiter until two approvers advance the epoch; tokens never go back (ADR-03).',
   variants: [
     { name: 'new-token', expect: 'pass', description: 'restore with a new cluster token, arbiters restarted once it is up: each seals on cluster-id-mismatch at its first epoch read, before any write; two approvers advance the epoch; tokens keep rising' },
-    { name: 'new-token-running-arbiters', expect: 'violation', description: 'new token, arbiters left running: they seal on cluster-id-mismatch, but on the response to their first request; when that is a grant its txn has already committed a hold with a regressed token (never handed out, deleted by the advance)' },
-    { name: 'same-token-no-regression-seal', expect: 'violation', description: 'same token (same cluster ID) and arbiters started after the restore: nothing seals, tokens regress below ones already issued and reach holders' },
-    { name: 'same-token-running-arbiters', expect: 'violation', description: 'same token, arbiters left running: they seal on revision-regression, again one write late (a committed hold with a regressed token)' },
+    {
+      name: 'new-token-running-arbiters',
+      expect: 'violation',
+      shows: ['restore-token-order'],
+      description:
+        'new token, arbiters left running: they seal on cluster-id-mismatch, but on the response to their first request; when that is a grant its txn has already committed a hold with a regressed token (never handed out, deleted by the advance) (checks: restore-token-order)',
+    },
+    {
+      name: 'same-token-no-regression-seal',
+      expect: 'violation',
+      shows: ['restore-token-order', 'belief'],
+      description: 'same token (same cluster ID) and arbiters started after the restore: nothing seals, tokens regress below ones already issued and reach holders (checks: restore-token-order, belief)',
+    },
+    { name: 'same-token-running-arbiters', expect: 'violation', shows: ['restore-token-order'], description: 'same token, arbiters left running: they seal on revision-regression, again one write late (a committed hold with a regressed token) (checks: restore-token-order)' },
   ],
   async run(context: ScenarioContext): Promise<ScenarioOutcome> {
     const how = restoreOf(context.variant.name);

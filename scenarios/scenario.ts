@@ -9,10 +9,29 @@ import type { Fault } from './faults.js';
 
 export type Expectation = 'pass' | 'violation';
 
-export interface Variant {
+/** A variant declared to pass: no check may fail, at any seed. */
+export interface PassVariant {
   readonly name: string;
-  readonly expect: Expectation;
+  readonly expect: 'pass';
   readonly description: string;
+}
+
+/**
+ * A variant declared to show a violation: at every seed, each check in `shows` fails (others may too).
+ * Its description names them, so that what a run must show is stated where a person reads it.
+ */
+export interface ViolationVariant {
+  readonly name: string;
+  readonly expect: 'violation';
+  readonly description: string;
+  readonly shows: readonly [string, ...string[]];
+}
+
+export type Variant = PassVariant | ViolationVariant;
+
+/** The description's ending that names a violation variant's checks: "... (checks: belief, fence)". */
+export function namingChecks(description: string, shows: readonly [string, ...string[]]): string {
+  return `${description} (checks: ${shows.join(', ')})`;
 }
 
 export interface ScenarioContext {

@@ -111,8 +111,13 @@ export const shardMove: Scenario = {
   description: 'An entity shard is added under load; each moving range is drained, its holds end, the destination epoch is advanced above the source, the map flips (ADR-09).',
   variants: [
     { name: 'drain-advance-flip', expect: 'pass', description: 'drain, wait for holds, advance the destination epoch above the source, flip: moved keys keep rising tokens and one holder' },
-    { name: 'no-epoch-advance', expect: 'violation', description: 'the destination keeps epoch 1: a moved key is granted there with a token below its last one on the source' },
-    { name: 'no-drain', expect: 'violation', description: 'flip without draining or waiting, while a long job holds a moving key on its source: the destination grants that key to a late job' },
+    { name: 'no-epoch-advance', expect: 'violation', shows: ['token-order'], description: 'the destination keeps epoch 1: a moved key is granted there with a token below its last one on the source (checks: token-order)' },
+    {
+      name: 'no-drain',
+      expect: 'violation',
+      shows: ['cross-shard-exclusion'],
+      description: 'flip without draining or waiting, while a long job holds a moving key on its source: the destination grants that key to a late job (checks: cross-shard-exclusion)',
+    },
   ],
   async run(context: ScenarioContext): Promise<ScenarioOutcome> {
     const steps = stepsOf(context.variant.name);

@@ -34,7 +34,7 @@ export const stuckLeader: Scenario = {
   name: 'stuck-leader',
   description: 'A leader stuck on a stalled disk, cut off from the majority, keeps renewing a lease the majority expired and re-granted (etcd#15247, ADR-10).',
   variants: [
-    { name: 'etcd-3.4.23', expect: 'violation', description: 'no leadership check on renew: the deposed leader extends the lease; two holders believe and write at once' },
+    { name: 'etcd-3.4.23', expect: 'violation', shows: ['belief', 'fence'], description: 'no leadership check on renew: the deposed leader extends the lease; two holders believe and write at once (checks: belief, fence)' },
     { name: 'etcd-3.5.13', expect: 'pass', description: 'the leader confirms leadership before renewing: the renewal fails and the first holder fences before the second grant' },
   ],
   async run(context: ScenarioContext): Promise<ScenarioOutcome> {

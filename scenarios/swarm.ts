@@ -31,7 +31,7 @@ import { type Fault, FAULT_APPROVERS, scheduleFaults } from './faults.js';
 import { DeadlineProbe } from './deadline-probe.js';
 import { collectHistory } from './history.js';
 import { MUTANTS, type Mutant, mutantNamed } from './mutants.js';
-import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
+import { type Scenario, type ScenarioContext, type ScenarioOutcome, type ViolationVariant, namingChecks, worldBasics } from './scenario.js';
 
 export const SWARM_TTL_SECONDS = 5; // ADR-11's minimum: short leases make expiry races frequent
 const WORKLOAD_MS = 30_000;
@@ -122,7 +122,7 @@ export const swarm: Scenario = {
   description: 'Clients on two arbiters contend for a fenced ledger under a fault schedule and workload drawn from the seed (the explorer runs it); variants other than the first run a mutant core.',
   variants: [
     { name: 'real-core', expect: 'pass', description: 'the core as shipped: no schedule the explorer draws may break a check' },
-    ...MUTANTS.map((m) => ({ name: m.name, expect: 'violation' as const, description: `mutant: ${m.description}` })),
+    ...MUTANTS.map((m): ViolationVariant => ({ name: m.name, expect: 'violation', shows: m.shows, description: namingChecks(`mutant: ${m.description}`, m.shows) })),
   ],
   run: (context) => runSwarm(context, mutantNamed(context.variant.name)),
 };
