@@ -1,5 +1,6 @@
 // `lockstep explore [--scenario S] [--runs N] [--seed N] [--workers K] [--shard i/n] [--mutant M] [--json]`:
-// swarm testing (scenarios/explore.ts). Each run draws its fault mix, workload and schedule from its seed;
+// swarm testing (scenarios/explore.ts). Each run draws its fault mix, workload and schedule from its seed
+// (under --mutant, the workload parameters a mutant's demonstration pins stay pinned: scenarios/mutants.ts);
 // runs spread over worker threads; the first failure (in seed order) is shrunk by fast-check to a minimal
 // schedule, saved as a run artifact, and printed with the command that replays it. `--shard i/n` runs every
 // n-th seed from the i-th, so n machines (a Kubernetes Indexed Job) cover the same seeds as one.

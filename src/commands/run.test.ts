@@ -10,7 +10,11 @@ describe('lockstep list / run / replay', () => {
     expect(code).toBe(0);
     const listed = JSON.parse(out.at(-1) ?? '{}') as { scenarios: { name: string; variants: { name: string; expect: string }[] }[] };
     const pause = listed.scenarios.find((s) => s.name === 'pause-test');
-    expect(pause?.variants).toEqual([{ name: 'fenced', expect: 'pass', description: expect.any(String) }, { name: 'unfenced', expect: 'violation', description: expect.any(String) }]);
+    expect(pause?.variants).toEqual([{ name: 'fenced', expect: 'pass', description: expect.any(String) }, { name: 'unfenced', expect: 'violation', shows: ['fence'], description: expect.any(String) }]);
+    // Every violation variant names the checks it fails; no pass variant claims any.
+    const variants = listed.scenarios.flatMap((s) => s.variants as { expect: string; shows?: string[] }[]);
+    expect(variants.filter((v) => v.expect === 'violation').every((v) => (v.shows ?? []).length > 0)).toBe(true);
+    expect(variants.filter((v) => v.expect === 'pass').some((v) => v.shows !== undefined)).toBe(false);
   });
 
   it('exits 1 on a violation and names the failed check in --json', async () => {

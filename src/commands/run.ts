@@ -25,9 +25,9 @@ export function registerScenarioCommands(program: Command, io: CliIo, setExitCod
   program
     .command('list')
     .description('List the scenarios, their variants (and whether each should pass or show a violation).')
-    .option('--json', 'print {scenarios: [{name, description, variants: [{name, expect}]}], mutants: [...]}')
+    .option('--json', 'print {scenarios: [{name, description, variants: [{name, expect, shows?, description}]}], mutants: [...]}; shows: the checks a violation variant fails at every seed')
     .action((options: { json?: boolean }) => {
-      const scenarios = SCENARIOS.map((s) => ({ name: s.name, description: s.description, variants: s.variants.map((v) => ({ name: v.name, expect: v.expect, description: v.description })) }));
+      const scenarios = SCENARIOS.map((s) => ({ name: s.name, description: s.description, variants: s.variants.map((v) => ({ name: v.name, expect: v.expect, ...(v.expect === 'violation' ? { shows: v.shows } : {}), description: v.description })) }));
       if (options.json === true) io.out(JSON.stringify({ scenarios, mutants: MUTANTS.map((m) => ({ name: m.name, description: m.description })) }));
       else for (const s of scenarios) io.out(`${s.name}: ${s.description}\n${s.variants.map((v) => `  ${v.name.padEnd(32)} ${v.expect.padEnd(9)} ${v.description}`).join('\n')}`);
     });
