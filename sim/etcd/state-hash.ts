@@ -8,16 +8,7 @@ export class StateHash {
 
   /** Folds a string in, then a separator, so ("ab","c") and ("a","bc") differ. */
   update(text: string): this {
-    let low = this.low;
-    let high = this.high;
-    for (let i = 0; i < text.length; i++) {
-      const unit = text.charCodeAt(i);
-      low = Math.imul(low ^ unit, 0x01000193);
-      high = Math.imul(high ^ unit, 0x5bd1e995) ^ (high >>> 15);
-    }
-    this.low = Math.imul(low ^ 0x1f, 0x01000193);
-    this.high = Math.imul(high ^ 0x1f, 0x5bd1e995) ^ (high >>> 15);
-    return this;
+    return this.fold(text).separate();
   }
 
   /**
