@@ -1,7 +1,7 @@
 // Belief (ADR-12, "holder in the dark"): a holder's library must stop saying canStart() before the log
 // grants the key to anyone else. The simulator knows true time, so each span in which canStart() was
 // true is compared with the next grant of the same key after the holder's own. Spans are [fromMs, toMs).
-import { type CheckResult, type Violation, checkResult, plural } from './check-result.js';
+import { type CheckResult, type Violation, checkResult, involvedIn, plural } from './check-result.js';
 import { type BeliefInterval, type GrantRecord, groupBy, holderLabel } from './run-history.js';
 
 export function checkBelief(grants: readonly GrantRecord[], beliefs: readonly BeliefInterval[]): CheckResult {
@@ -16,7 +16,7 @@ export function checkBelief(grants: readonly GrantRecord[], beliefs: readonly Be
 
 function judgeBelief(belief: BeliefInterval, keyGrants: readonly GrantRecord[]): Violation | undefined {
   const own = keyGrants.find((g) => g.token === belief.token);
-  const believer = { holder: belief.holder, token: String(belief.token) };
+  const believer = involvedIn(belief);
   const base = { key: belief.key, atMs: belief.fromMs };
   if (own === undefined) {
     const message = `key ${belief.key}: ${holderLabel(belief)} could start work (canStart() true) from ${belief.fromMs} ms, but the log never granted that token on this key`;
@@ -38,7 +38,7 @@ function judgeBelief(belief: BeliefInterval, keyGrants: readonly GrantRecord[]):
     ...base,
     kind: 'belief-after-later-grant',
     message,
-    involved: [believer, { holder: next.holder, token: String(next.token) }],
+    involved: [believer, involvedIn(next)],
     atMs: Math.max(next.grantedAtMs, belief.fromMs),
     revisions: [String(own.revision), String(next.revision)],
   };

@@ -34,6 +34,11 @@ export interface Involved {
   readonly token?: string;
 }
 
+/** A holder and its token as a violation names them (tokens as decimal strings, ADR-02). */
+export function involvedIn(item: { readonly holder: string; readonly token: bigint }): Involved {
+  return { holder: item.holder, token: String(item.token) };
+}
+
 export interface Violation {
   readonly kind: ViolationKind;
   readonly key: string;

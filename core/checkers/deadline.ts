@@ -10,7 +10,7 @@
 // that ended before it would have let the held fence fire at once, before the expiry), or crashed since
 // the grant (the incarnation that held the session is gone, and its fence with it). A fence in time is
 // never excused: it needs no excuse.
-import { type CheckResult, type Violation, checkResult, ms, plural } from './check-result.js';
+import { type CheckResult, type Violation, checkResult, involvedIn, ms, plural } from './check-result.js';
 import { type FenceRecord, type GrantRecord, type HolderOutage, holderLabel } from './run-history.js';
 
 export function checkDeadline(grants: readonly GrantRecord[], fences: readonly FenceRecord[], outages: readonly HolderOutage[] = []): CheckResult {
@@ -61,14 +61,14 @@ function fencedLate(grant: GrantRecord & { readonly endedAtMs: number }, fence: 
   const message =
     `key ${grant.key}: the log expired the hold of ${holderLabel(grant)} at ${ms(grant.endedAtMs)} (revision ${String(grant.endedAtRevision)}), but its library fenced it only at ${ms(fence.atMs)}, ` +
     `${ms(lateMs)} late, while its process was running: the holder could go on acting on a hold the log had already ended (ADR-12)`;
-  return { kind: 'fence-after-expiry', key: grant.key, message, involved: [{ holder: grant.holder, token: String(grant.token) }], atMs: grant.endedAtMs, revisions: revisionsOf(grant) };
+  return { kind: 'fence-after-expiry', key: grant.key, message, involved: [involvedIn(grant)], atMs: grant.endedAtMs, revisions: revisionsOf(grant) };
 }
 
 function neverFenced(grant: GrantRecord & { readonly endedAtMs: number }): Violation {
   const message =
     `key ${grant.key}: the log expired the hold of ${holderLabel(grant)} at ${ms(grant.endedAtMs)} (revision ${String(grant.endedAtRevision)}), but its library never fenced it, ` +
     `though its process was running: the holder was never told to stop (ADR-12)`;
-  return { kind: 'fence-never-called', key: grant.key, message, involved: [{ holder: grant.holder, token: String(grant.token) }], atMs: grant.endedAtMs, revisions: revisionsOf(grant) };
+  return { kind: 'fence-never-called', key: grant.key, message, involved: [involvedIn(grant)], atMs: grant.endedAtMs, revisions: revisionsOf(grant) };
 }
 
 function revisionsOf(grant: GrantRecord): string[] {

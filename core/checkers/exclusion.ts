@@ -2,7 +2,7 @@
 // expiry, force-release, epoch advance) at or before the revision that grants the next one. An end and
 // a grant in one txn share a revision and are a handover, not an overlap. Revisions order the log of
 // one cluster, so grants are compared per (cluster, key).
-import { type CheckResult, type Violation, checkResult, plural } from './check-result.js';
+import { type CheckResult, type Violation, checkResult, involvedIn, plural } from './check-result.js';
 import { type GrantRecord, compareBigints, groupBy, holderLabel } from './run-history.js';
 
 export function checkExclusion(grants: readonly GrantRecord[]): CheckResult {
@@ -40,10 +40,7 @@ function overlap(earlier: GrantRecord, later: GrantRecord): Violation {
     kind: 'overlap',
     key: later.key,
     message,
-    involved: [
-      { holder: earlier.holder, token: String(earlier.token) },
-      { holder: later.holder, token: String(later.token) },
-    ],
+    involved: [involvedIn(earlier), involvedIn(later)],
     atMs: later.grantedAtMs,
     revisions,
   };

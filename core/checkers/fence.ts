@@ -4,7 +4,7 @@
 // takes whatever arrives, so two holders' writes must not interleave: each holder's accepted writes
 // span [first start, last end], and the spans of two tokens must not share a moment (one span ending
 // exactly where the other begins is a handover).
-import { type CheckResult, type Violation, checkResult, plural } from './check-result.js';
+import { type CheckResult, type Violation, checkResult, involvedIn, plural } from './check-result.js';
 import { type ResourceSpec, type ResourceWrite, compareBigints, groupBy, holderLabel } from './run-history.js';
 
 export function checkFence(writes: readonly ResourceWrite[], resources: readonly ResourceSpec[]): CheckResult {
@@ -76,8 +76,4 @@ function spansByToken(writes: readonly ResourceWrite[]): Span[] {
 function shareAMoment(earlier: Span, later: Span): boolean {
   if (later.startMs < earlier.endMs) return true;
   return later.startMs === earlier.endMs && earlier.startMs === later.startMs;
-}
-
-function involvedIn(item: { readonly holder: string; readonly token: bigint }): { holder: string; token: string } {
-  return { holder: item.holder, token: String(item.token) };
 }

@@ -2,7 +2,7 @@
 // knows when each grant was applied, in true time. Revisions belong to one cluster, so the order is
 // checked per cluster; a key that moved between clusters (ADR-09) must also keep increasing, so it is
 // checked per key too. Grants at the same instant have no real-time order between them.
-import { type CheckResult, type Violation, checkResult, plural } from './check-result.js';
+import { type CheckResult, type Violation, checkResult, involvedIn, plural } from './check-result.js';
 import { type GrantRecord, groupBy, holderLabel } from './run-history.js';
 
 type Indexed = { readonly grant: GrantRecord; readonly index: number };
@@ -72,10 +72,7 @@ function violation(kind: 'token-reused' | 'token-not-increasing', earlier: Grant
     kind,
     key: later.key,
     message,
-    involved: [
-      { holder: earlier.holder, token: String(earlier.token) },
-      { holder: later.holder, token: String(later.token) },
-    ],
+    involved: [involvedIn(earlier), involvedIn(later)],
     atMs: later.grantedAtMs,
     revisions: [String(earlier.revision), String(later.revision)],
   };
