@@ -3,6 +3,7 @@
 // same workload from the measured costs. Always stops what it started, also when `signal` aborts (Ctrl-C).
 import { tmpdir } from 'node:os';
 import { type EtcdCluster, startEtcdCluster } from '../src/testing/etcd-cluster.js';
+import { initEtcdLog } from '../src/etcd/index.js';
 import { CpuMeter } from './cpu-meter.js';
 import { type BenchEnvironment, describeDisk, describeMachine, probeCluster } from './environment.js';
 import { FSYNC_BLOCK_BYTES, probeFsync } from './fsync-probe.js';
@@ -50,6 +51,7 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
     if (options.target.kind === 'local') {
       say(`starting a ${options.target.members}-member etcd on loopback (data dirs under ${tmpdir()})`);
       cluster = await startEtcdCluster({ members: options.target.members });
+      await initEtcdLog(cluster.endpoints); // lockstep init: an operator's cluster (--endpoints) is initialised by its operator
     }
     const endpoints = cluster?.endpoints ?? (options.target.kind === 'endpoints' ? options.target.endpoints : []);
     checkAborted(options.signal);

@@ -256,9 +256,10 @@ class Straddle {
 async function moveRanges(world: World, map: MapHolder, arbiters: ReadonlyMap<string, ArbiterNode>, steps: Steps, log: ControllerLog, untilMs: number): Promise<void> {
   const kernel = world.kernel;
   const destination = arbiters.get(NEW_SHARD) as ArbiterNode;
-  // The new shard is up when etcd reports a leader (endpoint health) and its arbiter has an epoch
-  // (bootstrapped on the new cluster), as world.start() waits for the first ones.
+  // The new shard is up when etcd reports a leader (endpoint health), the operator has initialised its log
+  // (lockstep init), and its arbiter has read the epoch, as world.start() waits for the first ones.
   while (kernel.now() < untilMs && world.clusterNamed(NEW_SHARD).leader() === undefined) await kernel.sleep(POLL_MS);
+  await world.initCluster(NEW_SHARD, untilMs);
   while (kernel.now() < untilMs && (await destination.arbiter.status().catch(() => undefined))?.epoch === undefined) await kernel.sleep(POLL_MS);
   log.readyAtMs = kernel.now();
   // The new map places nothing anywhere new yet: every moving unit is pinned to its old shard.

@@ -2,6 +2,7 @@
 // closed loop of acquire (waitMs 0, a fresh key each time) and release per worker, but on a simulated
 // etcd cluster whose disks, links and CPUs carry the costs measured on this machine (calibration.ts).
 // This is the one place bench/ imports sim/ (ARCHITECTURE.md, Layers: "except to compare a prediction").
+import { initLog } from '../../core/arbiter/init-log.js';
 import { Arbiter } from '../../core/arbiter/arbiter.js';
 import type { LockLog } from '../../core/ports/lock-log.js';
 import type { Session } from '../../core/ports/arbiter-api.js';
@@ -59,7 +60,8 @@ export async function predictGrant(options: PredictOptions): Promise<SimPredicti
     const endpoints = leader === undefined ? cluster.members : [leader, ...cluster.members.filter((m) => m !== leader)];
     const log = withClientCpu(createSimLockLog({ kernel, network, client, endpoints }), kernel, new Cpu(client), cal.clientCostMsPerCall);
     const clock = client.clock();
-    const arbiter = new Arbiter({ log, clock, random: client.random('arbiter'), classes: benchClasses(), authorizer: benchGrants(options.concurrency), bootstrapEpoch: true });
+    const arbiter = new Arbiter({ log, clock, random: client.random('arbiter'), classes: benchClasses(), authorizer: benchGrants(options.concurrency) });
+    await driver.wait(initLog(log)); // the operator's first step on the new simulated log
     const sessions: Session[] = [];
     for (let i = 0; i < options.concurrency; i++) {
       sessions.push(await driver.wait(arbiter.openSession({ identity: workerIdentity(i), ttlSeconds: BENCH_CLASS.ttlSeconds })));

@@ -54,7 +54,6 @@ export async function openBenchWorld(endpoints: readonly string[], identities: n
     random: createSeededRandom(seed),
     classes: benchClasses(),
     authorizer: benchGrants(identities),
-    bootstrapEpoch: true,
   });
   const sessions: Session[] = [];
   let stopRenewal = () => {};

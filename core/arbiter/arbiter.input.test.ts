@@ -140,8 +140,8 @@ describe('bad input on real etcd', () => {
     expect(error.message).toContain(`${FENCED.ttlSeconds} s`);
   });
 
-  it('writes nothing on a brand-new log either, not even the epoch record, when the first calls are bad input', async () => {
-    const fresh = await world.startCluster();
+  it('writes nothing on a brand-new log either, not even the epoch record, when the first calls are bad input or read-only (issue 11, H1)', async () => {
+    const fresh = await world.startCluster({ init: false });
     const log = world.openLog(fresh.endpoints);
     const arbiter = world.arbiter({ log });
     const force = { key: world.key('fresh'), requester: 'spiffe://ops/ana', approver: 'spiffe://ops/ben', reason: 'checking token parsing', expectedToken: '007' };
@@ -150,6 +150,19 @@ describe('bad input on real etcd', () => {
     expect((await refusedWithoutWrite(() => arbiter.openSession({ identity: '', ttlSeconds: FENCED.ttlSeconds }), log)).code).toBe('invalid-argument');
     expect((await refusedWithoutWrite(() => arbiter.forceRelease(force), log)).code).toBe('invalid-argument');
     expect((await refusedWithoutWrite(() => arbiter.advanceEpoch({ approvers: ['spiffe://ops/ana', 'spiffe://ops/ana'], reason: 'checking approvals' }), log)).code).toBe('approval-required');
+    // Well-formed requests on a log no operator has initialised are refused too, naming the fix, and write
+    // nothing: no arbiter bootstraps an epoch record (S3), so reads cannot write one either (H1).
+    const uninitialised = [
+      () => arbiter.openSession({ identity: ALICE, ttlSeconds: FENCED.ttlSeconds }),
+      () => arbiter.inspect(force.key),
+      () => arbiter.validate({ identity: ALICE, key: force.key, token: '7' }),
+      () => arbiter.forceRelease({ ...force, expectedToken: '7' }),
+    ];
+    for (const call of uninitialised) {
+      const error = await refusedWithoutWrite(call, log);
+      expect([error.code, error.seal?.kind]).toEqual(['sealed', 'no-epoch-record']);
+      expect(error.message).toContain('lockstep init');
+    }
     expect((await log.range({ key: EPOCH_KEY })).count).toBe(0);
   });
 

@@ -34,7 +34,7 @@ const max = (tokens: readonly FencingToken[]): FencingToken => tokens.reduce((a,
 
 describe('arbiter seal on real etcd', () => {
   it('seals on a cluster-ID mismatch, refuses acquire and keepalive, and serves again with higher tokens after a two-person epoch advance', async () => {
-    const second = await world.startCluster();
+    const second = await world.startCluster({ init: false }); // a replacement cluster: no epoch record
     const secondLog = world.openLog(second.endpoints);
     const switchable = new DelegatingLockLog(world.log());
     const arbiter = world.arbiter({ log: switchable });
@@ -103,7 +103,7 @@ describe('arbiter seal on real etcd', () => {
   });
 
   it('one two-person advance reopens every arbiter replica on the log, not only the one it went through', async () => {
-    const second = await world.startCluster();
+    const second = await world.startCluster({ init: false }); // a replacement cluster: no epoch record
     const secondLog = world.openLog(second.endpoints);
     const switchable = new DelegatingLockLog(world.log());
     const through = world.arbiter({ log: switchable, pollIntervalMs: 50 });

@@ -50,8 +50,6 @@ export interface ArbiterOptions {
   readonly placement?: Placement;
   /** ADR-15: the polling fallback for waiters that miss a notification. */
   readonly pollIntervalMs?: number;
-  /** Create epoch 1 on a log with no epoch record (a brand-new cluster). */
-  readonly bootstrapEpoch?: boolean;
   /** Longest wait a caller may ask for. */
   readonly maxWaitMs?: number;
 }
@@ -80,13 +78,12 @@ export class Arbiter implements ArbiterApi {
   ) {
     this.guard = seams.sealGuard();
     this.gateway = new LogGateway(options.log, this.guard);
-    this.epoch = new EpochState(this.gateway, this.guard, options.bootstrapEpoch ?? false);
+    this.epoch = new EpochState(this.gateway, this.guard);
     this.sessions = new SessionDirectory(this.gateway);
   }
 
   async openSession(request: OpenSessionRequest): Promise<Session> {
-    // Bad input is refused before the log is touched: on a brand-new log the first epoch.get() writes
-    // the epoch record, which a refused request must not do.
+    // Bad input is refused before the log is touched.
     checkIdentity(request.identity);
     checkSessionTtl(request.ttlSeconds);
     await this.reopenIfAdvanced();
@@ -190,7 +187,7 @@ export class Arbiter implements ArbiterApi {
   }
 
   async forceRelease(request: ForceReleaseRequest): Promise<ForceReleaseResponse> {
-    // The epoch is read only after the request has been checked, for the same reason as in openSession.
+    // The epoch is read only after the request has been checked: a refused request reads nothing.
     const response = await forceRelease(this.gateway, this.options.classes, request, async () => (await this.epoch.get()).record.epoch);
     if (response.released) this.queues.get(parseLockKey(request.key).text)?.wake();
     return response;

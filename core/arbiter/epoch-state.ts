@@ -5,8 +5,8 @@ import { LockError } from '../lock-error.js';
 import type { KeyValue } from '../ports/lock-log.js';
 import type { Revision } from '../units.js';
 import type { LogGateway } from './log-gateway.js';
-import { EPOCH_KEY, type EpochRecord, formatEpochRecord, parseEpochRecord } from './records.js';
-import type { SealGuard } from './seal-guard.js';
+import { EPOCH_KEY, type EpochRecord, parseEpochRecord } from './records.js';
+import { type SealGuard, sealedError } from './seal-guard.js';
 
 export interface CurrentEpoch {
   readonly record: EpochRecord;
@@ -21,8 +21,6 @@ export class EpochState {
   constructor(
     private readonly gateway: LogGateway,
     private readonly guard: SealGuard,
-    /** Create epoch 1 on a log that has no epoch record. Off by default: a restored log without one must seal. */
-    private readonly bootstrap: boolean,
   ) {}
 
   get known(): CurrentEpoch | undefined {
@@ -81,26 +79,10 @@ export class EpochState {
       }
       return current;
     }
-    if (!this.bootstrap) {
-      this.guard.seal({ kind: 'no-epoch-record' });
-      this.guard.assertOpen();
-    }
-    const record: EpochRecord = { epoch: 1, clusterId: response.header.clusterId };
-    const created = await this.gateway.txn({
-      compare: [{ key: EPOCH_KEY, target: 'create', op: '=', value: 0n }],
-      success: [{ type: 'put', key: EPOCH_KEY, value: formatEpochRecord(record) }],
-      failure: [{ type: 'range', key: EPOCH_KEY }],
-    });
-    if (created.succeeded) {
-      this.current = { record, modRevision: created.header.revision };
-      this.guard.bindCluster(record.clusterId);
-      return this.current;
-    }
-    // Another arbiter bootstrapped first: use its record.
-    const first = created.responses[0];
-    const existing = first?.type === 'range' ? first.kvs[0] : undefined;
-    if (existing === undefined) throw new LockError('unavailable', 'the epoch record vanished while bootstrapping; retry');
-    return this.adopt(existing);
+    // No record: a brand-new log (an operator initialises it: initLog, `lockstep init`) or a wiped or
+    // replaced one. Never bootstrap here: that gave a wiped cluster epoch 1 again (issue 11, S3).
+    this.guard.seal({ kind: 'no-epoch-record' });
+    throw sealedError(this.guard.sealed ?? { kind: 'no-epoch-record' });
   }
 }
 

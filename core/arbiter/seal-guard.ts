@@ -64,6 +64,9 @@ export class SealGuard {
 }
 
 export function sealedError(reason: SealReason): LockError {
+  if (reason.kind === 'no-epoch-record') {
+    return new LockError('sealed', `${describeSeal(reason)}: a new log must first be initialised by an operator (lockstep init --endpoints ...); a wiped or replaced one serves nothing until two approvers advance the epoch (ADR-03)`, { seal: reason });
+  }
   return new LockError('sealed', `${describeSeal(reason)}; the lock log was restored or replaced, and serves nothing until two approvers advance the epoch (ADR-03)`, { seal: reason });
 }
 

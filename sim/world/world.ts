@@ -14,6 +14,8 @@
 // reach the restored members at the same addresses, their memory intact) or restart with none.
 import type { Authorizer, ClassLookup, Placement } from '../../core/arbiter/policy.js';
 import { Arbiter } from '../../core/arbiter/arbiter.js';
+import { initLog } from '../../core/arbiter/init-log.js';
+import { isLockError } from '../../core/lock-error.js';
 import { LockClient } from '../../core/client/lock-client.js';
 import type { ArbiterApi } from '../../core/ports/arbiter-api.js';
 import type { LockLog } from '../../core/ports/lock-log.js';
@@ -37,6 +39,9 @@ import { type ArbiterRpcMessage, SimArbiterClient, serveArbiter } from '../rpc/a
 import { LogRecorder } from './log-recorder.js';
 import { ReconnectingLog } from './reconnecting-log.js';
 import { ResourceClient, type ResourceMessage, type ResourceOptions, SimResource } from './resource.js';
+
+/** How often a world's operator retries `lockstep init` while its cluster cannot answer yet. */
+const INIT_RETRY_MS = 200;
 
 export interface WorldOptions {
   readonly seed: string;
@@ -209,7 +214,6 @@ export class World {
         random: process.random('arbiter'),
         classes: this.options.classes,
         authorizer: this.options.authorizer,
-        bootstrapEpoch: true,
         ...(placement === undefined ? {} : { placement }),
       }, this.options.seams?.arbiter);
       serveArbiter(this.rpcNetwork, process, node.arbiter, (peer) => this.process(peer));
@@ -311,7 +315,12 @@ export class World {
     const deadlineMs = this.kernel.now() + maxMs;
     const led = await this.kernel.runUntilCondition(() => this.slots.every((slot) => slot.current.cluster.leader() !== undefined), { untilMs: deadlineMs });
     if (led.reason !== 'condition') throw new Error(`world: no etcd leader within ${maxMs} ms of virtual time`);
-    // Then until every arbiter has read (or, on a new cluster, written) the epoch record: the service is up.
+    // The operators initialise every new log (lockstep init): no arbiter writes the epoch record itself.
+    let initialised = 0;
+    const inits = this.slots.map((slot) => this.initCluster(slot.name, deadlineMs).then(() => (initialised += 1)));
+    await this.kernel.runUntilCondition(() => initialised === inits.length, { untilMs: deadlineMs });
+    await Promise.all(inits);
+    // Then until every arbiter has read the epoch record: the service is up.
     for (const node of this.arbiterNodes) {
       let ready = false;
       while (!ready && this.kernel.now() < deadlineMs) {
@@ -320,6 +329,33 @@ export class World {
         await probe;
       }
       if (!ready) throw new Error(`world: ${node.process.name} could not read the epoch within ${maxMs} ms of virtual time`);
+    }
+  }
+
+  /**
+   * The operator's first step on a new log (core/arbiter/init-log.ts, `lockstep init`), from the machine of
+   * the cluster's first arbiter, retried while the cluster cannot answer yet (no leader), until `untilMs`.
+   * Runs inside virtual time: a scenario awaits it for a cluster it adds (start() does it for the first ones).
+   */
+  async initCluster(name: string, untilMs = this.kernel.now() + 30_000): Promise<void> {
+    const node = this.arbiterNodes.find((a) => a.cluster === name);
+    if (node === undefined) throw new Error(`world: cluster ${name} has no arbiter to run lockstep init from`);
+    const log = createSimLockLog({ kernel: this.kernel, network: this.clusterNetwork, client: node.process, endpoints: this.clusterNamed(name).members });
+    try {
+      for (let attempt = 0; ; attempt += 1) {
+        try {
+          // A retried init whose first try committed unseen (a timeout) finds its own record: done.
+          if (attempt > 0 && (await log.range({ key: EPOCH_KEY })).kvs.length > 0) return;
+          await initLog(log);
+          return;
+        } catch (error) {
+          // Refused (the log is not new): a retry does not mend that.
+          if (isLockError(error, 'invalid-argument') || this.kernel.now() >= untilMs) throw error;
+          await this.kernel.sleep(INIT_RETRY_MS);
+        }
+      }
+    } finally {
+      await log.close();
     }
   }
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { runContention } from '../demo/contention.js';
+import { initEtcdLog } from '../etcd/index.js';
 import { startEtcdCluster } from '../testing/etcd-cluster.js';
 import { runClassCheck } from './class-check.js';
 
@@ -53,6 +54,7 @@ async function runDemo(options: DemoOptions, io: CliIo): Promise<number> {
   const cluster = await startEtcdCluster({ members });
   let report;
   try {
+    await initEtcdLog(cluster.endpoints); // the operator's `lockstep init`, on the demo's own throwaway cluster
     report = await runContention({ endpoints: cluster.endpoints, classFile: DEMO_CLASS, key: 'payments/invoice-demo', processes, holdMs: 300, waitSeconds: 60 });
   } finally {
     await cluster.stop();

@@ -58,7 +58,7 @@ async function runLock(keyText: string, command: string[], options: LockOptions,
   if (typeof setup === 'number') return setup;
   const log = createEtcdLockLog({ endpoints: setup.endpoints });
   const clock = createRealClock();
-  const arbiter = new Arbiter({ log, clock, random: createCryptoRandom(), classes: setup.classes, authorizer: setup.grants, bootstrapEpoch: true });
+  const arbiter = new Arbiter({ log, clock, random: createCryptoRandom(), classes: setup.classes, authorizer: setup.grants });
   const client = new LockClient({ arbiter, clock, identity: options.identity });
   try {
     return await runLockedCommand({

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EtcdCluster, startEtcdCluster } from '../testing/etcd-cluster.js';
+import { initEtcdLog } from '../etcd/index.js';
 import { analyseJournal, runContention } from './contention.js';
 
 describe('journal analysis', () => {
@@ -18,6 +19,7 @@ describe('four lockstep lock processes on a real 3-member etcd', () => {
   let cluster: EtcdCluster;
   beforeAll(async () => {
     cluster = await startEtcdCluster({ members: 3 });
+    await initEtcdLog(cluster.endpoints); // lockstep init: `lock` refuses a log without an epoch record
   });
   afterAll(async () => {
     await cluster?.stop();

@@ -1,2 +1,3 @@
 // The real-etcd side of the LockLog port (ARCHITECTURE.md, Layers: src/ wires real parts together).
 export { createEtcdLockLog, DEFAULT_REQUEST_TIMEOUT_MS, type EtcdLockLogOptions } from './etcd-lock-log.js';
+export { initEtcdLog } from './init-cluster.js';

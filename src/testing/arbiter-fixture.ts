@@ -4,6 +4,7 @@
 // check what the arbiter wrote). Nothing here decides an expected outcome; the tests do.
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { Arbiter, type ArbiterOptions } from '../../core/arbiter/arbiter.js';
+import { initLog } from '../../core/arbiter/init-log.js';
 import { PrefixGrants, namespaceGrant } from '../../core/authz/index.js';
 import { ClassRegistry, type LockClass } from '../../core/classes/index.js';
 import { LockError } from '../../core/lock-error.js';
@@ -65,7 +66,6 @@ export function fixtureArbiter(log: LockLog, overrides: Partial<ArbiterOptions> 
     random: createSeededRandom(`arbiter-fixture-${arbiterCount}`),
     classes: fixtureClasses(),
     authorizer: fixtureGrants(),
-    bootstrapEpoch: true,
     ...overrides,
   });
 }
@@ -93,8 +93,8 @@ export interface ArbiterWorld {
   arbiter(overrides?: Partial<ArbiterOptions>): Arbiter;
   /** A LockLog on `endpoints`, closed after the file. */
   openLog(endpoints: readonly string[]): LockLog;
-  /** Another throwaway 1-member cluster, stopped after the file. */
-  startCluster(): Promise<EtcdCluster>;
+  /** Another throwaway 1-member cluster, stopped after the file; initialised (initLog) unless `init` is false. */
+  startCluster(options?: { readonly init?: boolean }): Promise<EtcdCluster>;
   /** A key under NAMESPACE (or `namespace`) that no other test of this file uses (each file has its own cluster). */
   key(label: string, namespace?: string): string;
   /** Opens a session, closed again after the test so its lease cannot expire (a write) during a later one. */
@@ -120,6 +120,7 @@ export function useArbiterWorld(): ArbiterWorld {
     clusters.push(cluster);
     log = createEtcdLockLog({ endpoints: cluster.endpoints });
     logs.push(log);
+    await initLog(log); // the operator's step (lockstep init): no arbiter writes the epoch record itself
   });
   afterEach(async () => {
     const open = sessions;
@@ -149,9 +150,10 @@ export function useArbiterWorld(): ArbiterWorld {
       logs.push(opened);
       return opened;
     },
-    async startCluster() {
+    async startCluster({ init = true } = {}) {
       const started = await startEtcdCluster({ members: 1 });
       clusters.push(started);
+      if (init) await initLog(world.openLog(started.endpoints));
       return started;
     },
     key(label, namespace = NAMESPACE) {
