@@ -7,9 +7,9 @@ import tseslint from 'typescript-eslint';
 const nondeterministicGlobals = [
   'Date', 'setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval',
   'clearImmediate', 'performance', 'process', 'crypto', 'queueMicrotask',
-].map((name) => ({ name, message: `${name} is not deterministic: take it through a port (Clock, Random) wired in src/ (ARCHITECTURE.md, Determinism rule).` }));
+].map((name) => ({ name, message: `${name} is not deterministic: take it through a port (Clock, Random) wired in src/ (docs/architecture.md, Determinism rule).` }));
 
-const noMathRandom = [{ object: 'Math', property: 'random', message: 'Math.random is not seeded: use the Random port (ARCHITECTURE.md, Determinism rule).' }];
+const noMathRandom = [{ object: 'Math', property: 'random', message: 'Math.random is not seeded: use the Random port (docs/architecture.md, Determinism rule).' }];
 // ECMAScript leaves these implementation-approximated: engines round them differently, so a seed would
 // give another trace in a browser than in node (sim/kernel/portable-math.ts has ln and exp).
 const engineApproximatedMath = ['log', 'exp', 'pow', 'log1p', 'expm1', 'log2', 'log10', 'cbrt', 'hypot', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'atan2', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh']
@@ -46,7 +46,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', layer(
         ['**/sim/**', '**/src/**', '**/viz/**', '**/bench/**', '**/scenarios/**', 'etcd3', 'seedrandom', 'commander', 'tsx', 'vitest'],
-        'core/ imports only core/ and pure packages (ARCHITECTURE.md, Layers).',
+        'core/ imports only core/ and pure packages (docs/architecture.md, Layers).',
       )],
     },
   },
@@ -56,7 +56,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', layer(
         ['**/src/**', '**/viz/**', '**/bench/**', '**/scenarios/**', 'etcd3', 'commander', 'tsx'],
-        'sim/ imports only core/ (ARCHITECTURE.md, Layers).',
+        'sim/ imports only core/ (docs/architecture.md, Layers).',
       )],
     },
   },
@@ -64,7 +64,7 @@ export default tseslint.config(
     files: ['scenarios/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/src/**', '**/viz/**', '**/bench/**', 'etcd3'], message: 'scenarios/ imports core/ and sim/ only (ARCHITECTURE.md, Layers).' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/src/**', '**/viz/**', '**/bench/**', 'etcd3'], message: 'scenarios/ imports core/ and sim/ only (docs/architecture.md, Layers).' }] }],
     },
   },
   {
@@ -73,7 +73,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', layer(
         ['**/sim/**', '**/src/**', '**/bench/**', '**/scenarios/**', 'etcd3', 'commander', 'tsx', 'vitest'],
-        'viz/ reads data (run artifacts, planner results) and imports only core/ types and its own modules (ARCHITECTURE.md, Layers).',
+        'viz/ reads data (run artifacts, planner results) and imports only core/ types and its own modules (docs/architecture.md, Layers).',
       )],
     },
   },
