@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NOT_VERIFIED_NOTICE } from '../../viz/report/report-notice.js';
 import { ATTR } from '../../viz/timeline/dom-contract.js';
 import { toJson } from '../../scenarios/history.js';
 import { pauseTest } from '../../scenarios/pause-test.js';
@@ -138,7 +139,7 @@ describe('lockstep run --html: the offline report', () => {
     expect(await row.getAttribute(ATTR.check)).toBe('fence');
     expect(await row.getAttribute(ATTR.ok)).toBe('false');
     expect(await row.innerText()).toMatch(/two holders at once/);
-    expect(await page.locator('.lst-notice').allInnerTexts()).toEqual([expect.stringMatching(/^Failing checks: fence\. The view is zoomed to the first violation/)]);
+    expect(await page.locator('.lst-notice').allInnerTexts()).toEqual([NOT_VERIFIED_NOTICE, expect.stringMatching(/^Failing checks: fence\. The view is zoomed to the first violation/)]);
     const marks = page.locator(`[${ATTR.kind}][${ATTR.violation}]`);
     expect(await marks.count()).toBeGreaterThanOrEqual(2);
     const kinds = new Set(await marks.evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-kind'))));
