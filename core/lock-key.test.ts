@@ -42,6 +42,17 @@ describe('lock keys', () => {
     expect(refusal(text)).toMatch(why);
   });
 
+  it('refuses a look-alike key, naming the code point, with the key escaped in the message (issue 18)', () => {
+    const message = refusal('orders/\u202Eabc');
+    expect(message).toBe('invalid-argument: key "orders/\\u202eabc": U+202E RIGHT-TO-LEFT OVERRIDE at position 7 is a bidirectional control: it reorders how a terminal or a page shows the rest of the key; remove it');
+    expect(message).not.toContain('\u202E');
+    for (const [text, named] of [['payments/ledger\u200B-1', 'U+200B ZERO WIDTH SPACE'], ['payments/a\u2028b', 'U+2028 LINE SEPARATOR'], ['payments/\u{E0041}', 'U+E0041 TAG LATIN CAPITAL LETTER A'], ['payments/x\uDBFF', 'U+DBFF'], ['payments/cafe\u0301', 'U+0065 U+0301 is U+00E9 in NFC']] as const) {
+      expect(refusal(text)).toContain(named);
+    }
+    // Its negative control: the same keys without the refused code points are keys.
+    for (const text of ['orders/abc', 'payments/ledger-1', 'payments/caf\u00E9']) expect(parseLockKey(text).text).toBe(text);
+  });
+
   it('refuses a key that is not a string', () => {
     expect(refusal(42)).toMatch(/empty/);
   });

@@ -1,12 +1,10 @@
 // Lock keys: `namespace/path`. Checked before anything else touches them, so bad input gets a typed
 // error and writes nothing; held under `/l/` in the log (ARCHITECTURE.md, "Keys").
+import { keyCharacterProblem, showKeyText } from './key-characters.js';
 import { LockError } from './lock-error.js';
 
 export const MAX_KEY_LENGTH = 256;
 const NAMESPACE = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-// C0 controls, DEL and C1 controls: invisible in logs and terminals, so never part of a key.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 export const HOLDER_PREFIX = '/l/';
 export const WAITER_PREFIX = '/q/';
@@ -19,16 +17,17 @@ export interface LockKey {
 }
 
 export function parseLockKey(text: unknown): LockKey {
-  const shown = JSON.stringify(String(text).slice(0, 60));
+  // Quoted with every code point a key may not contain escaped: the message must not be reordered by the key it refuses.
+  const shown = showKeyText(String(text).slice(0, 60));
   if (typeof text !== 'string' || text.length === 0) {
     throw new LockError('invalid-argument', 'key is empty; give a key as namespace/path, e.g. payments/invoice-42');
   }
   if (text.length > MAX_KEY_LENGTH) {
     throw new LockError('invalid-argument', `key ${shown}... is ${text.length} characters, over the limit of ${MAX_KEY_LENGTH}; lock a shorter name (a hash of a long id, say)`);
   }
-  if (CONTROL.test(text)) {
-    throw new LockError('invalid-argument', `key ${shown} contains a control character; keys must be printable`);
-  }
+  // Controls, bidi controls, invisible characters, separators, tags, lone surrogates, non-NFC (key-characters.ts).
+  const problem = keyCharacterProblem(text);
+  if (problem !== undefined) throw new LockError('invalid-argument', `key ${shown}: ${problem.message}; ${problem.fix}`);
   const slash = text.indexOf('/');
   if (slash <= 0 || slash === text.length - 1) {
     throw new LockError('invalid-argument', `key ${shown} is not namespace/path; give both parts, e.g. payments/invoice-42`);

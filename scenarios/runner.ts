@@ -3,6 +3,7 @@
 // exact command that replays it. The artifact is plain JSON (bigints as decimal strings).
 import { type CheckResult, checkRun } from '../core/checkers/index.js';
 import type { Fault } from './faults.js';
+import { replayFileCommand, runCommand } from './replay-command.js';
 import { type Expectation, type Scenario, variantOf } from './scenario.js';
 import { type RunTimeline, TimelineCapture } from './timeline-capture.js';
 
@@ -69,7 +70,6 @@ export async function runScenario(scenario: Scenario, variantName: string | unde
     violations: clusterViolations,
   });
   const ok = checks.every((c) => c.ok);
-  const variantFlag = variant === scenario.variants[0] ? '' : ` --variant ${variant.name}`;
   return {
     format: ARTIFACT_FORMAT,
     scenario: scenario.name,
@@ -86,7 +86,7 @@ export async function runScenario(scenario: Scenario, variantName: string | unde
     metrics: outcome.metrics,
     traceHash: outcome.world.kernel.trace.hash(),
     simulatedMs: outcome.world.kernel.now(),
-    replay: options.artifactPath !== undefined ? `lockstep replay ${options.artifactPath}` : `lockstep run ${scenario.name}${variantFlag} --seed ${seed}`,
+    replay: options.artifactPath !== undefined ? replayFileCommand(options.artifactPath) : runCommand(scenario.name, variant === scenario.variants[0] ? undefined : variant.name, seed),
     ...(capture === undefined ? {} : { timeline: capture.result(outcome.world) }),
   };
 }

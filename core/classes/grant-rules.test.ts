@@ -47,3 +47,14 @@ describe('prefixNamespace', () => {
     expect(prefixNamespace('pay ments/')).toBeUndefined();
   });
 });
+
+describe('LockGrant prefixes and look-alike keys (issue 18)', () => {
+  it('refuses a prefix with a code point no key may contain, by the same rule as keys (core/key-characters.ts)', () => {
+    const result = checkFixture([lockGrantDocument({ identity: 'x', prefixes: ['payments/ok/', 'payments/\u202Eregdel/'] })]);
+    expect(result.problems).toEqual([
+      expect.objectContaining({ field: 'spec.prefixes.1', message: expect.stringContaining('is "payments/\\u202eregdel/": U+202E RIGHT-TO-LEFT OVERRIDE at position 9 is a bidirectional control'), fix: 'remove it from the prefix' }),
+    ]);
+    expect(result.problems[0]?.message).not.toContain('\u202E');
+    expect(checkFixture([lockGrantDocument({ identity: 'x', prefixes: ['payments/regdel/'] })]).problems).toEqual([]);
+  });
+});

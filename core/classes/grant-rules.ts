@@ -1,6 +1,7 @@
 // ADR-19, ADR-24: the rules for LockGrant documents. A prefix is a plain string prefix of keys
 // (`namespace/path`), as etcd's own RBAC treats key prefixes, so every prefix must begin with its whole
 // namespace segment and the "/": otherwise `pay` would cover `payments/` and `payroll/` alike.
+import { keyCharacterProblem, showKeyText } from '../key-characters.js';
 import { DNS_LABEL, type FieldProblem, describe } from './fields.js';
 import type { LockGrant } from './model.js';
 import type { LockGrantDraft } from './read-document.js';
@@ -21,6 +22,12 @@ export function grantRuleProblems(draft: LockGrantDraft): FieldProblem[] {
 }
 
 function prefixProblems(prefix: unknown, field: string, draft: LockGrantDraft): FieldProblem[] {
+  // A prefix is the start of a key: the same code points are refused in both (key-characters.ts, issue 18),
+  // checked first so no message below quotes a bidi control raw.
+  const character = typeof prefix === 'string' ? keyCharacterProblem(prefix) : undefined;
+  if (character !== undefined) {
+    return [{ field, message: `is ${showKeyText(String(prefix))}: ${character.message}, and no lock key may contain it`, fix: `${character.fix} from the prefix` }];
+  }
   const namespace = typeof prefix === 'string' ? prefixNamespace(prefix) : undefined;
   if (typeof prefix !== 'string' || namespace === undefined) {
     return [{

@@ -6,11 +6,15 @@ import { toJson } from '../../scenarios/history.js';
 import { SCENARIOS, scenarioNamed } from '../../scenarios/registry.js';
 import { MUTANTS } from '../../scenarios/mutants.js';
 import { ARTIFACT_FORMAT, type RunArtifact, runScenario } from '../../scenarios/runner.js';
+import { compareReplay, recordSentence, runSentence } from '../../scenarios/replay-comparison.js';
 import type { Fault } from '../../scenarios/faults.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { writeReport } from '../report/write-report.js';
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
+
+/** `lockstep replay`: the artifact's recorded verdict or checks are not what replaying it gives (issue 18). */
+export const REPLAY_RECORD_DIFFERS = 3;
 
 interface RunOptions {
   variant?: string;
@@ -50,9 +54,9 @@ export function registerScenarioCommands(program: Command, io: CliIo, setExitCod
     });
   program
     .command('replay')
-    .description('Run a saved artifact again (same scenario, variant, seed and fault schedule) and compare trace hashes. Exit 0 same hash and verdict, 1 otherwise, 2 bad input.')
+    .description(`Run a saved artifact again (same scenario, variant, seed and fault schedule), print the replay's own checks, and compare it with the artifact: its trace hash, and its recorded verdict and checks. Exit 0 reproduced (same trace hash, and the artifact's verdict and checks are the replay's), 1 the trace hash differs, ${REPLAY_RECORD_DIFFERS} the artifact's recorded verdict or checks differ from the replay's (an edited artifact: "this artifact says ok; replaying it gives VIOLATION: fence"), 2 bad input.`)
     .argument('<artifact>', 'a run artifact written by lockstep run --out or lockstep explore')
-    .option('--json', 'print the result as JSON on the last line')
+    .option('--json', "print the replay's result as JSON on the last line, with savedTraceHash, sameTraceHash, agreement (same-trace|same-history|different), recordMatches, recordedVerdict and checkDifferences")
     .action(async (file: string, options: { json?: boolean }) => {
       setExitCode(await replay(file, options, io));
     });
@@ -166,12 +170,16 @@ async function replay(file: string, options: { json?: boolean }, io: CliIo): Pro
     io.err(`lockstep replay: ${file}: ${error.message}`);
     return ExitCode.badInput;
   }
-  const sameHash = again.traceHash === saved.traceHash;
-  const sameVerdict = again.ok === saved.ok;
-  if (options.json === true) io.out(toJson({ ...summary(again), savedTraceHash: saved.traceHash, sameTraceHash: sameHash, sameVerdict }));
-  else {
+  // One comparison for the CLI and the web workbench (scenarios/replay-comparison.ts): the checks shown
+  // are the replay's; the artifact's own are only compared with them.
+  const comparison = compareReplay(saved, again);
+  if (options.json === true) {
+    io.out(toJson({ ...summary(again), savedTraceHash: comparison.recordedTraceHash, sameTraceHash: comparison.run === 'same-trace', sameVerdict: saved.ok === again.ok, agreement: comparison.run, recordMatches: comparison.recordMatches, recordedVerdict: comparison.recordedVerdict, checkDifferences: comparison.checkDifferences }));
+  } else {
     printRun(again, io);
-    io.out(sameHash ? `replay: same trace hash ${again.traceHash}` : `replay: trace hash ${again.traceHash} differs from the saved ${saved.traceHash}`);
+    io.out(`replay: ${runSentence(comparison)}`);
+    io.out(`replay: ${comparison.recordMatches ? '' : 'RECORD DIFFERS: '}${recordSentence(comparison)}${comparison.recordMatches ? '' : "; the checks above are the replay's"}`);
   }
-  return sameHash && sameVerdict ? ExitCode.ok : ExitCode.failed;
+  if (!comparison.recordMatches) return REPLAY_RECORD_DIFFERS;
+  return comparison.run === 'same-trace' ? ExitCode.ok : ExitCode.failed;
 }

@@ -27,7 +27,7 @@ describe('lockstep web', () => {
     const { code, out } = await runCli('web', '--help');
     expect(code).toBe(0);
     const help = out.join('\n');
-    for (const option of ['--port', '--host', '--rebuild', '--json']) expect(help).toContain(option);
+    for (const option of ['--port', '--host', '--rebuild', '--json', '--allow-origin']) expect(help).toContain(option);
   });
 
   it('serves an up-to-date build without rebuilding, prints {url} with --json, and stops when closed', async () => {
@@ -60,5 +60,29 @@ describe('lockstep web', () => {
     } finally {
       blocker.close();
     }
+  });
+
+  it("sends the workbench's CSP, frame-ancestors 'none' included, on every response; --allow-origin adds to connect-src (issue 18)", async () => {
+    const io = capture();
+    const server = await startWorkbench({ port: '0', host: '127.0.0.1', outDir: await freshBuild(), allowOrigin: ['https://artifacts.example.org/'] }, io);
+    if (typeof server === 'number') throw new Error(`exit ${server}: ${io.err_.join('\n')}`);
+    try {
+      for (const path of ['', 'no-such-file.js']) {
+        const response = await fetch(new URL(path, server.url));
+        const csp = response.headers.get('content-security-policy') ?? '';
+        expect(csp).toContain("frame-ancestors 'none'");
+        expect(csp).toContain("connect-src 'self' data: https://artifacts.example.org;");
+        expect(csp).not.toContain('unsafe-inline');
+        expect(response.headers.get('x-frame-options')).toBe('DENY');
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses an --allow-origin that is not an origin with exit 2, before building or listening', async () => {
+    const io = capture();
+    expect(await startWorkbench({ port: '0', host: '127.0.0.1', outDir: await freshBuild(), allowOrigin: ['https://artifacts.example.org/runs/'] }, io)).toBe(2);
+    expect(io.err_.join('\n')).toMatch(/lockstep web: --allow-origin "https:\/\/artifacts\.example\.org\/runs\/" must be an http\(s\) origin/);
   });
 });

@@ -1,11 +1,13 @@
 // `lockstep web`: serves the web workbench (issue 7) on this machine. Builds dist/web with vite's API
 // first when it is missing or older than its sources (or with --rebuild), then serves it over node:http
 // until Ctrl-C. Binds 127.0.0.1 unless told otherwise: the simulator runs in the visitor's browser, but
-// the page is a workbench for the person at this machine, not a service.
+// the page is a workbench for the person at this machine, not a service. Every response carries the
+// workbench's Content-Security-Policy (src/web-server/workbench-csp.ts).
 import { relative } from 'node:path';
 import type { Command } from 'commander';
 import { buildWorkbench, DEFAULT_OUT_DIR, REPO_DIR, staleReason } from '../web-server/build-workbench.js';
 import { startStaticServer, type StaticServer } from '../web-server/static-server.js';
+import { parseAllowedOrigin, workbenchHeaders } from '../web-server/workbench-csp.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 
 export const DEFAULT_WEB_PORT = 4178;
@@ -15,6 +17,8 @@ export interface WebOptions {
   host: string;
   rebuild?: boolean;
   json?: boolean;
+  /** Origins besides the workbench's own that a ?run= link may fetch from, once the reader agrees (the CSP's connect-src). */
+  allowOrigin?: string[];
   /** Where the build lives; tests use a temporary directory. */
   outDir?: string;
 }
@@ -27,6 +31,7 @@ export function registerWebCommand(program: Command, io: CliIo, setExitCode: (co
     .option('--host <H>', 'address to bind (0.0.0.0 shares the workbench with your network)', '127.0.0.1')
     .option('--rebuild', 'build dist/web even when it looks up to date')
     .option('--json', 'print {"url": ...} as JSON once serving')
+    .option('--allow-origin <origin>', "an origin (https://host[:port]) a ?run= link may fetch an artifact from, after the reader agrees on the page; repeatable. Default: the workbench's own origin only (its Content-Security-Policy's connect-src)", (value: string, previous: string[]) => [...previous, value], [] as string[])
     .action(async (options: WebOptions) => {
       const started = await startWorkbench(options, io);
       if (typeof started === 'number') {
@@ -60,6 +65,15 @@ export async function startWorkbench(options: WebOptions, io: CliIo): Promise<St
     io.err(`lockstep web: --port ${JSON.stringify(options.port)} must be a whole number from 0 to 65535 (0 picks a free port)`);
     return ExitCode.badInput;
   }
+  const allowed: string[] = [];
+  for (const text of options.allowOrigin ?? []) {
+    const parsed = parseAllowedOrigin(text);
+    if ('problem' in parsed) {
+      io.err(`lockstep web: ${parsed.problem}`);
+      return ExitCode.badInput;
+    }
+    allowed.push(parsed.origin);
+  }
   const outDir = options.outDir ?? DEFAULT_OUT_DIR;
   const shown = relative(REPO_DIR, outDir).startsWith('..') ? outDir : relative(REPO_DIR, outDir);
   const reason = options.rebuild === true ? '--rebuild' : await staleReason(outDir);
@@ -76,7 +90,8 @@ export async function startWorkbench(options: WebOptions, io: CliIo): Promise<St
   }
   let server: StaticServer;
   try {
-    server = await startStaticServer({ root: outDir, host: options.host, port });
+    // Served with a CSP and frame-ancestors 'none' (issue 18, workbench-csp.ts).
+    server = await startStaticServer({ root: outDir, host: options.host, port, headers: workbenchHeaders(allowed) });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') io.err(`lockstep web: --port ${port} is in use on ${options.host}; choose another port, or --port 0 to pick a free one`);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ROOT_ELEMENT_ID, RUN_ELEMENT_ID } from '../../viz/report/page-ids.js';
-import { EXTERNAL_REFERENCE, REPORT_CSP, embedJson, embedScript, reportHtml } from './html.js';
+import { TIMELINE_CSS } from '../../viz/timeline/timeline-css.js';
+import { cspHashSource } from '../csp-hash.js';
+import { EXTERNAL_REFERENCE, PAGE_CSS, embedJson, embedScript, reportCsp, reportHtml } from './html.js';
 
 /** What a browser's HTML parser takes as the text of the first <script> with this opening tag: up to the first `</script`. */
 function scriptText(html: string, openingTag: string): string {
@@ -32,9 +34,23 @@ describe('report HTML', () => {
   it('escapes the title, has the mount point, and forbids every fetch by its Content-Security-Policy', () => {
     expect(html).toContain('<title>run &lt;pause-test&gt; &amp; co</title>');
     expect(html).toContain(`<main id="${ROOT_ELEMENT_ID}"></main>`);
-    expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="${REPORT_CSP}">`);
-    expect(REPORT_CSP).toMatch(/default-src 'none'/);
+    const csp = reportCsp(embedScript('window.viewer = "</script><!--";'));
+    expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="${csp}">`);
+    expect(csp).toMatch(/default-src 'none'/);
     expect(html).not.toMatch(EXTERNAL_REFERENCE);
+  });
+
+  it("allows the page's script and styles by hash, never 'unsafe-inline' (issue 18)", () => {
+    const csp = /content="([^"]*)"/.exec(html)?.[1] ?? '';
+    expect(csp).not.toContain('unsafe-inline');
+    // The hash is of the script as written into the page (escaped), which is what the browser hashes.
+    const script = scriptText(html, '<script>');
+    expect(csp).toContain(`script-src ${cspHashSource(script)};`);
+    expect(csp).toContain(`style-src ${cspHashSource(PAGE_CSS)} ${cspHashSource(TIMELINE_CSS)};`);
+    expect(html).toContain(`<style>${PAGE_CSS}</style>`);
+    expect(html).not.toMatch(/\sstyle=/);
+    // Its negative control: another script's hash is not in the policy.
+    expect(csp).not.toContain(cspHashSource(`${script};alert(1)`));
   });
 
   it('escapes only what must be: embedJson keeps JSON meaning', () => {

@@ -2,10 +2,31 @@
 // view, for attaching to an incident ticket"): the viewer's script inline, the run embedded as JSON, a
 // Content-Security-Policy that forbids every fetch, so the file opens from file:// offline and stays
 // inert if a ticket system serves it. The viewer injects its own styles (viz/timeline/styles.ts).
+//
+// The policy allows the page's one script and its styles by hash, not 'unsafe-inline' (issue 18): a
+// script that got into the page some other way (an escaping bug, an edited file) does not run, so it
+// cannot read the run and navigate away with it.
 import { ROOT_ELEMENT_ID, RUN_ELEMENT_ID } from '../../viz/report/page-ids.js';
+import { TIMELINE_CSS } from '../../viz/timeline/timeline-css.js';
+import { cspHashSource } from '../csp-hash.js';
 
-/** No network: scripts and styles only inline, images only data: URLs, nothing to connect to. */
-export const REPORT_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+/** The page's own style, as a <style> element (a style attribute would need 'unsafe-hashes'). */
+export const PAGE_CSS = 'body{margin:16px;background:#fff}';
+
+/**
+ * No network: the one inline script (the viewer) by its hash; the page's style and the timeline's injected
+ * stylesheet by theirs; images only data: URLs; nothing to connect to.
+ */
+export function reportCsp(inlineScript: string): string {
+  return [
+    "default-src 'none'",
+    `script-src ${cspHashSource(inlineScript)}`,
+    `style-src ${cspHashSource(PAGE_CSS)} ${cspHashSource(TIMELINE_CSS)}`,
+    'img-src data:',
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+}
 
 /**
  * What would make the page fetch something: a src/href/action attribute or a CSS url() with a scheme or
@@ -23,19 +44,22 @@ export interface ReportPage {
 }
 
 export function reportHtml(page: ReportPage): string {
+  // The hash is of the script's text as written into the page, after escaping.
+  const script = embedScript(page.viewerJs);
   return [
     '<!doctype html>',
     '<html lang="en">',
     '<head>',
     '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${escapeAttribute(REPORT_CSP)}">`,
+    `<meta http-equiv="Content-Security-Policy" content="${escapeAttribute(reportCsp(script))}">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeText(page.title)}</title>`,
+    `<style>${PAGE_CSS}</style>`,
     '</head>',
-    '<body style="margin:16px;background:#fff">',
+    '<body>',
     `<main id="${ROOT_ELEMENT_ID}"></main>`,
     `<script type="application/json" id="${RUN_ELEMENT_ID}">${embedJson(page.artifactJson)}</script>`,
-    `<script>${embedScript(page.viewerJs)}</script>`,
+    `<script>${script}</script>`,
     '</body>',
     '</html>',
     '',

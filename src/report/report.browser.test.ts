@@ -1,5 +1,6 @@
 // The offline report in a real browser (issue 7): `lockstep run pause-test --html` written to a temp
-// directory, opened from file:// with every other request aborted and counted. Screenshots go to
+// directory, opened from file:// with every other request aborted and counted, under the page's own
+// Content-Security-Policy, which allows its script and styles by hash (issue 18). Screenshots go to
 // test-artifacts/ (git-ignored).
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,6 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NOT_VERIFIED_NOTICE } from '../../viz/report/report-notice.js';
 import { ATTR } from '../../viz/timeline/dom-contract.js';
 import { toJson } from '../../scenarios/history.js';
 import { pauseTest } from '../../scenarios/pause-test.js';
@@ -25,6 +27,13 @@ interface Opened {
   readonly errors: string[];
 }
 
+/** Each securitypolicyviolation's directive, in window.cspViolations. */
+const RECORD_CSP_VIOLATIONS = "window.cspViolations = []; document.addEventListener('securitypolicyviolation', (event) => window.cspViolations.push(event.violatedDirective));";
+/** Appends an inline script; true when it ran. */
+const INJECT_INLINE_SCRIPT = "(async () => { const s = document.createElement('script'); s.textContent = 'window.injectedRan = true;'; document.body.append(s); await new Promise((done) => setTimeout(done, 0)); return window.injectedRan === true; })()";
+/** The chart's border, which only the timeline's stylesheet gives it. */
+const CHART_BORDER_STYLE = "getComputedStyle(document.querySelector('.lst-chart')).borderTopStyle";
+
 interface SavedRun {
   readonly history: { grants: { holder: string; grantedAtMs: number }[]; writes: { holder: string; atMs: number; accepted: boolean }[] };
 }
@@ -41,11 +50,13 @@ describe('lockstep run --html: the offline report', () => {
     await browser?.close();
   });
 
-  async function open(file: string): Promise<Opened> {
+  async function open(file: string, options: { readonly untilDrawn?: boolean } = {}): Promise<Opened> {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const network: string[] = [];
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
+    // As text: this file compiles without DOM types (the page's code runs in the browser).
+    await page.addInitScript(RECORD_CSP_VIOLATIONS);
     await page.route('**/*', async (route) => {
       const url = route.request().url();
       if (url === pathToFileURL(file).href) return route.continue();
@@ -53,9 +64,11 @@ describe('lockstep run --html: the offline report', () => {
       return route.abort();
     });
     await page.goto(pathToFileURL(file).href);
-    await page.waitForSelector(`[${ATTR.lane}]`);
+    if (options.untilDrawn !== false) await page.waitForSelector(`[${ATTR.lane}]`);
     return { page, network, errors };
   }
+
+  const cspViolations = (page: Page): Promise<string[]> => page.evaluate<string[]>('window.cspViolations');
 
   it('renders pause-test offline: lanes, the fence rejecting the paused holder, every check ok; keys and clicks show details', async () => {
     const html = join(dir, 'r.html');
@@ -95,6 +108,12 @@ describe('lockstep run --html: the offline report', () => {
     expect(details).toMatch(/fence rejection/);
     expect(details).toMatch(/accepted\s+false/);
     await page.screenshot({ path: join(SCREENSHOTS, 'report-pause-test.png'), fullPage: true });
+    // The viewer and the timeline's stylesheet ran under a CSP that allows them by hash alone (issue 18).
+    const csp = (await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content')) ?? '';
+    expect(csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/]+=*';/);
+    expect(csp).not.toContain('unsafe-inline');
+    expect(await page.evaluate<string>(CHART_BORDER_STYLE)).toBe('solid');
+    expect(await cspViolations(page)).toEqual([]);
     // A narrower window draws the chart again to fit, keeping the selection.
     const widthOf = (): Promise<number> => page.locator('.lst-chart svg').evaluate((svg) => Number(svg.getAttribute('width')));
     const wide = await widthOf();
@@ -120,7 +139,7 @@ describe('lockstep run --html: the offline report', () => {
     expect(await row.getAttribute(ATTR.check)).toBe('fence');
     expect(await row.getAttribute(ATTR.ok)).toBe('false');
     expect(await row.innerText()).toMatch(/two holders at once/);
-    expect(await page.locator('.lst-notice').allInnerTexts()).toEqual([expect.stringMatching(/^Failing checks: fence\. The view is zoomed to the first violation/)]);
+    expect(await page.locator('.lst-notice').allInnerTexts()).toEqual([NOT_VERIFIED_NOTICE, expect.stringMatching(/^Failing checks: fence\. The view is zoomed to the first violation/)]);
     const marks = page.locator(`[${ATTR.kind}][${ATTR.violation}]`);
     expect(await marks.count()).toBeGreaterThanOrEqual(2);
     const kinds = new Set(await marks.evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-kind'))));
@@ -163,5 +182,24 @@ describe('lockstep run --html: the offline report', () => {
     const ticks = await page.locator('.lst-axis .tick text').evaluateAll((nodes) => nodes.map((n) => n.textContent ?? ''));
     expect(ticks.length).toBeGreaterThan(3);
     expect(ticks.every((t) => / ms$| s$/.test(t))).toBe(true);
+  });
+
+  it("runs no script but its own: an injected inline script is refused, and so is the viewer once its text is altered (issue 18)", async () => {
+    const html = join(dir, 'csp.html');
+    expect((await runCli('run', 'pause-test', '--html', html)).code).toBe(0);
+    const { page, errors } = await open(html);
+    expect(await page.evaluate<boolean>(INJECT_INLINE_SCRIPT)).toBe(false);
+    expect(await cspViolations(page)).toEqual(['script-src-elem']);
+    expect(errors).toEqual([]);
+
+    // The same page with one character of the viewer changed: its hash no longer matches, so nothing runs.
+    const text = await readFile(html, 'utf8');
+    const viewerStart = text.lastIndexOf('<script>') + '<script>'.length;
+    const altered = join(dir, 'altered.html');
+    await writeFile(altered, `${text.slice(0, viewerStart)} ${text.slice(viewerStart)}`);
+    const tampered = await open(altered, { untilDrawn: false });
+    await tampered.page.waitForFunction('window.cspViolations.length > 0');
+    expect(await cspViolations(tampered.page)).toEqual(['script-src-elem']);
+    expect(await tampered.page.locator(`[${ATTR.lane}]`).count()).toBe(0);
   });
 });

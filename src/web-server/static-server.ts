@@ -14,6 +14,8 @@ export interface StaticServerOptions {
   readonly host?: string;
   /** 0 picks a free port. */
   readonly port?: number;
+  /** Sent with every response (lockstep web: the workbench's CSP, workbench-csp.ts). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface StaticServer {
@@ -53,24 +55,24 @@ async function fileToServe(root: string, urlPath: string): Promise<string | unde
   }
 }
 
-function notFound(response: ServerResponse, status = 404): void {
-  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+function notFound(response: ServerResponse, status = 404, headers: Readonly<Record<string, string>> = {}): void {
+  response.writeHead(status, { ...headers, 'content-type': 'text/plain; charset=utf-8' });
   response.end(status === 405 ? 'method not allowed: the workbench serves GET and HEAD only\n' : 'not found\n');
 }
 
-async function handle(root: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function handle(root: string, headers: Readonly<Record<string, string>>, request: IncomingMessage, response: ServerResponse): Promise<void> {
   if (request.method !== 'GET' && request.method !== 'HEAD') {
-    notFound(response, 405);
+    notFound(response, 405, headers);
     return;
   }
   const file = await fileToServe(root, request.url ?? '/');
   if (file === undefined) {
-    notFound(response);
+    notFound(response, 404, headers);
     return;
   }
   const size = (await stat(file)).size;
   // The build names its assets by content hash; the page itself must be fetched fresh after a rebuild.
-  response.writeHead(200, { 'content-type': mimeTypeOf(file), 'content-length': size, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });
+  response.writeHead(200, { ...headers, 'content-type': mimeTypeOf(file), 'content-length': size, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });
   if (request.method === 'HEAD') {
     response.end();
     return;
@@ -81,8 +83,8 @@ async function handle(root: string, request: IncomingMessage, response: ServerRe
 export async function startStaticServer(options: StaticServerOptions): Promise<StaticServer> {
   const host = options.host ?? '127.0.0.1';
   const server: Server = createServer((request, response) => {
-    handle(options.root, request, response).catch(() => {
-      if (!response.headersSent) notFound(response, 404);
+    handle(options.root, options.headers ?? {}, request, response).catch(() => {
+      if (!response.headersSent) notFound(response, 404, options.headers);
       else response.destroy();
     });
   });

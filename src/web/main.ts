@@ -1,12 +1,13 @@
 // The web workbench (issue 7): the scenario runner, the run timeline, TTL sizing and quorum pricing,
 // with the simulator in a Web Worker. Wires the views together and reads the page's parameters:
-// #runner|#timeline|#ttl|#quorum opens a view; ?run=<url> loads an artifact; ?scenario= and ?variant=
+// #runner|#timeline|#ttl|#quorum opens a view; ?run=<url> loads an artifact (views/run-link.ts); ?scenario= and ?variant=
 // preselect the runner's form.
 import { el } from './dom.js';
 import { JobStatus } from './job-status.js';
-import { acceptDroppedFiles, fetchRunParameter } from './open-artifact.js';
+import { acceptDroppedFiles } from './open-artifact.js';
 import { Tabs } from './tabs.js';
 import { QuorumView } from './views/quorum-view.js';
+import { openRunLink } from './views/run-link.js';
 import { RunnerView } from './views/runner-view.js';
 import { TimelineView } from './views/timeline-view.js';
 import { TtlView } from './views/ttl-view.js';
@@ -40,13 +41,10 @@ async function start(root: HTMLElement): Promise<void> {
     tabs.show('runner');
     void runner.openFile(file);
   });
-  const runUrl = params.get('run');
-  if (runUrl !== null) {
-    try {
-      if (await runner.openText(await fetchRunParameter(runUrl), runUrl)) tabs.show('timeline');
-    } catch (error) {
-      status.showError((error as Error).message);
-    }
+  const runLink = params.get('run');
+  if (runLink !== null) {
+    tabs.show('runner');
+    await openRunLink(runLink, runner, status, () => tabs.show('timeline'));
   }
   document.body.dataset['ready'] = 'true';
 }

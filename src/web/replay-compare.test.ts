@@ -1,27 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { compareReplay, replayNote } from './replay-compare.js';
+import { compareReplay } from '../../scenarios/replay-comparison.js';
+import { recordWarning, replayNote } from './replay-compare.js';
 import { SAMPLE_ARTIFACT } from './sample-artifact.fixture.js';
 
 const saved = SAMPLE_ARTIFACT;
 
-describe('compareReplay', () => {
-  it('is same-trace when the hashes match', () => {
-    expect(compareReplay(saved, { ...saved })).toBe('same-trace');
+describe('the page\'s words for a replay', () => {
+  it('says a run is reproduced exactly only when the hash and the record both agree', () => {
+    const same = compareReplay(saved, saved);
+    expect(replayNote(same, 'Replayed')).toBe("Replayed: same trace hash 60de3a830aece9c0; the artifact's verdict (VIOLATION: fence) and checks are the replay's, so the run is reproduced exactly. Shown: the replay's checks and timeline.");
+    expect(recordWarning(same)).toBeUndefined();
   });
 
-  it('is same-history when only the hash differs', () => {
-    expect(compareReplay(saved, { ...saved, traceHash: 'ab3a54711a6b9076' })).toBe('same-history');
+  it('warns, on its own line, when the artifact says ok and the replay fails, although the hash matches', () => {
+    const forged = compareReplay({ ...saved, ok: true, checks: [{ name: 'fence', ok: true, detail: 'two writers' }] }, saved);
+    expect(replayNote(forged, 'Replayed')).toBe("Replayed: same trace hash 60de3a830aece9c0. Shown: the replay's checks and timeline.");
+    expect(recordWarning(forged)).toBe("This artifact says ok; replaying it gives VIOLATION: fence (fence: the artifact says ok, the replay FAIL); the trace hash is the same, so the run is, and the verdict or checks written beside it were edited after the run. The checks shown are the replay's.");
   });
 
-  it('is different when a check or the history differs as well', () => {
-    expect(compareReplay(saved, { ...saved, traceHash: 'ab3a54711a6b9076', checks: [{ name: 'fence', ok: true, detail: 'ok' }] })).toBe('different');
-    expect(compareReplay(saved, { ...saved, traceHash: 'ab3a54711a6b9076', history: { grants: [{ token: '281474976710660', grantedAtMs: 320.23 }] } })).toBe('different');
-  });
-
-  it('says in each case what the page shows', () => {
-    const other = { ...saved, traceHash: 'ab3a54711a6b9076' };
-    expect(replayNote('same-trace', saved, saved, '')).toMatch(/same trace hash 60de3a830aece9c0/);
-    expect(replayNote('same-history', saved, other, '')).toMatch(/history and every check are identical.*ab3a54711a6b9076, saved 60de3a830aece9c0/);
-    expect(replayNote('different', saved, other, '')).toMatch(/DIFFERS .* Shown: the replay/);
+  it('says when the replay is another run', () => {
+    const other = compareReplay({ ...saved, traceHash: 'ab3a54711a6b9076', history: {} }, saved);
+    expect(replayNote(other, 'Replayed')).toMatch(/^Replayed: trace hash 60de3a830aece9c0 DIFFERS from the saved ab3a54711a6b9076.*Shown: the replay's checks and timeline\.$/);
   });
 });

@@ -26,10 +26,13 @@ describe('the worker API, run in node', () => {
   it('replays an artifact to the same trace hash, and reports a different one when the saved hash is not it', async () => {
     const artifact = await api.runScenario({ scenario: 'pause-test', variant: 'fenced', seed: '2' });
     const replayed = await api.replayArtifact(artifact);
-    expect(replayed.sameTraceHash).toBe(true);
+    expect([replayed.comparison.run, replayed.comparison.recordMatches]).toEqual(['same-trace', true]);
     expect(replayed.artifact.traceHash).toBe(artifact.traceHash);
     const tampered = await api.replayArtifact({ ...artifact, traceHash: '0000000000000000' });
-    expect([tampered.sameTraceHash, tampered.savedTraceHash]).toEqual([false, '0000000000000000']);
+    expect([tampered.comparison.run, tampered.comparison.recordedTraceHash]).toEqual(['same-history', '0000000000000000']);
+    // The comparison lockstep replay makes: an edited verdict is flagged although the hash matches, and the replay's is returned.
+    const forged = await api.replayArtifact({ ...artifact, ok: false, checks: artifact.checks.map((c) => (c.name === 'fence' ? { ...c, ok: false } : c)) });
+    expect([forged.comparison.run, forged.comparison.recordMatches, forged.comparison.recordedVerdict, forged.artifact.ok]).toEqual(['same-trace', false, 'VIOLATION: fence', true]);
   });
 
   it("shows a variant's own schedule and processes, which a run given no schedule uses", async () => {
@@ -59,9 +62,9 @@ describe('the worker API, run in node', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-    // A replay in the page keeps the schedule and the command.
-    const replayed = await api.replayArtifact(run);
-    expect([replayed.sameTraceHash, replayed.artifact.faults, replayed.artifact.replay]).toEqual([true, edited, run.replay]);
+    // A replay in the page keeps the schedule; its command is its own (the page builds what it shows, src/web/replay-command.ts).
+    const replayed = await api.replayArtifact({ ...run, replay: 'lockstep replay x.json; rm -rf ~' });
+    expect([replayed.comparison.run, replayed.artifact.faults, replayed.artifact.replay]).toEqual(['same-trace', edited, run.replay]);
   });
 
   it('refuses a malformed schedule before simulating, naming the fault and field', async () => {

@@ -4,6 +4,11 @@
 // Only what the views draw is strict; the rest (parameters, faults, metrics) passes through unchecked.
 import { z } from 'zod';
 
+// The views run under a Content-Security-Policy without 'unsafe-eval' (the workbench's and the offline
+// report's: issue 18), so zod must not compile parsers with `new Function`, nor even probe whether it may:
+// the probe's refusal is reported as a CSP violation. Set before any schema below is built.
+z.config({ jitless: true });
+
 export const RUN_ARTIFACT_FORMAT = 'lockstep.run/1';
 
 const decimal = z.string().regex(/^-?\d+$/, 'a decimal integer string');

@@ -23,6 +23,8 @@ export interface TimelineHandle {
 
 export interface TimelineOptions {
   readonly title?: string;
+  /** Lines shown before the timeline's own notices (the offline report says its checks are not verified there). */
+  readonly notices?: readonly string[];
 }
 
 /** Draws the timeline of a run artifact (parsed JSON, with or without a timeline) into `container`; throws ArtifactFormatError naming the field when it is not one. */
@@ -34,7 +36,7 @@ export function mountTimeline(container: HTMLElement, artifact: unknown, options
   const root = make('div', 'lst-timeline');
   container.appendChild(root);
   root.appendChild(make('h2', undefined, model.title));
-  for (const text of notices(model)) root.appendChild(make('p', 'lst-notice', text));
+  for (const text of [...(options.notices ?? []), ...notices(model)]) root.appendChild(make('p', 'lst-notice', text));
   const body = make('div', 'lst-body');
   const chartHost = make('div', 'lst-chart');
   chartHost.tabIndex = 0;

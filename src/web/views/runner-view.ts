@@ -2,11 +2,16 @@
 // shown), a seed and the parameters, which are the variant's fault schedule (shown, editable, checked:
 // schedule-editor.ts); run it in the worker; see the checks; save the artifact; load one (file input, a
 // file dropped on the page, ?run=<url>); replay it. Whatever is shown also goes to the timeline.
+// A loaded artifact is replayed before its checks are shown (issue 18): what the page shows is the
+// replay, compared with what the artifact records; if the replay fails, the artifact is marked NOT
+// VERIFIED. The replay command is built from checked fields (replay-command.ts).
+import { keyCharacterProblem, showKeyText } from '../../../core/key-characters.js';
 import { type ArtifactJson, artifactFileName, artifactText, parseArtifactText } from '../artifact-file.js';
 import { download, el, field } from '../dom.js';
 import type { JobStatus } from '../job-status.js';
 import type { ScenarioInfo } from '../workbench-api.js';
-import { compareReplay, replayNote } from '../replay-compare.js';
+import { replayNote } from '../replay-compare.js';
+import { buildReplayCommand, type CommandBasis } from '../replay-command.js';
 import { runResult, type ShownRun } from './run-result.js';
 import { ScheduleEditor } from './schedule-editor.js';
 
@@ -108,16 +113,20 @@ export class RunnerView {
     }
     const request = { scenario: this.scenario.value, variant: this.variant.value, seed: this.seed.value, ...(faults === undefined ? {} : { faults }) };
     const artifact = await this.status.run(label, (api, onProgress) => api.runScenario(request, onProgress));
-    if (artifact !== undefined) this.show({ artifact, source: faults === undefined ? 'a run in this page' : 'a run in this page with an edited fault schedule', notes: [] });
+    if (artifact === undefined) return;
+    // The variant's own schedule reruns with `lockstep run`; an edited one lives in the file Save writes.
+    const basis: CommandBasis = faults === undefined ? { kind: 'variant-schedule' } : { kind: 'file' };
+    this.show({ artifact, source: faults === undefined ? 'a run in this page' : 'a run in this page with an edited fault schedule', notes: [], verification: { kind: 'computed' }, basis });
   }
 
   private async replay(): Promise<void> {
-    const saved = this.shown?.artifact;
-    if (saved === undefined) return;
+    const shown = this.shown;
+    if (shown === undefined) return;
+    const saved = shown.artifact;
     const replayed = await this.status.run(`Replay ${saved.scenario} / ${saved.variant}, seed ${saved.seed}`, (api, onProgress) => api.replayArtifact(saved, onProgress));
     if (replayed === undefined) return;
-    const note = `Replay of ${this.shown?.source ?? 'the run'}: ${replayNote(compareReplay(saved, replayed.artifact), saved, replayed.artifact, '')}`;
-    this.show({ artifact: replayed.artifact, source: `a replay of ${this.shown?.source ?? 'the run'}`, notes: [note] });
+    const note = replayNote(replayed.comparison, `Replay of ${shown.source}, from its seed and fault schedule in this page`);
+    this.show({ artifact: replayed.artifact, source: `a replay of ${shown.source}`, notes: [note], verification: { kind: 'replayed', comparison: replayed.comparison }, basis: shown.basis });
   }
 
   private save(): void {
@@ -140,39 +149,43 @@ export class RunnerView {
       this.status.showError(`${file.name}: could not be read (${(error as Error).message}); choose the file again`);
       return;
     }
-    await this.openText(text, file.name);
+    // A file name is the sender's choice too: one with a bidi control or an invisible character is shown escaped.
+    const name = keyCharacterProblem(file.name) === undefined ? file.name : showKeyText(file.name);
+    await this.openText(text, { label: name, source: `the file ${name}, loaded in this page`, fileName: file.name });
   }
 
-  /** Shows an artifact given as text; one without a timeline is replayed in the worker to get one. */
-  async openText(text: string, source: string): Promise<boolean> {
+  /**
+   * Shows an artifact given as text (`label` names it in errors, `source` says where it came from,
+   * `fileName` is the file a terminal would replay). Its checks are never shown as they are written:
+   * it is replayed first, and the replay is shown whole, compared with the artifact's record; if the
+   * replay fails, the artifact is shown marked NOT VERIFIED.
+   */
+  async openText(text: string, from: { readonly label: string; readonly source: string; readonly fileName?: string }): Promise<boolean> {
     let artifact: ArtifactJson;
     try {
-      artifact = parseArtifactText(text, source);
+      artifact = parseArtifactText(text, from.label);
     } catch (error) {
       this.status.showError((error as Error).message);
       return false;
     }
-    if (artifact.timeline !== undefined) {
-      this.show({ artifact, source, notes: [] });
-      return true;
-    }
-    const replayed = await this.status.run(`Replay ${source} to draw its timeline`, (api, onProgress) => api.replayArtifact(artifact, onProgress));
+    const basis: CommandBasis = { kind: 'file', ...(from.fileName === undefined ? {} : { name: from.fileName }) };
+    const replayed = await this.status.run(`Replay ${from.label} to verify its checks`, (api, onProgress) => api.replayArtifact(artifact, onProgress));
     if (replayed === undefined) {
-      this.show({ artifact, source, notes: ['This artifact has no timeline, and replaying it to get one failed (see the error above).'] });
+      this.show({ artifact, source: from.source, notes: [], verification: { kind: 'not-verified', reason: 'see the error above' }, basis });
       return true;
     }
-    const agreement = compareReplay(artifact, replayed.artifact);
-    const note = `This artifact had no timeline, so it was ${replayNote(agreement, artifact, replayed.artifact, ' to draw one')}`;
-    if (agreement === 'different') {
-      // Checks and timeline must come from one run: show the replay whole.
-      this.show({ artifact: replayed.artifact, source: `a replay of ${source}`, notes: [note] });
-    } else {
-      this.show({ artifact: { ...artifact, ...(replayed.artifact.timeline === undefined ? {} : { timeline: replayed.artifact.timeline }) }, source, notes: [note] });
-    }
+    const note = replayNote(replayed.comparison, 'This artifact was replayed from its seed and fault schedule in this page before its checks are shown');
+    this.show({ artifact: replayed.artifact, source: from.source, notes: [note], verification: { kind: 'replayed', comparison: replayed.comparison }, basis });
     return true;
   }
 
-  private show(shown: ShownRun): void {
+  /** Puts something to decide in place of the result (the ?run= prompt, views/run-link.ts). */
+  offer(element: HTMLElement): void {
+    this.result.replaceChildren(element);
+  }
+
+  private show(run: Omit<ShownRun, 'command'>): void {
+    const shown: ShownRun = { ...run, command: buildReplayCommand(run.artifact, this.scenarios, run.basis) };
     this.shown = shown;
     this.result.replaceChildren(runResult(shown));
     for (const b of [this.saveButton, this.replayButton, this.timelineButton]) b.disabled = false;

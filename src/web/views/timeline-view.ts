@@ -1,8 +1,9 @@
 // View 2, the run timeline (issue 7): the shown run drawn by viz/timeline's mountTimeline. Drawn when
-// the tab is shown, not while hidden, since the chart lays itself out to its container's width.
+// the tab is shown, not while hidden, since the chart lays itself out to its container's width. It says
+// whose checks it draws, as the runner does (run-result.ts verificationNotice).
 import { el } from '../dom.js';
 import type { JobStatus } from '../job-status.js';
-import type { ShownRun } from './run-result.js';
+import { type ShownRun, verificationNotice } from './run-result.js';
 import { mountTimeline, type TimelineHandle } from '../../../viz/timeline/index.js';
 
 export class TimelineView {
@@ -33,7 +34,8 @@ export class TimelineView {
     this.host.replaceChildren();
     const a = shown.artifact;
     this.heading.textContent = `${a.scenario} / ${a.variant}, seed ${a.seed}, from ${shown.source}.`;
-    this.notes.replaceChildren(...shown.notes.map((n) => el('p', { class: 'note' }, n)));
+    // Whose checks the timeline draws (issue 18): computed here, a replay (and whether the record agreed), or NOT VERIFIED.
+    this.notes.replaceChildren(verificationNotice(shown), ...shown.notes.map((n) => el('p', { class: 'note' }, n)));
     try {
       this.handle = mountTimeline(this.host, a, { title: `${a.scenario} / ${a.variant}, seed ${a.seed}` });
     } catch (error) {

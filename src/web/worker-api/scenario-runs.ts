@@ -2,6 +2,7 @@
 // artifact. Everything in and out is plain JSON (bigints become decimal strings, as in a saved file), so
 // it crosses postMessage unchanged and a run can be saved exactly as it was shown.
 import { SCENARIOS, scenarioNamed } from '../../../scenarios/registry.js';
+import { type ReplayComparison, compareReplay } from '../../../scenarios/replay-comparison.js';
 import { runScenario as runScenarioInWorld } from '../../../scenarios/runner.js';
 import { type ArtifactJson, artifactFileName, artifactText, checkArtifact } from '../artifact-file.js';
 import { checkFaultSchedule, type KnownProcess } from '../fault-schedule.js';
@@ -36,9 +37,10 @@ export interface DefaultSchedule {
 }
 
 export interface ReplayResult {
+  /** The replay, whole: its checks, timeline and command are its own, none copied from the saved artifact. */
   readonly artifact: ArtifactJson;
-  readonly savedTraceHash: string;
-  readonly sameTraceHash: boolean;
+  /** The replay against what the saved artifact records (the comparison `lockstep replay` makes too). */
+  readonly comparison: ReplayComparison;
 }
 
 export function listScenarios(): ScenarioInfo[] {
@@ -71,13 +73,11 @@ export async function runScenario(request: RunRequest, yieldToHost: () => Promis
   return JSON.parse(artifactText(artifact)) as ArtifactJson;
 }
 
-/** Runs the artifact's scenario, variant, seed and fault schedule again and compares trace hashes. */
+/** Runs the artifact's scenario, variant, seed and fault schedule again, and compares the replay with the artifact's trace hash, verdict and checks. */
 export async function replayArtifact(saved: unknown, yieldToHost: () => Promise<void>, onProgress?: OnProgress): Promise<ReplayResult> {
   const artifact = checkArtifact(saved, 'replay');
   const again = await runScenario({ scenario: artifact.scenario, variant: artifact.variant, seed: artifact.seed, ...(artifact.faults === undefined ? {} : { faults: artifact.faults }) }, yieldToHost, onProgress);
-  // The same run: the saved command replays it as well as before (a run of the variant's own schedule
-  // keeps its short `lockstep run` form).
-  return { artifact: artifact.replay === undefined ? again : { ...again, replay: artifact.replay }, savedTraceHash: artifact.traceHash, sameTraceHash: again.traceHash === artifact.traceHash };
+  return { artifact: again, comparison: compareReplay(artifact, again) };
 }
 
 function checkSeed(seed: string): string {

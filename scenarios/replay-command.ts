@@ -1,0 +1,13 @@
+// The command that replays a run from a terminal, in one format for every place that prints one: the
+// artifact's own `replay` (scenarios/runner.ts) and the web workbench, which builds it from fields it
+// has checked (src/web/replay-command.ts) and never copies an artifact's text (issue 18).
+
+/** `lockstep run NAME [--variant V] --seed S`: reruns a variant's own fault schedule; the first variant is the default. */
+export function runCommand(scenario: string, variant: string | undefined, seed: string): string {
+  return `lockstep run ${scenario}${variant === undefined ? '' : ` --variant ${variant}`} --seed ${seed}`;
+}
+
+/** `lockstep replay FILE`: reruns a saved artifact, its fault schedule included. */
+export function replayFileCommand(path: string): string {
+  return `lockstep replay ${path}`;
+}
