@@ -3,7 +3,9 @@
 // - at the fence, a pipeline's members and a grandchild are stopped too, not only the direct child;
 // - kill -9 of `lockstep lock` stops the command's group at once, not at its deadline;
 // - SIGSTOP of `lockstep lock` stops the group by the fence deadline, while it is still stopped, and a
-//   second holder gets the key only after the group is gone.
+//   second holder gets the key only after the group is gone;
+// - a Ctrl-C reaches the command once (lockstep forwards it; the command's own session keeps the
+//   terminal from delivering it a second time), and the key is released.
 // What the tests observe comes from /proc and from files the commands write, not from lockstep's account.
 import { readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -133,6 +135,21 @@ describe('lockstep lock: the fence reaches the whole process group and outlives 
       cluster.resumeMember(0);
       await cluster.waitUntilHealthy();
     }
+  }, REAL_PROCESS_TIMEOUT_MS);
+
+  it('passes a Ctrl-C on to the command once, then releases the key', async () => {
+    const pidFile = join(dir, 'int.pid');
+    const marks = join(dir, 'int.marks');
+    const command = ['sh', '-c', 'echo $$ > "$0"; trap \'echo int >> "$1"; exit 130\' INT; while :; do sleep 0.05; done', pidFile, marks];
+    const holder = startLockstep(['lock', '--endpoints', cluster.endpoints.join(','), '--class', longClass, '--identity', 'svc-int', 'payments/fence-int', '--', ...command], { ownGroup: true });
+    running.push(holder);
+    const { pids } = await commandProcesses(pidFile, 1);
+    process.kill(-holder.pid, 'SIGINT'); // what a terminal does: the signal goes to lockstep's whole group
+    expect((await holder.exited).code, holder.stderr()).toBe(130); // the command's own exit
+    expect(await readFile(marks, 'utf8')).toBe('int\n'); // once: forwarded by lockstep, not also delivered by the terminal
+    expect(pids.filter(alive)).toEqual([]);
+    const second = lock(longClass, 'fence-int', ['true'], { identity: 'svc-second' }); // --wait 0s: released, not expired
+    expect((await second.exited).code, second.stderr()).toBe(0);
   }, REAL_PROCESS_TIMEOUT_MS);
 
   it('stops the command\'s processes at once when lockstep lock is killed with SIGKILL; a second holder then gets the key', async () => {

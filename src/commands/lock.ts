@@ -50,7 +50,7 @@ export function registerLockCommand(program: Command, io: CliIo, setExitCode: (c
     .argument('<key>', 'the lock key, namespace/path')
     .argument('<command...>', 'the command to run while holding the lock (after --)')
     .requiredOption('--endpoints <list>', 'etcd client endpoints, host:port[,host:port...]')
-    .requiredOption('--class <file>', 'YAML file with the LockClass (and its PauseTestResult when fenced); repeat for more files', collect, [])
+    .option('--class <file>', 'YAML file with the LockClass (and its PauseTestResult when fenced); required, repeat for more files', collect, [])
     .option('--class-name <name>', 'which LockClass to use when the files hold several in the key\'s namespace')
     .requiredOption('--identity <id>', 'who is locking (a SPIFFE ID, say)')
     .option('--grants <file>', 'YAML file with LockGrant documents (repeatable); without it the identity is granted the class\'s namespace', collect, [])

@@ -21,8 +21,14 @@ export interface LockstepProcess {
   waitForStderr(pattern: RegExp, limitMs?: number): Promise<void>;
 }
 
-export function startLockstep(args: readonly string[], options: { readonly env?: NodeJS.ProcessEnv } = {}): LockstepProcess {
-  const child = spawn(process.execPath, [LOCKSTEP_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env });
+export interface StartOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  /** Lead a process group of its own, as a shell's foreground job does (a terminal's Ctrl-C goes to -pid). */
+  readonly ownGroup?: boolean;
+}
+
+export function startLockstep(args: readonly string[], options: StartOptions = {}): LockstepProcess {
+  const child = spawn(process.execPath, [LOCKSTEP_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env, detached: options.ownGroup === true });
   reapOnExit(child);
   if (child.pid === undefined) throw new Error('lockstep did not start');
   let out = '';
@@ -64,7 +70,7 @@ export function startLockstep(args: readonly string[], options: { readonly env?:
 }
 
 /** Runs lockstep to completion. */
-export async function runLockstep(args: readonly string[], options: { readonly env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runLockstep(args: readonly string[], options: StartOptions = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const run = startLockstep(args, options);
   const { code } = await run.exited;
   return { code, stdout: run.stdout(), stderr: run.stderr() };
