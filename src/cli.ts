@@ -7,6 +7,7 @@ import { registerBenchCommand } from './commands/bench.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerClassCommands } from './commands/class-check.js';
 import { registerDemoCommand } from './commands/demo.js';
+import { registerInitCommand } from './commands/init.js';
 import { registerLockCommand } from './commands/lock.js';
 import { registerShardsCommand } from './commands/shards.js';
 import { registerTtlCommand } from './commands/ttl.js';
@@ -24,6 +25,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
   registerClassCommands(program, io, setExitCode);
   registerCheckCommand(program, io, setExitCode);
+  registerInitCommand(program, io, setExitCode);
   registerLockCommand(program, io, setExitCode);
   registerDemoCommand(program, io, setExitCode);
   registerBenchCommand(program, io, setExitCode);

@@ -65,6 +65,16 @@ export class LockHandle {
     return this.hold.session.isFenced;
   }
 
+  /**
+   * ADR-12: the local deadline, on the client's Clock, at which onFence fires (send time of the last
+   * successful keepalive + TTL - margin). It moves only forward, and only on a successful keepalive, so a
+   * process outside this one may hold the holder's work to it when this one stops renewing (src/lock's
+   * fence supervisor, issue 11 S4).
+   */
+  fenceDeadlineMs(): number {
+    return this.hold.session.deadlineMs();
+  }
+
   /** Returns whether this call reached the arbiter and deleted the hold (false for inner releases). */
   async release(): Promise<boolean> {
     if (this.released) throw new LockError('invalid-argument', `this handle for ${this.hold.grant.key} was already released`);

@@ -15,10 +15,40 @@ describe('lockstep lock: bad input exits 2 and names the problem', () => {
     [['--class', 'examples/classes/ledger-writes.yaml', '--class-name', 'nope', 'payments/x', '--', 'true'], /no LockClass payments\/nope/],
     [['--class', 'examples/classes/ledger-writes.yaml', '--wait', 'soon', 'payments/x', '--', 'true'], /--wait "soon" is not a duration/],
     [['--class', 'examples/classes/invalid/fenced-without-pause-test.yaml', 'payments/x', '--', 'true'], /problem/],
+    [['--class', 'examples/classes/ledger-writes.yaml', '--kill-after', '1s', 'payments/x', '--', 'true'], /--kill-after 1s must be under 1000 ms, the ADR-12 margin/],
   ])('%j', async (args, message) => {
     const { code, out, err } = await runCli(...base, ...args);
     expect(code).toBe(2);
     expect([...out, ...err].join('\n')).toMatch(message);
+  });
+
+  it.each([
+    ['nonsense', /--endpoints "nonsense": "nonsense" is not host:port \(no port\)/],
+    ['127.0.0.1:99999', /--endpoints "127.0.0.1:99999": .*port 99999 is not from 1 to 65535/],
+  ])('names --endpoints %j when it is not host:port, before dialling anything', async (endpoints, message) => {
+    const { code, err } = await runCli('lock', '--endpoints', endpoints, '--identity', 'svc-a', '--class', 'examples/classes/ledger-writes.yaml', 'search/x', '--', 'true');
+    expect(code).toBe(2);
+    const endpointProblems = err.filter((line) => line.includes('--endpoints'));
+    expect(endpointProblems.join('\n')).toMatch(message);
+  });
+
+  it('accepts a trailing comma in --endpoints (refused here for its key\'s namespace, not its endpoints)', async () => {
+    const { code, err } = await runCli('lock', '--endpoints', '127.0.0.1:9,', '--identity', 'svc-a', '--class', 'examples/classes/ledger-writes.yaml', 'search/x', '--', 'true');
+    expect(code).toBe(2);
+    expect(err.filter((line) => line.includes('--endpoints'))).toEqual([]);
+    expect(err.join('\n')).toMatch(/no LockClass in namespace search/);
+  });
+
+  it('names the missing --class instead of printing an empty file list', async () => {
+    const { code, err } = await runCli(...base, 'payments/x', '--', 'true');
+    expect(code).toBe(2);
+    expect(err.join('\n')).toMatch(/--class is required/);
+    expect(err.join('\n')).not.toMatch(/lock: {2}hold no/);
+  });
+
+  it('names the class files that hold no class for the key\'s namespace', async () => {
+    const { err } = await runCli(...base, '--class', 'examples/classes/ledger-writes.yaml', '--class', 'examples/classes/statement-export.yaml', 'search/x', '--', 'true');
+    expect(err.join('\n')).toMatch(/examples\/classes\/ledger-writes\.yaml, examples\/classes\/statement-export\.yaml hold no LockClass in namespace search/);
   });
 
   it('refuses a fenced class whose pause test has expired, as of --now', async () => {
@@ -30,7 +60,7 @@ describe('lockstep lock: bad input exits 2 and names the problem', () => {
 
 describe('the lockstep bin', () => {
   it('prints help for every command and exits 0', () => {
-    for (const args of [['--help'], ['lock', '--help'], ['class', 'check', '--help'], ['demo', '--help']]) {
+    for (const args of [['--help'], ['lock', '--help'], ['init', '--help'], ['class', 'check', '--help'], ['demo', '--help']]) {
       const result = spawnSync(process.execPath, ['bin/lockstep.mjs', ...args], { encoding: 'utf8' });
       expect(result.status, result.stderr).toBe(0);
       expect(result.stdout).toMatch(/^Usage: lockstep/);

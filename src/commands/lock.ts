@@ -7,10 +7,12 @@ import { ClassRegistry, type LockClass, checkDocuments, isCivilDate } from '../.
 import { isLockError } from '../../core/lock-error.js';
 import { type LockKey, parseLockKey } from '../../core/lock-key.js';
 import { Arbiter } from '../../core/arbiter/arbiter.js';
+import { DEFAULT_FENCE_MARGIN_MS } from '../../core/client/client-session.js';
 import { LockClient } from '../../core/client/lock-client.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { createCryptoRandom, createRealClock, sleepMs } from '../clock/index.js';
 import { parseDuration } from '../duration.js';
+import { EndpointSyntaxError, parseEndpointList } from '../etcd/endpoint-address.js';
 import { createEtcdLockLog } from '../etcd/index.js';
 import { runLockedCommand } from '../lock/run-locked-command.js';
 import { formatProblem } from './class-check.js';
@@ -37,16 +39,23 @@ function collect(value: string, previous: string[]): string[] {
 export function registerLockCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   program
     .command('lock')
-    .description('Hold a lock while a command runs; the command gets the fencing token in LOCKSTEP_TOKEN. Exit: the command\'s code; 2 bad input; 3 wait timed out; 4 fenced (lock lost); 5 refused.')
+    .description(
+      'Hold a lock while a command runs; the command gets the fencing token in LOCKSTEP_TOKEN (and a fingerprint of it to log, ' +
+        'LOCKSTEP_TOKEN_FINGERPRINT; the token is never printed, ADR-22). The command runs in a process group of its own, watched ' +
+        'by a supervisor process that stops the whole group at the fence deadline (ADR-12) or at once if lockstep dies; a command ' +
+        'that leaves its group (setsid, a daemon) escapes it. The log must have been initialised (lockstep init). ' +
+        'Exit: the command\'s code; 2 bad input; 3 wait timed out; 4 fenced (lock lost, or the command was stopped); 5 refused ' +
+        '(no-epoch-record, sealed, denied, unreachable); 127 the command could not be started.',
+    )
     .argument('<key>', 'the lock key, namespace/path')
     .argument('<command...>', 'the command to run while holding the lock (after --)')
     .requiredOption('--endpoints <list>', 'etcd client endpoints, host:port[,host:port...]')
-    .requiredOption('--class <file>', 'YAML file with the LockClass (and its PauseTestResult when fenced); repeat for more files', collect, [])
+    .option('--class <file>', 'YAML file with the LockClass (and its PauseTestResult when fenced); required, repeat for more files', collect, [])
     .option('--class-name <name>', 'which LockClass to use when the files hold several in the key\'s namespace')
     .requiredOption('--identity <id>', 'who is locking (a SPIFFE ID, say)')
     .option('--grants <file>', 'YAML file with LockGrant documents (repeatable); without it the identity is granted the class\'s namespace', collect, [])
     .option('--wait <duration>', 'how long to wait in line when the key is held (0 = do not wait)', '30s')
-    .option('--kill-after <duration>', 'grace between SIGTERM and SIGKILL when the lock is lost', '500ms')
+    .option('--kill-after <duration>', `grace between SIGTERM and SIGKILL when the lock is lost; under the ${DEFAULT_FENCE_MARGIN_MS} ms fence margin, so the command is gone before the lease can expire (ADR-12)`, '500ms')
     .option('--now <date>', 'today\'s date (YYYY-MM-DD) for class checks; default today in UTC')
     .action(async (key: string, command: string[], options: LockOptions) => {
       setExitCode(await runLock(key, command, options, io));
@@ -54,7 +63,7 @@ export function registerLockCommand(program: Command, io: CliIo, setExitCode: (c
 }
 
 async function runLock(keyText: string, command: string[], options: LockOptions, io: CliIo): Promise<number> {
-  const setup = await loadSetup(keyText, options, io);
+  const setup = await loadSetup(keyText, command, options, io);
   if (typeof setup === 'number') return setup;
   const log = createEtcdLockLog({ endpoints: setup.endpoints });
   const clock = createRealClock();
@@ -63,6 +72,8 @@ async function runLock(keyText: string, command: string[], options: LockOptions,
   try {
     return await runLockedCommand({
       client,
+      clock,
+      endpoints: setup.endpoints,
       key: keyText,
       className: setup.lockClass.name,
       ttlSeconds: setup.lockClass.ttlSeconds,
@@ -90,7 +101,7 @@ interface Setup {
 }
 
 /** Everything checked before anything touches etcd: bad input exits 2 having written nothing. */
-async function loadSetup(keyText: string, options: LockOptions, io: CliIo): Promise<Setup | number> {
+async function loadSetup(keyText: string, command: readonly string[], options: LockOptions, io: CliIo): Promise<Setup | number> {
   const fail = (message: string): number => {
     io.err(`lockstep lock: ${message}`);
     return ExitCode.badInput;
@@ -110,8 +121,18 @@ async function loadSetup(keyText: string, options: LockOptions, io: CliIo): Prom
     if (!isLockError(error)) throw error;
     return fail(error.message);
   }
-  const endpoints = options.endpoints.split(',').map((e) => e.trim()).filter((e) => e.length > 0);
-  if (endpoints.length === 0) return fail('--endpoints is empty; give host:port of at least one etcd member');
+  if (killAfterMs >= DEFAULT_FENCE_MARGIN_MS) {
+    return fail(`--kill-after ${options.killAfter} must be under ${DEFAULT_FENCE_MARGIN_MS} ms, the ADR-12 margin between the fence deadline and the lease's expiry: a longer grace lets the command run on after another holder may have the key`);
+  }
+  let endpoints: string[];
+  try {
+    endpoints = parseEndpointList(options.endpoints);
+  } catch (error) {
+    if (!(error instanceof EndpointSyntaxError)) throw error;
+    return fail(`--endpoints ${JSON.stringify(options.endpoints)}: ${error.message}`);
+  }
+  if (options.class.length === 0) return fail('--class is required: give the YAML file that declares the key\'s LockClass (repeat --class for more files)');
+  if (command.length === 0 || command[0] === '') return fail('no command given after --; name the command to run while the lock is held');
   const today = options.now ?? todayUtc();
   if (!isCivilDate(today)) return fail(`--now ${JSON.stringify(today)} is not a date; give YYYY-MM-DD`);
   const files = [...options.class, ...options.grants];

@@ -1,6 +1,8 @@
 // Several `lockstep lock` processes contend for one key on a real etcd; each runs a command that
-// appends `start <token>` and `end <token>` to a shared journal. O_APPEND writes land in one order, so
-// the journal shows whether two commands ever ran at once, and in which order tokens were used.
+// appends `start <identity> <token>` and `end <identity> <token>` to a shared journal. O_APPEND writes land
+// in one order, so the journal shows whether two commands ever ran at once, and in which order tokens
+// were used. The journal stays in a private temporary directory and the tokens stay in this file: the
+// report names holders and says whether each token rose, without the values (ADR-22, issue 18 item 3).
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -27,10 +29,13 @@ export interface ContentionRun {
 
 export interface ContentionReport {
   readonly runs: readonly ContentionRun[];
-  /** Tokens in the order their commands started. */
-  readonly tokens: readonly string[];
-  /** Journal lines where a command started while another was still running. */
+  /** The holders' identities in the order their commands started. */
+  readonly order: readonly string[];
+  /** How many different tokens the commands were given (one per command when all is well). */
+  readonly distinctTokens: number;
+  /** Journal lines where a command started while another was still running, by identity. */
   readonly overlaps: readonly string[];
+  /** Whether each command's token was above the one before it, in the order they ran. */
   readonly tokensStrictlyIncrease: boolean;
   readonly allSucceeded: boolean;
 }
@@ -38,9 +43,9 @@ export interface ContentionReport {
 // The guarded command: a tiny node program, so the demo needs nothing but node.
 const GUARDED = `
 const fs = require('node:fs');
-const [journal, holdMs] = process.argv.slice(1);
-fs.appendFileSync(journal, 'start ' + process.env.LOCKSTEP_TOKEN + '\\n');
-setTimeout(() => fs.appendFileSync(journal, 'end ' + process.env.LOCKSTEP_TOKEN + '\\n'), Number(holdMs));
+const [journal, holdMs, identity] = process.argv.slice(1);
+fs.appendFileSync(journal, 'start ' + identity + ' ' + process.env.LOCKSTEP_TOKEN + '\\n');
+setTimeout(() => fs.appendFileSync(journal, 'end ' + identity + ' ' + process.env.LOCKSTEP_TOKEN + '\\n'), Number(holdMs));
 `;
 
 export async function runContention(options: ContentionOptions): Promise<ContentionReport> {
@@ -58,22 +63,24 @@ export async function runContention(options: ContentionOptions): Promise<Content
 }
 
 /** Reads the journal: every start must follow the previous command's end, and tokens must rise. */
-export function analyseJournal(lines: readonly string[]): Pick<ContentionReport, 'tokens' | 'overlaps' | 'tokensStrictlyIncrease'> {
-  const tokens: string[] = [];
+export function analyseJournal(lines: readonly string[]): Pick<ContentionReport, 'order' | 'distinctTokens' | 'overlaps' | 'tokensStrictlyIncrease'> {
+  const order: string[] = [];
+  const tokens: bigint[] = [];
   const overlaps: string[] = [];
   let running: string | undefined;
   for (const [index, line] of lines.entries()) {
-    const [event, token = ''] = line.split(' ');
+    const [event, identity = '', token = ''] = line.split(' ');
     if (event === 'start') {
-      if (running !== undefined) overlaps.push(`line ${index + 1}: ${token} started while ${running} was running`);
-      running = token;
-      tokens.push(token);
-    } else if (event === 'end' && running === token) {
+      if (running !== undefined) overlaps.push(`line ${index + 1}: ${identity} started while ${running} was running`);
+      running = identity;
+      order.push(identity);
+      tokens.push(/^\d+$/.test(token) ? BigInt(token) : -1n);
+    } else if (event === 'end' && running === identity) {
       running = undefined;
     }
   }
-  const tokensStrictlyIncrease = tokens.every((token, i) => i === 0 || BigInt(token) > BigInt(tokens[i - 1] ?? '0'));
-  return { tokens, overlaps, tokensStrictlyIncrease };
+  const tokensStrictlyIncrease = tokens.every((token, i) => token >= 0n && (i === 0 || token > (tokens[i - 1] ?? 0n)));
+  return { order, distinctTokens: new Set(tokens).size, overlaps, tokensStrictlyIncrease };
 }
 
 function runOne(options: ContentionOptions, identity: string, journal: string): Promise<ContentionRun> {
@@ -84,7 +91,7 @@ function runOne(options: ContentionOptions, identity: string, journal: string): 
     '--identity', identity,
     '--wait', `${options.waitSeconds}s`,
     options.key, '--',
-    process.execPath, '-e', GUARDED, journal, String(options.holdMs),
+    process.execPath, '-e', GUARDED, journal, String(options.holdMs), identity,
   ];
   return new Promise((done) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -20,7 +20,7 @@ import type {
 } from '../../core/ports/lock-log.js';
 import { type LeaseId, type Revision, leaseId, memberId } from '../../core/units.js';
 import { bytesToUtf8, countToWire, int64ToWire, parseInt64, parseSafeInteger, parseUint64, toHeader } from './convert.js';
-import { type CallOptions, type CallSpec, EndpointSet } from './endpoint-set.js';
+import { type CallOptions, type CallSpec, EndpointSet, type HedgeSpec } from './endpoint-set.js';
 import { decodeRange, decodeTxn, encodeRange, encodeTxn, isReadOnlyTxn } from './kv-codec.js';
 import { keepAliveOnce } from './lease-keepalive.js';
 import { openWatch } from './watch-stream.js';
@@ -29,24 +29,56 @@ import { openWatch } from './watch-stream.js';
  * "request timed out" answer, which says more, normally arrives before our deadline fires. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 7_000 + 1_000;
 
+/**
+ * Deadline of a keepalive, every member's attempt included (issue 11 L6). It must end inside the fence
+ * budget, so that a keepalive nobody answered is given up while a retry can still renew: from a
+ * keepalive's send to the fence there are 2·TTL/3 − 1 s (ADR-12), 2.33 s at the platform's minimum TTL of
+ * 5 s (ADR-11), 9 s at the default 15 s. A healthy keepalive is answered by the leader without a Raft
+ * entry, in milliseconds; its slow paths (the leader waiting up to 1 s for its applied index, a follower
+ * forwarding while a leader is elected) are what the hedge below is for, not this deadline.
+ */
+export const DEFAULT_KEEPALIVE_TIMEOUT_MS = 2_000;
+/**
+ * A keepalive not answered in this long is sent to the next member too (a keepalive may be sent twice:
+ * it renews, it writes nothing to the log). 500 ms is many round trips on any network a lock cluster
+ * runs on, and leaves a TTL-5 s holder 1.8 s of its fence budget for the next member's answer.
+ */
+export const DEFAULT_KEEPALIVE_HEDGE_AFTER_MS = 500;
+
 export interface EtcdLockLogOptions {
   /** Client URLs of the cluster's members, e.g. ['http://127.0.0.1:2379']. Calls start at the first. */
   readonly endpoints: string[];
   /** Deadline of each request (and of a watch's creation). Default DEFAULT_REQUEST_TIMEOUT_MS. */
   readonly requestTimeoutMs?: number;
+  /** Deadline of a keepalive over every member. Default DEFAULT_KEEPALIVE_TIMEOUT_MS, at most requestTimeoutMs. */
+  readonly keepAliveTimeoutMs?: number;
+  /** When a keepalive is also sent to the next member. Default DEFAULT_KEEPALIVE_HEDGE_AFTER_MS. */
+  readonly keepAliveHedgeAfterMs?: number;
 }
 
 export function createEtcdLockLog(options: EtcdLockLogOptions): LockLog {
-  const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new Error(`requestTimeoutMs must be a positive number of milliseconds, got ${timeoutMs}`);
-  return new EtcdLockLog(new EndpointSet(options.endpoints, timeoutMs));
+  const timeoutMs = positiveMs(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, 'requestTimeoutMs');
+  const keepAlive: HedgeSpec = {
+    timeoutMs: positiveMs(options.keepAliveTimeoutMs ?? Math.min(DEFAULT_KEEPALIVE_TIMEOUT_MS, timeoutMs), 'keepAliveTimeoutMs'),
+    hedgeAfterMs: positiveMs(options.keepAliveHedgeAfterMs ?? DEFAULT_KEEPALIVE_HEDGE_AFTER_MS, 'keepAliveHedgeAfterMs'),
+  };
+  return new EtcdLockLog(new EndpointSet(options.endpoints, timeoutMs), keepAlive);
+}
+
+function positiveMs(value: number, name: string): number {
+  // Infinity is allowed: a hedge that never comes (the tests' control for L6).
+  if (Number.isNaN(value) || value <= 0) throw new Error(`${name} must be a positive number of milliseconds, got ${value}`);
+  return value;
 }
 
 class EtcdLockLog implements LockLog {
   private closed = false;
   private readonly watches = new Set<Watch>();
 
-  constructor(private readonly endpoints: EndpointSet) {}
+  constructor(
+    private readonly endpoints: EndpointSet,
+    private readonly keepAlive: HedgeSpec,
+  ) {}
 
   txn(request: TxnRequest): Promise<TxnResponse> {
     return this.call({ operation: 'txn', mutates: !isReadOnlyTxn(request) }, async (client, options) => decodeTxn(await client.kv.txn(encodeTxn(request), options), request));
@@ -64,14 +96,16 @@ class EtcdLockLog implements LockLog {
     });
   }
 
+  /** Hedged over the members (EndpointSet.runHedged): one stuck member must not cost a false fence (L6). */
   leaseKeepAlive(id: LeaseId): Promise<LeaseKeepAliveResponse> {
-    return this.call({ operation: `keepalive of lease ${id}`, mutates: true }, async (client, options) => {
+    if (this.closed) return Promise.reject(new LockLogError('cancelled', `keepalive of lease ${id}: this LockLog is closed`));
+    return this.endpoints.runHedged({ operation: `keepalive of lease ${id}`, mutates: true }, async (client, options) => {
       const response = await keepAliveOnce(client, id, options);
       const answeredId = parseInt64(response.ID, 'lease ID');
       if (answeredId !== id) throw new LockLogError('internal', `keepalive of lease ${id}: etcd answered for lease ${answeredId}`);
       // etcd answers TTL 0 when the lease is gone (v3rpc/lease.go), never an error.
       return { header: toHeader(response.header), id, ttlSeconds: parseSafeInteger(response.TTL, 'lease TTL') };
-    });
+    }, this.keepAlive);
   }
 
   leaseRevoke(id: LeaseId): Promise<{ readonly header: ResponseHeader }> {

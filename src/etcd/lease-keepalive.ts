@@ -21,11 +21,19 @@ export async function keepAliveOnce(client: Etcd3, id: LeaseId, options: CallOpt
   const stream = await client.leaseClient.leaseKeepAlive({ deadline: options.deadline });
   return new Promise((resolve, reject) => {
     let settled = false;
+    const onAbort = () => {
+      // Another member answered this keepalive first (EndpointSet.runHedged): end the stream here.
+      stream.cancel();
+      settle(() => reject(new LockLogError('cancelled', `keepalive of lease ${wireId}: answered by another member`)));
+    };
     const settle = (finish: () => void) => {
       if (settled) return;
       settled = true;
+      options.signal?.removeEventListener('abort', onAbort);
       finish();
     };
+    if (options.signal?.aborted === true) return onAbort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
     stream.on('data', (response: ILeaseKeepAliveResponse) => settle(() => resolve(response)));
     stream.on('error', (error: Error) => settle(() => reject(error)));
     stream.on('end', () =>

@@ -7,6 +7,7 @@
 // which member served a call, which `status` and the streams need. So each endpoint gets its own Etcd3,
 // and src/etcd/endpoint-set.ts chooses the endpoint and fails over only when nothing was sent.
 import { Etcd3, type IOptions } from 'etcd3';
+import { parseEndpoint } from './endpoint-address.js';
 
 type FaultPolicy = ReturnType<NonNullable<NonNullable<IOptions['faultHandling']>['host']>>;
 
@@ -27,11 +28,9 @@ const GRPC_CHANNEL_OPTIONS = {
   'grpc.keepalive_permit_without_calls': 0,
 };
 
+/** The endpoint as http://host:port (endpoint-address.ts holds the rule); throws on anything else. */
 export function normaliseEndpoint(endpoint: string): string {
-  const trimmed = endpoint.trim();
-  if (trimmed === '') throw new Error('an etcd endpoint is empty');
-  if (trimmed.startsWith('https://')) throw new Error(`endpoint ${trimmed}: TLS is not supported by this adapter yet; use http://`);
-  return trimmed.startsWith('http://') ? trimmed : `http://${trimmed}`;
+  return parseEndpoint(endpoint);
 }
 
 /** An etcd3 client bound to exactly one member. Use its `kv`, `leaseClient`, `watchClient`, `maintenance`. */

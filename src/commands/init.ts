@@ -1,0 +1,74 @@
+// `lockstep init --endpoints H:P[,..] [--epoch N] [--json]`: the operator's first step on a new lock log
+// (core/arbiter/init-log.ts, issue 11 S3). No arbiter writes an epoch record by itself: a log without one
+// may be brand new, or wiped, or replaced, and only a person can tell which (ADR-03). So `lockstep lock`
+// and `serve` refuse such a log (no-epoch-record) and name this command as the fix.
+import type { Command } from 'commander';
+import { isLockError } from '../../core/lock-error.js';
+import { isLockLogError } from '../../core/ports/lock-log-error.js';
+import { type CliIo, ExitCode } from '../cli-io.js';
+import { EndpointSyntaxError, parseEndpointList } from '../etcd/endpoint-address.js';
+import { initEtcdLog } from '../etcd/index.js';
+
+interface InitOptions {
+  endpoints: string;
+  epoch?: string;
+  json?: boolean;
+}
+
+const EPOCH_HELP =
+  'the first epoch, default 1. Give it only for a cluster that replaces one which already served tokens: ' +
+  'start above every epoch the old cluster served, so that no token is issued twice and tokens never go ' +
+  'backwards (ADR-02/03). Needed until epochs are allocated on the coord cluster, outside the log they protect (issue 19)';
+
+export function registerInitCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
+  program
+    .command('init')
+    .description(
+      'Initialise a new lock log: write its epoch record, bound to the cluster ID, once. Refused (exit 2) when the log already ' +
+        'holds an epoch record or any lockstep key: a wiped or restored log is not new. Exit 0 initialised; 2 bad input or refused; 5 etcd unreachable.',
+    )
+    .requiredOption('--endpoints <list>', 'etcd client endpoints, host:port[,host:port...]')
+    .option('--epoch <n>', EPOCH_HELP)
+    .option('--json', 'print one JSON object: {ok, epoch, clusterId, revision} or {ok: false, code, message}')
+    .action(async (options: InitOptions) => {
+      setExitCode(await runInit(options, io));
+    });
+}
+
+async function runInit(options: InitOptions, io: CliIo): Promise<number> {
+  const refuse = (exitCode: number, code: string, message: string): number => {
+    if (options.json === true) io.out(JSON.stringify({ ok: false, code, message }));
+    io.err(`lockstep init: ${message}`);
+    return exitCode;
+  };
+  let endpoints: string[];
+  try {
+    endpoints = parseEndpointList(options.endpoints);
+  } catch (error) {
+    if (!(error instanceof EndpointSyntaxError)) throw error;
+    return refuse(ExitCode.badInput, 'invalid-argument', `--endpoints ${JSON.stringify(options.endpoints)}: ${error.message}`);
+  }
+  let epoch: number | undefined;
+  if (options.epoch !== undefined) {
+    // Only the syntax here; the range is initLog's rule (ADR-02), checked before it touches the log.
+    if (!/^[1-9][0-9]*$/.test(options.epoch)) return refuse(ExitCode.badInput, 'invalid-argument', `--epoch ${JSON.stringify(options.epoch)} is not a whole number from 1`);
+    epoch = Number(options.epoch);
+  }
+  const where = endpoints.join(',');
+  try {
+    const result = await initEtcdLog(endpoints, epoch === undefined ? {} : { epoch });
+    const clusterId = result.clusterId.toString(16);
+    if (options.json === true) {
+      io.out(JSON.stringify({ ok: true, epoch: result.epoch, clusterId, revision: result.revision.toString(), endpoints }));
+    } else {
+      io.out(`lockstep init: initialised the lock log at ${where}: epoch ${result.epoch}, bound to cluster ${clusterId}; lockstep lock can use it now`);
+    }
+    return ExitCode.ok;
+  } catch (error) {
+    if (isLockError(error, 'invalid-argument')) return refuse(ExitCode.badInput, error.code, `refused for ${where}: ${error.message}`);
+    if (isLockError(error) || isLockLogError(error)) {
+      return refuse(ExitCode.refused, error.code, `could not initialise the lock log at ${where}: ${error.message}; check that the endpoints name running members of one etcd cluster`);
+    }
+    throw error;
+  }
+}
