@@ -8,6 +8,7 @@ import { registerCheckCommand } from './commands/check.js';
 import { registerClassCommands } from './commands/class-check.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerLockCommand } from './commands/lock.js';
+import { registerPauseTestCommand } from './commands/pause-test.js';
 import { registerShardsCommand } from './commands/shards.js';
 import { registerTtlCommand } from './commands/ttl.js';
 import { registerQuorumCommand } from './commands/quorum.js';
@@ -25,6 +26,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
   registerClassCommands(program, io, setExitCode);
   registerCheckCommand(program, io, setExitCode);
   registerLockCommand(program, io, setExitCode);
+  registerPauseTestCommand(program, io, setExitCode);
   registerDemoCommand(program, io, setExitCode);
   registerBenchCommand(program, io, setExitCode);
   registerShardsCommand(program, io, setExitCode);

@@ -154,7 +154,7 @@ describe('the pause test kit (ADR-17)', () => {
       "second holder's write",
       'first holder resumed',
       "first holder's write",
-      'trial 1 ("before")',
+      'PASS at pause',
     ]);
     expect(steps.every((s, i) => i === 0 || s.atMs > (steps[i - 1] as PauseTestStep).atMs)).toBe(true);
   });

@@ -65,7 +65,7 @@ export async function runPauseTest(ports: PauseTestPorts, plan: PauseTestPlan, o
     const values = { first: `${plan.runId}/trial-${number}/first`, second: `${plan.runId}/trial-${number}/second` };
     const trial = await runTrial(ports, { key: plan.key, className: plan.className, ttlSeconds: plan.ttlSeconds, number, point, values, limits }, say(number));
     trials.push(trial);
-    say(number)(`trial ${number} (${JSON.stringify(point)}): ${trial.verdict.toUpperCase()}: ${trial.reason}`);
+    say(number)(`${trial.verdict.toUpperCase()} at pause point ${JSON.stringify(point)}: ${trial.reason}`);
     if (trial.verdict === 'inconclusive') break; // the next trial would meet the same obstacle
     if (plan.points === undefined) {
       const seen = new Set([...trials.map((t) => t.point), ...queue]);
