@@ -105,7 +105,7 @@ export async function runPauseTestCommand(command: readonly string[], options: P
   if (typeof setup === 'number') return setup;
   const steps: PauseTestStep[] = [];
   const show = (line: string): void => (options.json === true ? io.err(line) : io.out(line));
-  show(`lockstep pause-test: ${setup.lockClass.namespace}/${setup.lockClass.name} (TTL ${setup.lockClass.ttlSeconds} s) on ${setup.resource}; write under test: ${describeWrite(setup.write)}`);
+  show(`lockstep pause-test: ${setup.lockClass.namespace}/${setup.lockClass.name} (TTL ${setup.lockClass.ttlSeconds} s) on ${setup.resource}; write under test: ${redactUrl(describeWrite(setup.write))}`);
   let report: PauseTestReport;
   try {
     report = await runKit({

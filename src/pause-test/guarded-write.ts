@@ -34,7 +34,7 @@ export function describeWrite(spec: WriteSpec): string {
 
 /** Hides the password of a connection URL, for everything the kit prints or writes. */
 export function redactUrl(url: string): string {
-  return url.replace(/^([a-z]+:\/\/[^:/@]+):[^@]*@/i, '$1:***@');
+  return url.replace(/([a-z][a-z0-9+.-]*:\/\/[^:/@\s]+):[^@\s]*@/gi, '$1:***@');
 }
 
 export async function openGuardedWrite(spec: WriteSpec): Promise<GuardedWrite> {
