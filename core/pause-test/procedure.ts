@@ -56,7 +56,7 @@ export function defaultLimits(ttlSeconds: number): TrialLimits {
 export async function runPauseTest(ports: PauseTestPorts, plan: PauseTestPlan, onStep: (step: PauseTestStep) => void): Promise<PauseTestReport> {
   const startMs = ports.clock.now();
   const limits = { ...defaultLimits(plan.ttlSeconds), ...plan.limits };
-  const say = (trial: number | undefined) => (text: string) => onStep({ atMs: ports.clock.now() - startMs, ...(trial === undefined ? {} : { trial }), text });
+  const say = (trial: number | undefined) => (text: string) => onStep({ atMs: Math.round(ports.clock.now() - startMs), ...(trial === undefined ? {} : { trial }), text });
   const queue: PausePoint[] = [...(plan.points ?? [BEFORE_WRITE])];
   const trials: TrialReport[] = [];
   say(undefined)(`pause test of ${plan.key} (class ${plan.className}, TTL ${plan.ttlSeconds} s): ${plan.points === undefined ? 'pause points: before, then each the write passes' : `pause points: ${plan.points.join(', ')}`}`);

@@ -112,7 +112,7 @@ async function afterSecondGrant(ports: TrialPorts, plan: TrialPlan, say: Say, gr
   const afterSecond = await within(clock, limits.stepMs, 'reading the record back', resource.read());
   say(`second holder's write: ${describeAnswer(secondWrite)}; the record holds ${describeState(afterSecond)}`);
   if (!resumed) await within(clock, limits.stepMs, 'resuming the first holder', firstHolder.resume());
-  const frozenMs = clock.now() - frozenAtMs;
+  const frozenMs = Math.round(clock.now() - frozenAtMs);
   say(`first holder resumed after ${seconds(frozenMs)} frozen; it carries on from ${JSON.stringify(plan.point)} with its old token ${granted.firstToken}`);
   let outcome: FirstHolderOutcome;
   try {

@@ -84,6 +84,9 @@ describe('lockstep pause-test (ADR-17)', () => {
     expect(check).toMatchObject({ code: 0, out: [expect.stringMatching(/^ok: 1 class, 1 pause-test result, 0 grants in 2 files/)] });
     // Without the result the class is not valid: the result is what made it pass.
     expect((await runCli('class', 'check', classFile)).code).toBe(1);
+    // The pull request's TTL comment reads the class with its result (README, resource owners).
+    const ttl = await runCli('ttl', classFile, out, '--sessions', '1000', '--format', 'md');
+    expect([ttl.code, ttl.out.join('\n')]).toEqual([0, expect.stringContaining('### TTL review: payments/ledger-writes (ttlSeconds: 5)')]);
   }, KIT_TIMEOUT_MS);
 
   it('negative control: fails a resource with no fence, at the pause before the write, and writes no result', async () => {
