@@ -13,6 +13,7 @@ import { type PauseTestReport, type PauseTestStep, pauseTestResultYaml } from '.
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
 import { type WriteSpec, describeWrite, redactUrl } from '../pause-test/guarded-write.js';
+import { killAllHolders } from '../pause-test/process-holder.js';
 import { runKit } from '../pause-test/run-kit.js';
 import { writeFileAtomically } from '../pause-test/write-atomically.js';
 import { formatProblem } from './class-check.js';
@@ -107,6 +108,17 @@ export async function runPauseTestCommand(command: readonly string[], options: P
   const show = (line: string): void => (options.json === true ? io.err(line) : io.out(line));
   show(`lockstep pause-test: ${setup.lockClass.namespace}/${setup.lockClass.name} (TTL ${setup.lockClass.ttlSeconds} s) on ${setup.resource}; write under test: ${redactUrl(describeWrite(setup.write))}`);
   let report: PauseTestReport;
+  // A detached group gets no Ctrl-C of its own, and node skips 'exit' handlers when a signal kills it:
+  // an interrupted kit kills its first holder (frozen or not) before it goes.
+  const interrupted = (signal: NodeJS.Signals) => () => {
+    io.err(`lockstep pause-test: ${signal}: stopping the first holder; no result written`);
+    killAllHolders();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  const onInt = interrupted('SIGINT');
+  const onTerm = interrupted('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
   try {
     report = await runKit({
       endpoints: setup.endpoints,
@@ -123,6 +135,9 @@ export async function runPauseTestCommand(command: readonly string[], options: P
   } catch (error) {
     io.err(`lockstep pause-test: could not run the kit: ${redactUrl(error instanceof Error ? error.message : String(error))}; check --endpoints (an initialised etcd: lockstep init) and the resource options`);
     return ExitCode.badInput;
+  } finally {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
   }
   const ranAt = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   let written: string | undefined;

@@ -18,12 +18,16 @@ const OUTPUT_TAIL_CHARS = 2_000;
 const liveGroups = new Set<number>();
 let hooked = false;
 
+/** Kills every first holder's group still alive (SIGKILL reaches a stopped process too). Synchronous, for exit paths. */
+export function killAllHolders(): void {
+  for (const pid of liveGroups) signalGroup(pid, 'SIGKILL');
+  liveGroups.clear();
+}
+
 function killGroupsOnExit(): void {
   if (hooked) return;
   hooked = true;
-  process.on('exit', () => {
-    for (const pid of liveGroups) signalGroup(pid, 'SIGKILL');
-  });
+  process.on('exit', killAllHolders);
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
