@@ -65,7 +65,7 @@ describe('fence: an unfenced resource must not take writes from two holders at o
     const result = checkFence([write('legacy-nfs', 'a', 5n, 10), write('legacy-nfs', 'b', 9n, 20, true, 22), write('legacy-nfs', 'a', 5n, 30)], resources);
     expect(result.violations.map((v) => v.message)).toEqual([
       'key k: unfenced resource legacy-nfs took writes from two holders at once: holder a (token 5) wrote from 10 ms to 30 ms (2 writes) and holder b (token 9) from 20 ms to 22 ms (1 write) (ADR-01)',
-      "key k: unfenced resource legacy-nfs took a stale write: token 5 from a at 30 ms, after holder b (token 9) had written at 20 ms, overwriting the newer holder's write; a fence would have refused it (ADR-16, ADR-01)",
+      "key k: unfenced resource legacy-nfs took writes from two holders at once: a stale write, token 5 from a at 30 ms, after holder b (token 9) had written at 20 ms, overwrote the newer holder's write; a fence would have refused it (ADR-16, ADR-01)",
     ]);
   });
 
@@ -75,7 +75,7 @@ describe('fence: an unfenced resource must not take writes from two holders at o
       {
         kind: 'unfenced-stale-write',
         key: 'k',
-        message: "key k: unfenced resource legacy-nfs took a stale write: token 5 from a at 30 ms, after holder b (token 9) had written at 20 ms, overwriting the newer holder's write; a fence would have refused it (ADR-16, ADR-01)",
+        message: "key k: unfenced resource legacy-nfs took writes from two holders at once: a stale write, token 5 from a at 30 ms, after holder b (token 9) had written at 20 ms, overwrote the newer holder's write; a fence would have refused it (ADR-16, ADR-01)",
         involved: [
           { holder: 'b', token: '9' },
           { holder: 'a', token: '5' },

@@ -57,8 +57,8 @@ function belowMark(writes: readonly ResourceWrite[]): Violation[] {
 function staleAccepted(writes: readonly ResourceWrite[]): Violation[] {
   return refusedByRule(writes).map(({ write, mark }) => {
     const message =
-      `key ${write.key}: unfenced resource ${write.resource} took a stale write: token ${write.token} from ${write.holder} at ${write.atMs} ms, after ${holderLabel(mark)} had written at ${mark.atMs} ms, ` +
-      `overwriting the newer holder's write; a fence would have refused it (ADR-16, ADR-01)`;
+      `key ${write.key}: unfenced resource ${write.resource} took writes from two holders at once: a stale write, token ${write.token} from ${write.holder} at ${write.atMs} ms, ` +
+      `after ${holderLabel(mark)} had written at ${mark.atMs} ms, overwrote the newer holder's write; a fence would have refused it (ADR-16, ADR-01)`;
     return { kind: 'unfenced-stale-write', key: write.key, message, involved: [involvedIn(mark), involvedIn(write)], atMs: write.atMs, resource: write.resource };
   });
 }
