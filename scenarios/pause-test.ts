@@ -1,29 +1,31 @@
-// ADR-17's pause test, in the simulator: a holder is frozen (a stop-the-world pause, SIGSTOP in the
-// real kit) just before it writes, for longer than its TTL; its lease expires, a second holder takes
-// the key and writes; the first resumes and writes with its old token. A fenced resource rejects that
-// write. An unfenced one takes it: two writers at once, which is why only fenced classes may claim
-// mutual exclusion (ADR-01).
+// ADR-17's pause test, in the simulator: the kit's own procedure (core/pause-test) on simulated
+// processes. The first holder acquires and stands just before its write (it has asked canStart(): the
+// classic stale write); the run's schedule freezes it (a stop-the-world pause, SIGSTOP in the real kit)
+// for longer than its TTL; its lease expires, the second holder is granted the key and writes; the first
+// resumes and writes with its old token. A fenced resource refuses that write, and the record read back
+// still holds the second holder's value. An unfenced one takes it: the newer write is lost, which is why
+// only fenced classes may claim mutual exclusion (ADR-01). The simulated resource's write is one step,
+// so the kit stands at "before" only; the real kit (lockstep pause-test) tries every point of the write.
 import { PrefixGrants, namespaceGrant } from '../core/authz/index.js';
 import { ClassRegistry, type LockClass } from '../core/classes/index.js';
 import type { BeliefInterval } from '../core/checkers/index.js';
+import { BEFORE_WRITE, type PauseTestReport, runPauseTest } from '../core/pause-test/index.js';
 import type { RecordedWrite } from '../sim/world/resource.js';
 import { World } from '../sim/world/world.js';
 import { DeadlineProbe } from './deadline-probe.js';
 import { type Fault, scheduleFaults } from './faults.js';
 import { collectHistory } from './history.js';
-import { runHolder } from './holder.js';
+import { simFirstHolder, simResourcePort } from './pause-test-ports.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
 
 const TTL_SECONDS = 5; // ADR-11's minimum: fenced classes may go short
 const PAUSE_AT_MS = 1_000;
 const PAUSE_FOR_MS = 15_000; // three TTLs: the lease is long gone when the holder wakes
 const RUN_FOR_MS = 25_000;
+const KEY = 'payments/ledger-7';
 
-function lockClass(enforcement: 'fenced' | 'advisory'): LockClass {
-  const common = { namespace: 'payments', name: 'ledger-writes', purpose: 'correctness', ttlSeconds: TTL_SECONDS, tier: 'entity', onQuorumLoss: 'closed', fairness: 'memory' } as const;
-  return enforcement === 'fenced'
-    ? { ...common, enforcement, resource: 'sim://ledger' }
-    : { ...common, enforcement, riskOwner: 'team-payments', waiverExpires: '2099-12-31', ttlSeconds: 30 };
+function lockClass(): LockClass {
+  return { namespace: 'payments', name: 'ledger-writes', purpose: 'correctness', ttlSeconds: TTL_SECONDS, tier: 'entity', onQuorumLoss: 'closed', fairness: 'memory', enforcement: 'fenced', resource: 'sim://ledger' };
 }
 
 /** Writes by the first holder that reached the resource after the second holder was granted the key. */
@@ -32,16 +34,21 @@ function staleWrites(writes: readonly RecordedWrite[], firstHolder: string, seco
   return { staleWritesAccepted: stale.filter((w) => w.accepted).length, staleWritesRejected: stale.filter((w) => !w.accepted).length };
 }
 
+/** 1 the kit passed, 0 it failed, -1 it had not finished when the run ended (a schedule that never resumes the holder). */
+function kitVerdict(report: PauseTestReport | undefined): number {
+  return report === undefined ? -1 : report.passed ? 1 : 0;
+}
+
 export const pauseTest: Scenario = {
   name: 'pause-test',
-  description: 'A holder paused past its TTL writes with its old token after a second holder took the key (ADR-17).',
+  description: 'A holder paused past its TTL writes with its old token after a second holder took the key (ADR-17), run by the pause test kit.',
   variants: [
     { name: 'fenced', expect: 'pass', description: 'the resource keeps a high-water mark and rejects the stale write' },
-    { name: 'unfenced', expect: 'violation', shows: ['fence'], description: 'the resource accepts any token: two holders write at once (checks: fence)' },
+    { name: 'unfenced', expect: 'violation', shows: ['fence'], description: 'the resource accepts any token: the stale write lands after the second holder\'s (checks: fence)' },
   ],
   async run(context: ScenarioContext): Promise<ScenarioOutcome> {
     const fenced = context.variant.name === 'fenced';
-    const cls = lockClass('fenced'); // the lock class is the same; what differs is whether the resource checks tokens
+    const cls = lockClass(); // the lock class is the same; what differs is whether the resource checks tokens
     const world = new World({
       ...worldBasics(context),
       classes: new ClassRegistry([cls]),
@@ -58,25 +65,34 @@ export const pauseTest: Scenario = {
     ];
     const appliedFaults = scheduleFaults(world, faults);
     const beliefs: BeliefInterval[] = [];
-    const plan = { key: 'payments/ledger-7', className: cls.name, ttlSeconds: cls.ttlSeconds, resource, prepareMs: 300, gapMs: 100 } as const;
-    const results = Promise.all([
-      runHolder(alice, { ...plan, waitMs: 0, units: 20 }, beliefs),
-      world.kernel.sleep(200).then(() => runHolder(bob, { ...plan, waitMs: 20_000, units: 3 }, beliefs)),
-    ]);
+    const hold = { key: KEY, className: cls.name, ttlSeconds: cls.ttlSeconds };
+    let report: PauseTestReport | undefined;
+    let secondGrantedAtMs: number | undefined;
+    const lock = {
+      acquire: async (options: Parameters<typeof bob.client.acquire>[0]) => {
+        const handle = await bob.client.acquire(options);
+        secondGrantedAtMs = world.kernel.now();
+        beliefs.push({ holder: bob.identity, key: KEY, token: handle.token, fromMs: secondGrantedAtMs, toMs: secondGrantedAtMs });
+        return handle;
+      },
+    };
+    const ports = { clock: bob.process.clock(), lock, firstHolder: simFirstHolder(alice, resource, hold, beliefs), resource: simResourcePort(bob, resource, KEY) };
     const startMs = world.kernel.now();
+    void runPauseTest(ports, { ...hold, runId: `seed-${context.seed}`, points: [BEFORE_WRITE] }, () => {}).then((r) => (report = r));
+    // The kit's promise is not awaited past the run's end: a schedule that never resumes the holder leaves it waiting.
     await world.runUntil(startMs + RUN_FOR_MS);
-    const [a, b] = await results;
+    const secondWrites = resource.writes.filter((w) => w.holder === bob.identity);
     return {
       world,
       faults,
       appliedFaults,
       history: collectHistory(world, beliefs, probe),
-      parameters: { ttlSeconds: TTL_SECONDS, pauseAtMs: PAUSE_AT_MS, pauseForMs: PAUSE_FOR_MS, resource: fenced ? 'fenced' : 'unfenced' },
+      parameters: { ttlSeconds: TTL_SECONDS, pauseAtMs: PAUSE_AT_MS, pauseForMs: PAUSE_FOR_MS, resource: fenced ? 'fenced' : 'unfenced', pausePoints: [BEFORE_WRITE] },
       metrics: {
-        ...staleWrites(resource.writes, alice.identity, b.grantedAtMs),
-        firstHolderUnits: a.unitsDone,
-        secondHolderWaitMs: b.grantedAtMs === undefined ? -1 : b.grantedAtMs - startMs - 200,
-        secondHolderWritesAccepted: b.writesAccepted,
+        ...staleWrites(resource.writes, alice.identity, secondGrantedAtMs),
+        kitPassed: kitVerdict(report),
+        secondHolderWaitMs: secondGrantedAtMs === undefined ? -1 : secondGrantedAtMs - startMs - PAUSE_AT_MS,
+        secondHolderWritesAccepted: secondWrites.filter((w) => w.accepted).length,
       },
     };
   },

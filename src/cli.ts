@@ -9,6 +9,7 @@ import { registerClassCommands } from './commands/class-check.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerLockCommand } from './commands/lock.js';
+import { registerPauseTestCommand } from './commands/pause-test.js';
 import { registerShardsCommand } from './commands/shards.js';
 import { registerTtlCommand } from './commands/ttl.js';
 import { registerQuorumCommand } from './commands/quorum.js';
@@ -27,6 +28,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
   registerCheckCommand(program, io, setExitCode);
   registerInitCommand(program, io, setExitCode);
   registerLockCommand(program, io, setExitCode);
+  registerPauseTestCommand(program, io, setExitCode);
   registerDemoCommand(program, io, setExitCode);
   registerBenchCommand(program, io, setExitCode);
   registerShardsCommand(program, io, setExitCode);

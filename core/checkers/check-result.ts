@@ -20,6 +20,8 @@ export type ViolationKind =
   | 'fence-accepted-below-mark'
   /** Two holders wrote to an unfenced resource at once. */
   | 'unfenced-overlap'
+  /** An unfenced resource took a write with a token below one it had already taken (a stale holder's lost update). */
+  | 'unfenced-stale-write'
   /** A running holder's library fenced a hold only after the log had expired it. */
   | 'fence-after-expiry'
   /** The log expired a hold whose running holder's library never fenced it. */

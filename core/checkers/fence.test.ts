@@ -53,6 +53,10 @@ describe('fence: a fenced resource never accepts a token below its mark (ADR-16)
 });
 
 describe('fence: an unfenced resource must not take writes from two holders at once (ADR-01)', () => {
+  it('passes a holder writing again with its own token after a pause, while nobody newer has written', () => {
+    expect(checkFence([write('legacy-nfs', 'a', 5n, 10), write('legacy-nfs', 'a', 5n, 30), write('legacy-nfs', 'b', 9n, 40)], resources).ok).toBe(true);
+  });
+
   it('passes holders that write one after the other, and a handover at one instant', () => {
     expect(checkFence([write('legacy-nfs', 'a', 5n, 10, true, 15), write('legacy-nfs', 'a', 5n, 16, true, 20), write('legacy-nfs', 'b', 9n, 20, true, 25)], resources).ok).toBe(true);
   });
@@ -61,6 +65,24 @@ describe('fence: an unfenced resource must not take writes from two holders at o
     const result = checkFence([write('legacy-nfs', 'a', 5n, 10), write('legacy-nfs', 'b', 9n, 20, true, 22), write('legacy-nfs', 'a', 5n, 30)], resources);
     expect(result.violations.map((v) => v.message)).toEqual([
       'key k: unfenced resource legacy-nfs took writes from two holders at once: holder a (token 5) wrote from 10 ms to 30 ms (2 writes) and holder b (token 9) from 20 ms to 22 ms (1 write) (ADR-01)',
+      "key k: unfenced resource legacy-nfs took writes from two holders at once: a stale write, token 5 from a at 30 ms, after holder b (token 9) had written at 20 ms, overwrote the newer holder's write; a fence would have refused it (ADR-16, ADR-01)",
+    ]);
+  });
+
+  it('finds a stale holder\'s single write after the newer holder wrote: a lost update without interleaving spans (ADR-17)', () => {
+    const result = checkFence([write('legacy-nfs', 'b', 9n, 20, true, 22), write('legacy-nfs', 'a', 5n, 30, true, 32)], resources);
+    expect(result.violations).toEqual([
+      {
+        kind: 'unfenced-stale-write',
+        key: 'k',
+        message: "key k: unfenced resource legacy-nfs took writes from two holders at once: a stale write, token 5 from a at 30 ms, after holder b (token 9) had written at 20 ms, overwrote the newer holder's write; a fence would have refused it (ADR-16, ADR-01)",
+        involved: [
+          { holder: 'b', token: '9' },
+          { holder: 'a', token: '5' },
+        ],
+        atMs: 30,
+        resource: 'legacy-nfs',
+      },
     ]);
   });
 

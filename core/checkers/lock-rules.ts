@@ -1,6 +1,7 @@
 // The sequential specification of one lock key and the resource it guards (docs/history-format.md,
 // "The lock model"). One function per function of the history; each returns the states the operation
 // can leave behind, or the reason it cannot take effect in `state`. Tokens are bigints (ADR-02).
+import { fenceAccepts } from '../fence/index.js';
 
 export type LockFunction = 'acquire' | 'release' | 'expire' | 'write';
 export type ResourceKind = 'fenced' | 'unfenced';
@@ -52,7 +53,7 @@ export function judge(state: LockState, op: LockStep, resource: ResourceKind): J
       return end(state, token(op), 'expire');
     case 'write':
       if (resource === 'unfenced') return unfencedWrite(state, token(op));
-      return op.outcome === 'fail' ? fenceRejects(state, token(op)) : fenceAccepts(state, token(op));
+      return op.outcome === 'fail' ? fencedWriteRefused(state, token(op)) : fencedWriteTaken(state, token(op));
   }
 }
 
@@ -92,18 +93,25 @@ function releaseOfNonHolder(state: LockState, released: bigint): Judgement {
   return `token ${released} holds the key, so its release would have released it (released: false means the hold was already gone)`;
 }
 
-// ADR-16: the fence accepts a token at or above its mark, atomically raising the mark. One token is
-// one grant, so an equal token is the same holder writing again: accepting or rejecting it is safe.
-function fenceAccepts(state: LockState, written: bigint): Judgement {
+// ADR-16: the fence rule (core/fence) judges a write atomically, raising the mark. One token is one
+// grant, so an equal token is the same holder writing again: the strict mode refuses it, at-or-above
+// takes it, and the model takes either answer. An accepted write needs the lenient mode's yes; a
+// refusal needs the strict mode's no.
+function fencedWriteTaken(state: LockState, written: bigint): Judgement {
   const granted = written <= state.highest ? state : bindUnknown(state, written);
   if (granted === undefined) return `token ${written} was not granted on this key before the write took effect (highest so far: ${tokenText(state.highest)})`;
-  if (written < granted.mark) return `the fenced resource accepted token ${written} below its high-water mark ${granted.mark}; it must reject it (ADR-16)`;
+  if (!fenceAccepts(markOf(granted), written, 'at-or-above')) return `the fenced resource accepted token ${written} below its high-water mark ${granted.mark}; it must reject it (ADR-16)`;
   return [{ ...granted, mark: written }];
 }
 
-function fenceRejects(state: LockState, written: bigint): Judgement {
-  if (written <= state.mark) return [state];
+function fencedWriteRefused(state: LockState, written: bigint): Judgement {
+  if (!fenceAccepts(markOf(state), written, 'above')) return [state];
   return `the fence rejected token ${written}, which is above its high-water mark ${tokenText(state.mark)}; a fence rejects only tokens below its mark (ADR-16)`;
+}
+
+/** The state's mark as the fence rule takes it: -1n (nothing accepted yet) is no mark. */
+function markOf(state: LockState): bigint | undefined {
+  return state.mark < 0n ? undefined : state.mark;
 }
 
 // Without a fence, a write is safe only from the most recent grant's holder: a write with an older

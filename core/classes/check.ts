@@ -3,16 +3,22 @@
 // defined only once (ADR-24). Only documents without problems come back as classes, tests and grants.
 import { LockError } from '../lock-error.js';
 import { parseCivilDate } from './civil-date.js';
-import { classRuleProblems, lockClassFromDraft } from './class-rules.js';
+import { type InvalidPauseTest, classRuleProblems, lockClassFromDraft } from './class-rules.js';
 import type { FieldProblem } from './fields.js';
 import { grantRuleProblems, lockGrantFromDraft } from './grant-rules.js';
 import type { LockClass, LockGrant, PauseTestResult, Problem, SourcedDocument } from './model.js';
 import { pauseTestFromDraft, pauseTestRuleProblems } from './pause-test-rules.js';
-import { type DocumentDraft, readDocument } from './read-document.js';
+import { type DocumentDraft, type PauseTestDraft, readDocument } from './read-document.js';
+import { isMapping } from './fields.js';
 
 export type CheckOptions = {
   /** Today's date, `YYYY-MM-DD`: waivers and pause-test ages are measured against it. */
   today: string;
+  /**
+   * For the pause test kit only (`lockstep pause-test`), which reads a fenced class before it has the
+   * result the kit is about to produce: the rule that a fenced class needs one is not applied.
+   */
+  skipPauseTestRule?: boolean;
 };
 
 export type CheckResult = {
@@ -36,8 +42,10 @@ export function checkDocuments(documents: readonly SourcedDocument[], options: C
   }
   // Only a sound pause-test document may back a fenced class.
   const pauseTests = drafts.flatMap((d) => (d.kind === 'PauseTestResult' && d.problems.length === 0 ? optional(pauseTestFromDraft(d)) : []));
+  const invalidPauseTests = drafts.flatMap((d) => (d.kind === 'PauseTestResult' && d.problems.length > 0 ? [invalidPauseTest(d)] : []));
+  const context = { todayDays, pauseTests, invalidPauseTests, ...(options.skipPauseTestRule === true ? { skipPauseTestRule: true } : {}) };
   for (const draft of drafts) {
-    if (draft.kind === 'LockClass') draft.problems.push(...classRuleProblems(draft, { todayDays, pauseTests }));
+    if (draft.kind === 'LockClass') draft.problems.push(...classRuleProblems(draft, context));
   }
   const valid = drafts.filter((d) => d.problems.length === 0);
   return {
@@ -68,6 +76,14 @@ function addDuplicateProblems(drafts: readonly DocumentDraft[]): void {
       });
     }
   }
+}
+
+/** The class an invalid result names, read from the raw document when its spec.class was the wrong part. */
+function invalidPauseTest(draft: PauseTestDraft): InvalidPauseTest {
+  const value = draft.document.value;
+  const spec = isMapping(value) && isMapping(value['spec']) ? value['spec'] : {};
+  const raw = spec['class'];
+  return { namespace: draft.namespace, name: draft.name, className: draft.spec.class ?? (typeof raw === 'string' ? raw : undefined), location: location(draft.document) };
 }
 
 function problemsOf(draft: DocumentDraft): Problem[] {

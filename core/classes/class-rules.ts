@@ -2,6 +2,7 @@
 // were checked one by one (schemas.ts); a rule whose inputs were already reported as wrong stays quiet,
 // so one mistake produces one problem.
 import { formatCivilDate, parseCivilDate } from './civil-date.js';
+import { newerFirst, parseRanAt } from './ran-at.js';
 import type { FieldProblem } from './fields.js';
 import { ADVISORY_TTL_FLOOR_SECONDS, type LockClass, PAUSE_TEST_VALID_DAYS, type PauseTestResult } from './model.js';
 import type { LockClassDraft } from './read-document.js';
@@ -11,7 +12,14 @@ export type ClassRuleContext = {
   todayDays: number;
   /** Every valid PauseTestResult among the documents checked, from any file. */
   pauseTests: readonly PauseTestResult[];
+  /** The PauseTestResult documents that have problems of their own, by the class and namespace they name. */
+  invalidPauseTests: readonly InvalidPauseTest[];
+  /** The pause test kit checks a class before any result for it exists: the rule that asks for one is not applied. */
+  skipPauseTestRule?: boolean;
 };
+
+/** A PauseTestResult with problems: where it is, and the class its spec names (as written, if a string). */
+export type InvalidPauseTest = { namespace: string; name: string; className: string | undefined; location: string };
 
 export function classRuleProblems(draft: LockClassDraft, context: ClassRuleContext): FieldProblem[] {
   return [
@@ -98,9 +106,9 @@ function quorumLossPosture({ spec }: LockClassDraft): FieldProblem[] {
 
 // ADR-17: fenced only on a passing pause test, for this class and resource, younger than a year.
 function fencedNeedsPauseTest({ spec, namespace, name }: LockClassDraft, context: ClassRuleContext): FieldProblem[] {
-  if (spec.enforcement !== 'fenced' || spec.resource === undefined) return [];
+  if (spec.enforcement !== 'fenced' || spec.resource === undefined || context.skipPauseTestRule === true) return [];
   const resource = spec.resource;
-  const ageDays = (test: PauseTestResult): number => context.todayDays - (parseCivilDate(test.ranAt) ?? Number.NEGATIVE_INFINITY);
+  const ageDays = (test: PauseTestResult): number => context.todayDays - (parseRanAt(test.ranAt)?.days ?? Number.NEGATIVE_INFINITY);
   const forClass = context.pauseTests.filter((test) => test.namespace === namespace && test.class === name);
   const forResource = forClass.filter((test) => test.resource === resource);
   const passing = forResource.filter((test) => test.passed);
@@ -108,6 +116,13 @@ function fencedNeedsPauseTest({ spec, namespace, name }: LockClassDraft, context
   if (current.length > 0) return [];
   const kit = `run the pause test kit against ${resource} and check its PauseTestResult (namespace ${namespace}, spec.class: ${name}) together with this class`;
   const problem = (message: string, fix: string): FieldProblem[] => [{ field: 'spec.enforcement', message: `is fenced, but ${message} (ADR-17)`, fix }];
+  // A result that is itself invalid has its own problems reported; the class must say it relies on an
+  // invalid one, not that it has none, or the owner goes looking for a missing file.
+  const invalid = context.invalidPauseTests.filter((test) => test.namespace === namespace && test.className === name);
+  if (invalid.length > 0) {
+    const which = invalid.map((test) => `${test.name} (${test.location})`).join(', ');
+    return problem(`its PauseTestResult ${which} ${invalid.length === 1 ? 'is' : 'are'} invalid, so cannot back it`, `fix the problems reported for ${invalid.length === 1 ? 'that result' : 'those results'} and check again`);
+  }
   if (forClass.length === 0) {
     return problem(`no PauseTestResult for class ${namespace}/${name} is among the documents checked`, `${kit}, or declare enforcement: advisory`);
   }
@@ -127,7 +142,7 @@ function fencedNeedsPauseTest({ spec, namespace, name }: LockClassDraft, context
 }
 
 function newestFirst(tests: readonly PauseTestResult[]): PauseTestResult[] {
-  return [...tests].sort((a, b) => (a.ranAt < b.ranAt ? 1 : a.ranAt > b.ranAt ? -1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return [...tests].sort((a, b) => newerFirst(a.ranAt, b.ranAt) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** The validated class, once a draft has no problems left. */

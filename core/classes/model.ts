@@ -46,7 +46,7 @@ export type PauseTestResult = {
   class: string;
   resource: string;
   passed: boolean;
-  /** `YYYY-MM-DD`. */
+  /** `YYYY-MM-DD`, or an RFC 3339 timestamp such as `2026-10-01T12:00:00Z` (ran-at.ts). */
   ranAt: string;
 };
 

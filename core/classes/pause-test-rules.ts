@@ -1,13 +1,15 @@
 // ADR-17: the rules for a PauseTestResult document on its own. Whether it is young enough to back a
-// fenced class is judged against that class (class-rules.ts); here only its date must be believable.
-import { formatCivilDate, parseCivilDate } from './civil-date.js';
+// fenced class is judged against that class (class-rules.ts); here only its date must be believable:
+// not after today (a timestamp counts by its UTC day, as today is a UTC date).
+import { formatCivilDate } from './civil-date.js';
 import type { FieldProblem } from './fields.js';
 import type { PauseTestResult } from './model.js';
+import { parseRanAt } from './ran-at.js';
 import type { PauseTestDraft } from './read-document.js';
 
 export function pauseTestRuleProblems(draft: PauseTestDraft, todayDays: number): FieldProblem[] {
   const ranAt = draft.spec.ranAt;
-  const ranAtDays = ranAt === undefined ? undefined : parseCivilDate(ranAt);
+  const ranAtDays = ranAt === undefined ? undefined : parseRanAt(ranAt)?.days;
   if (ranAtDays === undefined || ranAtDays <= todayDays) return [];
   return [{
     field: 'spec.ranAt',

@@ -3,6 +3,7 @@
 // in class-rules.ts; here every field is judged on its own.
 import { z } from 'zod';
 import { isCivilDate } from './civil-date.js';
+import { RAN_AT_RULE, isRanAt } from './ran-at.js';
 import { API_VERSION, TTL_DEFAULT_SECONDS, TTL_MAX_SECONDS, TTL_MIN_SECONDS } from './model.js';
 import { DNS_LABEL, DNS_LABEL_RULE, isMapping, rule } from './fields.js';
 
@@ -13,6 +14,7 @@ const mapping = z.custom<Record<string, unknown>>(isMapping);
 const text = z.string().trim().min(1);
 const dnsLabel = z.string().regex(DNS_LABEL);
 const civilDate = z.string().refine(isCivilDate);
+const ranAt = z.string().refine(isRanAt);
 
 export const envelopeFields = {
   apiVersion: rule(z.literal(API_VERSION), {
@@ -95,7 +97,7 @@ export const pauseTestFields = {
   class: rule(dnsLabel, { required: true, expected: `the LockClass name in the same namespace (${DNS_LABEL_RULE})`, fix: 'set class to the name of the LockClass the test ran for' }),
   resource: rule(text, { required: true, expected: 'the resource the test ran against, equal to the class resource (ADR-17)', fix: 'set resource to the tested store, as the class names it' }),
   passed: rule(z.boolean(), { required: true, expected: 'true or false: whether the stale write was refused (ADR-17)', fix: 'set passed: true or passed: false as the kit reported' }),
-  ranAt: rule(civilDate, { required: true, expected: 'the date of the run, YYYY-MM-DD', fix: 'set ranAt to the date the kit ran, e.g. 2026-11-01' }),
+  ranAt: rule(ranAt, { required: true, expected: RAN_AT_RULE, fix: 'set ranAt to when the kit ran, as its result shows, e.g. 2026-11-01 or 2026-11-01T12:00:00Z' }),
 };
 
 // ADR-19: prefixes are checked one by one in grant-rules.ts so each bad one gets its own line.
