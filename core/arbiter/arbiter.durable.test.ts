@@ -48,6 +48,25 @@ describe('durable fairness (ADR-14) on real etcd', () => {
     expect(await waiterKeys(key)).toEqual([]); // each grant deleted its waiter key in the granting txn
   });
 
+  it('grants a free parent key at once while a waiter waits for a key below it: the two lines are disjoint (L4)', async () => {
+    const arbiter = world.arbiter();
+    const parent = world.key('durable-parent');
+    const child = `${parent}/b`;
+    const [a, b, c] = await Promise.all([ALICE, BOB, CAROL].map((identity) => world.session(arbiter, identity, DURABLE.ttlSeconds)));
+    if (a === undefined || b === undefined || c === undefined) throw new Error('three sessions were opened');
+    const held = await arbiter.acquire({ identity: ALICE, sessionId: a.sessionId, key: child, className: DURABLE.name, waitMs: 0 });
+    const bobWaits = arbiter.acquire({ identity: BOB, sessionId: b.sessionId, key: child, className: DURABLE.name, waitMs: LONG_WAIT_MS });
+    await clock.sleep(SETTLE_MS);
+    expect(await waiterKeys(child)).toHaveLength(1);
+
+    // Before the fix the parent's line (/q/<parent>/) held Bob's key, ahead of Carol: she waited out her wait on a free key.
+    const carol = await arbiter.acquire({ identity: CAROL, sessionId: c.sessionId, key: parent, className: DURABLE.name, waitMs: 2_000 });
+    expect(carol.identity).toBe(CAROL);
+    expect(await waiterKeys(parent)).toEqual([]); // the parent's line does not hold the child's waiter
+    await arbiter.release({ identity: ALICE, sessionId: a.sessionId, key: child, token: held.token });
+    expect((await bobWaits).identity).toBe(BOB);
+  });
+
   it('removes a waiter key when the wait times out', async () => {
     const arbiter = world.arbiter();
     const key = world.key('durable-timeout');
