@@ -26,6 +26,19 @@ export const MAX_WAITERS_PER_KEY = 10_000;
 const POLL_JITTER_FRACTION = 0.2;
 
 const YIELD = Symbol('yield');
+
+interface PendingWake {
+  readonly trigger: AttemptTrigger;
+  /** The newest change the wake reports; undefined for one that names none (a poll, a broken watch), never stale. */
+  readonly changedAt: bigint | undefined;
+}
+
+/** Two wakes not yet served are one: the later trigger, stale only if both named a change already seen. */
+function mergeWake(pending: PendingWake | undefined, next: PendingWake): PendingWake {
+  if (pending === undefined) return next;
+  const changedAt = pending.changedAt === undefined || next.changedAt === undefined ? undefined : pending.changedAt > next.changedAt ? pending.changedAt : next.changedAt;
+  return { trigger: next.trigger, changedAt };
+}
 interface Waiter {
   readonly rank: bigint | undefined;
   readonly attempt: Attempt;
@@ -49,8 +62,8 @@ export interface KeyQueueDeps {
 export class KeyQueue {
   private readonly waiters: Waiter[] = [];
   private wakeSource = new CancelSource();
-  /** Set by a wake (or the poll fallback) not yet served, with what caused it. */
-  private pendingWake: AttemptTrigger | undefined;
+  /** A wake (or the poll fallback) not yet served: what caused it, and the newest change it reports. */
+  private pendingWake: PendingWake | undefined;
   private watch: Watch | undefined;
   private watchStarting = false;
   /** Attempts made: the hot-key scenario reports attempts per release from it. */
@@ -86,8 +99,6 @@ export class KeyQueue {
 
   /** The newest revision an attempt of this line has seen: a hint about a change at or before it is stale. */
   private seenRevision = -1n;
-  /** The newest change the pending wake reports (undefined: a hint that names none). */
-  private pendingWakeAt: bigint | undefined;
 
   /**
    * A hint that the key may be free: a watch event, or a release through this arbiter. Both report the
@@ -96,9 +107,7 @@ export class KeyQueue {
    */
   wake(trigger: AttemptTrigger = 'hint', changedAt?: bigint): void {
     if (changedAt !== undefined && changedAt <= this.seenRevision) return;
-    if (this.pendingWake === undefined) this.pendingWakeAt = changedAt;
-    else if (this.pendingWakeAt !== undefined) this.pendingWakeAt = changedAt === undefined || changedAt > this.pendingWakeAt ? changedAt : this.pendingWakeAt;
-    this.pendingWake = trigger;
+    this.pendingWake = mergeWake(this.pendingWake, { trigger, changedAt });
     this.wakeSource.cancel();
   }
 
@@ -124,19 +133,23 @@ export class KeyQueue {
   private async serveHead(waiter: Waiter): Promise<Grant | typeof YIELD> {
     for (;;) {
       if (this.waiters[0] !== waiter) return YIELD;
-      const trigger = this.pendingWake;
-      if (trigger !== undefined) {
+      // The deadline comes before any pending wake: no attempt starts once the wait is over, even for a
+      // wake that arrived in time (it was served after the deadline, granting a caller whose wait had ended).
+      const remainingMs = waiter.deadlineMs - this.deps.clock.now();
+      if (remainingMs <= 0) throw new LockError('wait-timeout', 'the key stayed held for the whole wait; retry later or wait longer');
+      const wake = this.pendingWake;
+      if (wake !== undefined) {
         this.pendingWake = undefined;
-        if (this.pendingWakeAt !== undefined && this.pendingWakeAt <= this.seenRevision) continue; // stale: seen already
-        const outcome = await this.tryOnce(waiter, trigger);
+        if (wake.changedAt !== undefined && wake.changedAt <= this.seenRevision) continue; // stale: seen already
+        const outcome = await this.tryOnce(waiter, wake.trigger);
         if (outcome !== undefined) return outcome;
         continue; // a wake that arrived during the attempt is served at once
       }
-      const remainingMs = waiter.deadlineMs - this.deps.clock.now();
-      if (remainingMs <= 0) throw new LockError('wait-timeout', 'the key stayed held for the whole wait; retry later or wait longer');
       const pollMs = jitteredMs(this.deps.random, this.deps.pollIntervalMs, POLL_JITTER_FRACTION);
       const woken = await this.sleep(Math.min(pollMs, remainingMs));
-      if (!woken && this.deps.clock.now() < waiter.deadlineMs) this.pendingWake = 'poll'; // the poll fallback (ADR-15)
+      // The poll fallback (ADR-15) names no revision, so it is never stale: it once kept the revision of
+      // the last hint, and after an attempt had seen that one every later poll was dropped (issue 11, L3).
+      if (!woken) this.pendingWake = mergeWake(this.pendingWake, { trigger: 'poll', changedAt: undefined });
     }
   }
 

@@ -1,0 +1,110 @@
+// KeyQueue alone (ADR-14/15), on the simulator's kernel as its clock: the attempts are scripted, the
+// watch never delivers (a persistently lossy watch), so what the queue does is decided by its wake and
+// poll rules alone, in virtual time. The arbiter's own tests (arbiter.queue.test.ts) cover it on etcd.
+import { describe, expect, it } from 'vitest';
+import { Kernel } from '../../sim/kernel/kernel.js';
+import { CancelSource } from '../cancel.js';
+import { LockError, isLockError } from '../lock-error.js';
+import type { Grant } from '../ports/arbiter-api.js';
+import type { LockLog, Watch } from '../ports/lock-log.js';
+import { clusterId, leaseId, memberId, revision, type Revision } from '../units.js';
+import { type AttemptTrigger, KeyQueue } from './key-queue.js';
+import { LogGateway } from './log-gateway.js';
+import { SealGuard } from './seal-guard.js';
+
+const POLL_MS = 100;
+const header = { clusterId: clusterId(1n), memberId: memberId(1n), revision: revision(1n), raftTerm: 1n };
+
+/** A log whose watches open and never deliver; nothing else is called by a KeyQueue. */
+function blindLog(): LockLog {
+  const unused = (): never => {
+    throw new Error('a KeyQueue only watches');
+  };
+  const watch: Watch = { header, cancel: async () => {} };
+  return { txn: unused, range: unused, leaseGrant: unused, leaseKeepAlive: unused, leaseRevoke: unused, leaseTimeToLive: unused, compact: unused, status: unused, close: unused, watch: async () => watch };
+}
+
+const grantAt = (at: bigint): Grant => ({ key: 'orders/o-1', token: at as Grant['token'], epoch: 0, revision: at, sessionId: leaseId(7n), identity: 'spiffe://t/alice', className: 'writes', reentered: false });
+
+/** One scripted attempt; it may wake the queue it runs in, as a release or a watch event would. */
+type Step = (queue: KeyQueue) => Promise<{ granted: Grant } | { contendedAt: Revision }>;
+
+function setUp(steps: readonly Step[]) {
+  const kernel = new Kernel({ seed: 'key-queue', yieldToHost: () => new Promise((done) => setImmediate(done)) });
+  const queue = new KeyQueue({
+    gateway: new LogGateway(blindLog(), new SealGuard()),
+    clock: kernel,
+    random: kernel.rng.stream('jitter'),
+    holderKey: '/l/orders/o-1',
+    pollIntervalMs: POLL_MS,
+    shutdown: new CancelSource(),
+    onEmpty: () => {},
+  });
+  const triggers: AttemptTrigger[] = [];
+  const attempt = (trigger: AttemptTrigger) => {
+    const step = steps[triggers.length];
+    triggers.push(trigger);
+    if (step === undefined) throw new Error(`attempt ${triggers.length} was not scripted`);
+    return step(queue);
+  };
+  return { kernel, queue, triggers, attempt };
+}
+
+/** Settles `promise` while virtual time runs to `untilMs`: its value, or the LockError it rejected with. */
+async function outcomeOf(kernel: Kernel, promise: Promise<Grant>, untilMs: number): Promise<Grant | LockError> {
+  const settled = promise.then((g) => g, (error: unknown) => (isLockError(error) ? error : Promise.reject(error)));
+  await kernel.runUntil(untilMs);
+  return settled;
+}
+
+describe('KeyQueue', () => {
+  it('keeps polling after a wake that named a revision: the poll fallback never goes stale (ADR-15, L3)', async () => {
+    const { kernel, queue, triggers, attempt } = setUp([
+      // The first poll finds the key held at revision 10. A release through this arbiter then reports
+      // the delete at 11 (a hint naming a revision), but another arbiter's waiter was granted first, at 12.
+      async (queue) => {
+        queue.wake('hint', 11n);
+        return { contendedAt: revision(10n) };
+      },
+      async () => ({ contendedAt: revision(12n) }),
+      // That holder released at 20; this watch is blind, so only a poll can find the key free.
+      async () => ({ granted: grantAt(21n) }),
+    ]);
+    const waited = queue.join(attempt, 10 * POLL_MS * 10, revision(5n));
+    const outcome = await outcomeOf(kernel, waited, 20 * POLL_MS * 10);
+    // Before the fix every later poll was discarded as stale (its revision was still the hint's 11,
+    // already seen): the waiter sat on a free key until its deadline and was told wait-timeout.
+    expect(outcome).toEqual(grantAt(21n));
+    expect(triggers).toEqual(['poll', 'hint', 'poll']);
+  });
+
+  it('serves no pending wake after the waiter\'s deadline: the wait ends there, with no late attempt', async () => {
+    const deadlineMs = 5 * POLL_MS;
+    const { kernel, queue, triggers, attempt } = setUp([
+      // A wake arrives during a slow attempt that only returns after the deadline.
+      async (queue) => {
+        queue.wake('hint', 11n);
+        await kernel.sleep(2 * deadlineMs);
+        return { contendedAt: revision(10n) };
+      },
+      async () => ({ granted: grantAt(30n) }),
+    ]);
+    const outcome = await outcomeOf(kernel, queue.join(attempt, deadlineMs, revision(5n)), 10 * deadlineMs);
+    // Before the fix the pending wake was served at once, after the deadline, and granted the key to a
+    // caller whose wait was over.
+    expect(isLockError(outcome, 'wait-timeout')).toBe(true);
+    expect(triggers).toEqual(['poll']);
+  });
+
+  it('its negative control: a wake before the deadline is served at once', async () => {
+    const { kernel, queue, triggers, attempt } = setUp([
+      async (queue) => {
+        queue.wake('hint', 11n);
+        return { contendedAt: revision(10n) };
+      },
+      async () => ({ granted: grantAt(30n) }),
+    ]);
+    expect(await outcomeOf(kernel, queue.join(attempt, 5 * POLL_MS, revision(5n)), 50 * POLL_MS)).toEqual(grantAt(30n));
+    expect(triggers).toEqual(['poll', 'hint']);
+  });
+});
