@@ -26,17 +26,17 @@ import type { Clock } from '../ports/clock.js';
 import type { LockLog } from '../ports/lock-log.js';
 import { isLockLogError } from '../ports/lock-log-error.js';
 import type { Random } from '../ports/random.js';
-import { parseHolderValue } from './records.js';
-import { packToken, parseToken, unpackToken } from '../token.js';
+import { packToken, parseToken } from '../token.js';
 import type { Revision } from '../units.js';
 import { advanceEpoch, forceRelease } from './admin.js';
 import { DurableTurn } from './durable-turn.js';
 import { EpochState } from './epoch-state.js';
 import { type GrantTxnInput, classifyGrant } from './grant-txn.js';
-import { inspectKey } from './inspect.js';
+import { inspectKey, readHold } from './inspect.js';
 import { type AttemptTrigger, KeyQueue } from './key-queue.js';
 import { LogGateway } from './log-gateway.js';
 import type { ArbiterClass, Authorizer, ClassLookup, Placement } from './policy.js';
+import { releaseHold } from './release.js';
 import type { SealGuard } from './seal-guard.js';
 import { type ArbiterSeams, HONEST_ARBITER_SEAMS } from './seams.js';
 import { SessionDirectory, checkIdentity, checkSessionTtl, expired } from './sessions.js';
@@ -140,32 +140,20 @@ export class Arbiter implements ArbiterApi {
     return queue.join(attempt, deadlineMs, undefined);
   }
 
+  /** The caller's own hold of `key`, read with the epoch record in one txn (S2), or undefined. */
   private async ownHold(key: LockKey, sessionId: Grant['sessionId'], identity: string, className: string): Promise<Grant | undefined> {
-    const epoch = await this.epoch.get();
-    const response = await this.gateway.range({ key: holderKeyOf(key) });
-    const kv = response.kvs[0];
-    if (kv === undefined || kv.lease !== sessionId || parseHolderValue(kv.value)?.sessionId !== sessionId) return undefined;
-    return { key: key.text, token: packToken(epoch.record.epoch, kv.createRevision), epoch: epoch.record.epoch, revision: kv.createRevision, sessionId, identity, className, reentered: true };
+    const { kv, holder, token, epoch } = await readHold(this.epoch, key);
+    if (kv === undefined || token === undefined || kv.lease !== sessionId || holder?.sessionId !== sessionId) return undefined;
+    return { key: key.text, token, epoch: epoch.record.epoch, revision: kv.createRevision, sessionId, identity, className, reentered: true };
   }
 
   async release(request: ReleaseRequest): Promise<ReleaseResponse> {
     const identity = checkIdentity(request.identity);
     const key = parseLockKey(request.key);
     await this.sessions.ownedBy(request.sessionId, identity);
-    const current = await this.epoch.get();
-    const { epoch, revision } = unpackToken(request.token);
-    if (epoch !== current.record.epoch) return { released: false }; // the epoch advance already deleted it
-    const holderKey = holderKeyOf(key);
-    const response = await this.gateway.txn({
-      compare: [
-        { key: holderKey, target: 'create', op: '=', value: revision },
-        { key: holderKey, target: 'lease', op: '=', value: request.sessionId },
-      ],
-      success: [{ type: 'delete', key: holderKey }],
-      failure: [],
-    });
-    if (response.succeeded) this.queues.get(key.text)?.wake('hint', response.header.revision); // a hint for local waiters (ADR-15)
-    return { released: response.succeeded };
+    const outcome = await releaseHold(this.gateway, this.epoch, key, request.sessionId, request.token);
+    if (outcome.atRevision !== undefined) this.queues.get(key.text)?.wake('hint', outcome.atRevision); // a hint for local waiters (ADR-15)
+    return { released: outcome.released };
   }
 
   async validate(request: ValidateRequest): Promise<ValidateResponse> {
@@ -182,19 +170,18 @@ export class Arbiter implements ArbiterApi {
   async inspect(keyText: string): Promise<InspectResponse> {
     const key = parseLockKey(keyText);
     this.checkPlacement(key);
-    const current = await this.epoch.get();
-    return inspectKey(this.gateway, this.options.classes, key, current.record.epoch);
+    return inspectKey(this.epoch, this.options.classes, key);
   }
 
   async forceRelease(request: ForceReleaseRequest): Promise<ForceReleaseResponse> {
     // The epoch is read only after the request has been checked: a refused request reads nothing.
-    const response = await forceRelease(this.gateway, this.options.classes, request, async () => (await this.epoch.get()).record.epoch);
+    const response = await forceRelease(this.gateway, this.options.classes, request, (key) => readHold(this.epoch, key));
     if (response.released) this.queues.get(parseLockKey(request.key).text)?.wake();
     return response;
   }
 
   async advanceEpoch(request: AdvanceEpochRequest): Promise<AdvanceEpochResponse> {
-    const response = await advanceEpoch(this.gateway, request, this.epoch.known?.record.epoch ?? 0);
+    const response = await advanceEpoch(this.gateway, request, this.epoch.floor());
     this.guard.reset(response.clusterId, response.revision);
     this.epoch.adopt(response.epochKv);
     for (const queue of this.queues.values()) queue.wake();
@@ -289,6 +276,7 @@ export class Arbiter implements ArbiterApi {
     // range began to drain (or moved away) must not be granted here during the move (found by shard-move).
     this.checkPlacement(input.key, this.options.classes.get(input.key.namespace, input.className)?.tier);
     for (let reloads = 0; ; reloads += 1) {
+      const floor = this.epoch.floor();
       const epoch = await this.epoch.get();
       const full: GrantTxnInput = { ...input, epoch };
       const response = await this.gateway.txn(this.seams.grantTxn(full, trigger), { passThrough: ['lease-not-found'] }).catch((error: unknown) => {
@@ -318,12 +306,9 @@ export class Arbiter implements ArbiterApi {
         case 'leak':
           throw new LockError('leak', `${input.key.text} is already held by ${input.identity} under session ${outcome.holder.sessionId}, not ${input.sessionId}: a leaked hold; release it from that session or let it expire (ADR-13)`);
         case 'epoch-changed':
-          if (outcome.epochKv === undefined) {
-            this.guard.seal({ kind: 'no-epoch-record' });
-            this.guard.assertOpen();
-          }
+          // The failure branch read the record in the same txn: adopt it (or seal on it) without a second read.
+          this.epoch.confirm(outcome.epochKv, response.header, floor);
           if (reloads >= MAX_EPOCH_RELOADS) throw new LockError('unavailable', 'the epoch kept changing during the grant; retry');
-          await this.epoch.reload();
       }
     }
   }
