@@ -137,7 +137,9 @@ export class Arbiter implements ArbiterApi {
     }
     const mine = await this.ownHold(key, request.sessionId, identity, lockClass.name);
     if (mine !== undefined) return mine;
-    return queue.join(attempt, deadlineMs, undefined);
+    // The line is looked up again after the read: it may have emptied and been forgotten meanwhile, and
+    // joining that one started a second line for the key, which no release through here woke.
+    return this.queueFor(key).join(attempt, deadlineMs, undefined);
   }
 
   /** The caller's own hold of `key`, read with the epoch record in one txn (S2), or undefined. */
@@ -257,9 +259,9 @@ export class Arbiter implements ArbiterApi {
       return this.attemptGrant({ key, identity, sessionId: turn.sessionId, className, waiterKey: turn.waiterKey }, trigger);
     };
     try {
-      const queue = this.queues.get(key.text);
-      const first = queue === undefined ? await attempt('arrival') : undefined;
-      const outcome = first !== undefined && 'granted' in first ? first.granted : await (queue ?? this.queueFor(key)).join(attempt, deadlineMs, first?.contendedAt, rank);
+      const first = this.queues.has(key.text) ? undefined : await attempt('arrival');
+      // The line is looked up when joining, never held across an await (see acquire).
+      const outcome = first !== undefined && 'granted' in first ? first.granted : await this.queueFor(key).join(attempt, deadlineMs, first?.contendedAt, rank);
       // A re-entered grant did not run the txn that deletes the waiter key.
       if (outcome.reentered) await turn.leave();
       return outcome;

@@ -3,6 +3,7 @@
 // A watch on the holder key, started just after the revision at which the key was seen held, wakes the
 // head; a watch event is only a hint that triggers a full grant txn, never a grant (ADR-15). A waiter
 // that misses a notification polls every second with jitter until its deadline.
+import { assert } from '../assert.js';
 import { CancelSource, CancelledError, onCancel } from '../cancel.js';
 import { LockError, isLockError } from '../lock-error.js';
 import type { Grant } from '../ports/arbiter-api.js';
@@ -66,6 +67,8 @@ export class KeyQueue {
   private pendingWake: PendingWake | undefined;
   private watch: Watch | undefined;
   private watchStarting = false;
+  /** Set once the line has emptied and told its arbiter (onEmpty), which forgets it: nobody may join it again. */
+  private forgotten = false;
   /** Attempts made: the hot-key scenario reports attempts per release from it. */
   attempts = 0;
 
@@ -77,6 +80,9 @@ export class KeyQueue {
 
   /** Joins the line. `seenHeldAt`: the revision at which the caller saw the key held, if it tried. */
   join(attempt: Attempt, deadlineMs: number, seenHeldAt: Revision | undefined, rank?: bigint): Promise<Grant> {
+    // A line its arbiter has forgotten is woken by nothing it does: joining one is a programmer error
+    // (it happened when an acquire held a reference to the line across an await).
+    assert(!this.forgotten, () => `a waiter joined the forgotten line of ${this.deps.holderKey}`);
     if (this.waiters.length >= MAX_WAITERS_PER_KEY) {
       return Promise.reject(new LockError('contended', `${MAX_WAITERS_PER_KEY} waiters already queue for this key; retry later`));
     }
@@ -127,7 +133,10 @@ export class KeyQueue {
       this.waiters.splice(this.waiters.indexOf(head), 1);
     }
     await this.stopWatch();
-    if (this.waiters.length === 0) this.deps.onEmpty();
+    if (this.waiters.length === 0) {
+      this.forgotten = true;
+      this.deps.onEmpty();
+    }
   }
 
   private async serveHead(waiter: Waiter): Promise<Grant | typeof YIELD> {
