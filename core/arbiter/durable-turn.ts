@@ -32,21 +32,20 @@ export class DurableTurn {
     return op?.type === 'put' && op.prevKv !== undefined ? op.prevKv.createRevision : response.header.revision;
   }
 
-  /** Whether this waiter is first in line; `seenAt` is the revision the line was read at. */
-  async isFirst(): Promise<{ readonly first: boolean; readonly seenAt: Revision }> {
+  /**
+   * Where this waiter stands, read from the log: first in line, behind others, or gone. `seenAt` is the
+   * revision the line was read at. Gone has two causes, told apart by the caller (issue 11, L1): this
+   * waiter's own grant committed (the grant txn deletes the waiter key), or an epoch advance cleared /q.
+   */
+  async position(): Promise<{ readonly kind: 'first' | 'behind' | 'gone'; readonly seenAt: Revision; readonly lineEmpty: boolean }> {
     const line = await this.gateway.range({ key: waiterPrefixOf(this.key), prefix: true });
     let first: { key: string; createRevision: Revision } | undefined;
     for (const kv of line.kvs) {
       if (first === undefined || kv.createRevision < first.createRevision) first = kv;
     }
-    if (!line.kvs.some((kv) => kv.key === this.waiterKey)) {
-      // Our place is gone (an epoch advance clears /q): take a new one at the back.
-      await this.join();
-      return { first: first === undefined, seenAt: line.header.revision };
-    }
-    return { first: first?.key === this.waiterKey, seenAt: line.header.revision };
+    const kind = !line.kvs.some((kv) => kv.key === this.waiterKey) ? 'gone' : first?.key === this.waiterKey ? 'first' : 'behind';
+    return { kind, seenAt: line.header.revision, lineEmpty: first === undefined };
   }
-
 
   async leave(): Promise<void> {
     await this.gateway.txn({ compare: [], success: [{ type: 'delete', key: this.waiterKey }], failure: [] });

@@ -29,7 +29,7 @@ const grantAt = (at: bigint): Grant => ({ key: 'orders/o-1', token: at as Grant[
 /** One scripted attempt; it may wake the queue it runs in, as a release or a watch event would. */
 type Step = (queue: KeyQueue) => Promise<{ granted: Grant } | { contendedAt: Revision }>;
 
-function setUp(steps: readonly Step[]) {
+function setUp(steps: readonly Step[], resolve: () => Promise<Grant | undefined> = () => Promise.reject(new Error('nothing was in doubt'))) {
   const kernel = new Kernel({ seed: 'key-queue', yieldToHost: () => new Promise((done) => setImmediate(done)) });
   const queue = new KeyQueue({
     gateway: new LogGateway(blindLog(), new SealGuard()),
@@ -47,7 +47,8 @@ function setUp(steps: readonly Step[]) {
     if (step === undefined) throw new Error(`attempt ${triggers.length} was not scripted`);
     return step(queue);
   };
-  return { kernel, queue, triggers, attempt };
+  const contender = { attempt, resolve };
+  return { kernel, queue, triggers, contender };
 }
 
 /** Settles `promise` while virtual time runs to `untilMs`: its value, or the LockError it rejected with. */
@@ -59,7 +60,7 @@ async function outcomeOf(kernel: Kernel, promise: Promise<Grant>, untilMs: numbe
 
 describe('KeyQueue', () => {
   it('keeps polling after a wake that named a revision: the poll fallback never goes stale (ADR-15, L3)', async () => {
-    const { kernel, queue, triggers, attempt } = setUp([
+    const { kernel, queue, triggers, contender } = setUp([
       // The first poll finds the key held at revision 10. A release through this arbiter then reports
       // the delete at 11 (a hint naming a revision), but another arbiter's waiter was granted first, at 12.
       async (queue) => {
@@ -70,7 +71,7 @@ describe('KeyQueue', () => {
       // That holder released at 20; this watch is blind, so only a poll can find the key free.
       async () => ({ granted: grantAt(21n) }),
     ]);
-    const waited = queue.join(attempt, 10 * POLL_MS * 10, revision(5n));
+    const waited = queue.join(contender, 10 * POLL_MS * 10, revision(5n));
     const outcome = await outcomeOf(kernel, waited, 20 * POLL_MS * 10);
     // Before the fix every later poll was discarded as stale (its revision was still the hint's 11,
     // already seen): the waiter sat on a free key until its deadline and was told wait-timeout.
@@ -80,7 +81,7 @@ describe('KeyQueue', () => {
 
   it('serves no pending wake after the waiter\'s deadline: the wait ends there, with no late attempt', async () => {
     const deadlineMs = 5 * POLL_MS;
-    const { kernel, queue, triggers, attempt } = setUp([
+    const { kernel, queue, triggers, contender } = setUp([
       // A wake arrives during a slow attempt that only returns after the deadline.
       async (queue) => {
         queue.wake('hint', 11n);
@@ -89,7 +90,7 @@ describe('KeyQueue', () => {
       },
       async () => ({ granted: grantAt(30n) }),
     ]);
-    const outcome = await outcomeOf(kernel, queue.join(attempt, deadlineMs, revision(5n)), 10 * deadlineMs);
+    const outcome = await outcomeOf(kernel, queue.join(contender, deadlineMs, revision(5n)), 10 * deadlineMs);
     // Before the fix the pending wake was served at once, after the deadline, and granted the key to a
     // caller whose wait was over.
     expect(isLockError(outcome, 'wait-timeout')).toBe(true);
@@ -97,14 +98,35 @@ describe('KeyQueue', () => {
   });
 
   it('its negative control: a wake before the deadline is served at once', async () => {
-    const { kernel, queue, triggers, attempt } = setUp([
+    const { kernel, queue, triggers, contender } = setUp([
       async (queue) => {
         queue.wake('hint', 11n);
         return { contendedAt: revision(10n) };
       },
       async () => ({ granted: grantAt(30n) }),
     ]);
-    expect(await outcomeOf(kernel, queue.join(attempt, 5 * POLL_MS, revision(5n)), 50 * POLL_MS)).toEqual(grantAt(30n));
+    expect(await outcomeOf(kernel, queue.join(contender, 5 * POLL_MS, revision(5n)), 50 * POLL_MS)).toEqual(grantAt(30n));
     expect(triggers).toEqual(['poll', 'hint']);
+  });
+
+  describe('a wait whose last attempt is in doubt (L2)', () => {
+    const inDoubt: Step = async () => {
+      throw new LockError('indeterminate', 'the grant txn got no answer, nor did the read of the holder key (test)');
+    };
+
+    it('ends with the grant the holder key shows, not wait-timeout', async () => {
+      let resolved = 0;
+      const { kernel, queue, contender } = setUp([inDoubt], async () => ((resolved += 1), grantAt(44n)));
+      expect(await outcomeOf(kernel, queue.join(contender, 3 * POLL_MS / 2, revision(5n)), 20 * POLL_MS)).toEqual(grantAt(44n));
+      expect(resolved).toBe(1);
+    });
+
+    it('ends with indeterminate when the holder key cannot be read either, and wait-timeout once it shows the key is not ours', async () => {
+      const unreadable = setUp([inDoubt], () => Promise.reject(new LockError('unavailable', 'no answer (test)')));
+      const outcome = await outcomeOf(unreadable.kernel, unreadable.queue.join(unreadable.contender, 3 * POLL_MS / 2, revision(5n)), 20 * POLL_MS);
+      expect(isLockError(outcome, 'indeterminate')).toBe(true);
+      const notOurs = setUp([inDoubt], async () => undefined);
+      expect(isLockError(await outcomeOf(notOurs.kernel, notOurs.queue.join(notOurs.contender, 3 * POLL_MS / 2, revision(5n)), 20 * POLL_MS), 'wait-timeout')).toBe(true);
+    });
   });
 });

@@ -21,7 +21,20 @@ import type { LogGateway } from './log-gateway.js';
  */
 export type AttemptTrigger = 'arrival' | 'watch-event' | 'hint' | 'poll';
 
-export type Attempt = (trigger: AttemptTrigger) => Promise<{ readonly granted: Grant } | { readonly contendedAt: Revision }>;
+/** What one attempt found: a grant, or the revision at which the key was seen held (or, for a durable waiter, others ahead in line). */
+export type AttemptOutcome = { readonly granted: Grant } | { readonly contendedAt: Revision; readonly aheadInLine?: boolean };
+
+/** A waiter's two calls into the arbiter. */
+export interface Contender {
+  /** One full grant attempt (ADR-15). Rejects `indeterminate` when its outcome stayed unknown. */
+  readonly attempt: (trigger: AttemptTrigger) => Promise<AttemptOutcome>;
+  /**
+   * After an attempt whose outcome stayed unknown: the grant it made, read from the holder key, or
+   * undefined when the key is not the caller's (issue 11, L2: a committed grant reported as wait-timeout
+   * leaked on the caller's live session). Rejects when the read fails too.
+   */
+  readonly resolve: () => Promise<Grant | undefined>;
+}
 
 export const MAX_WAITERS_PER_KEY = 10_000;
 const POLL_JITTER_FRACTION = 0.2;
@@ -42,7 +55,11 @@ function mergeWake(pending: PendingWake | undefined, next: PendingWake): Pending
 }
 interface Waiter {
   readonly rank: bigint | undefined;
-  readonly attempt: Attempt;
+  readonly contender: Contender;
+  /** The last attempt's outcome is unknown: the wait may not end before resolving it. */
+  inDoubt: boolean;
+  /** The last attempt found others ahead in the durable line rather than the key held (for the timeout's words). */
+  aheadInLine: boolean;
   readonly deadlineMs: number;
   readonly resolve: (grant: Grant) => void;
   readonly reject: (error: unknown) => void;
@@ -79,7 +96,7 @@ export class KeyQueue {
   }
 
   /** Joins the line. `seenHeldAt`: the revision at which the caller saw the key held, if it tried. */
-  join(attempt: Attempt, deadlineMs: number, seenHeldAt: Revision | undefined, rank?: bigint): Promise<Grant> {
+  join(contender: Contender, deadlineMs: number, seenHeldAt: Revision | undefined, rank?: bigint): Promise<Grant> {
     // A line its arbiter has forgotten is woken by nothing it does: joining one is a programmer error
     // (it happened when an acquire held a reference to the line across an await).
     assert(!this.forgotten, () => `a waiter joined the forgotten line of ${this.deps.holderKey}`);
@@ -88,7 +105,7 @@ export class KeyQueue {
     }
     if (seenHeldAt !== undefined) this.ensureWatch(seenHeldAt);
     return new Promise<Grant>((resolve, reject) => {
-      const waiter: Waiter = { rank, attempt, deadlineMs, resolve, reject, settled: new CancelSource() };
+      const waiter: Waiter = { rank, contender, inDoubt: false, aheadInLine: false, deadlineMs, resolve, reject, settled: new CancelSource() };
       let at = this.waiters.length;
       if (rank !== undefined) {
         at = this.waiters.findIndex((w) => w.rank !== undefined && w.rank > rank);
@@ -145,7 +162,7 @@ export class KeyQueue {
       // The deadline comes before any pending wake: no attempt starts once the wait is over, even for a
       // wake that arrived in time (it was served after the deadline, granting a caller whose wait had ended).
       const remainingMs = waiter.deadlineMs - this.deps.clock.now();
-      if (remainingMs <= 0) throw new LockError('wait-timeout', 'the key stayed held for the whole wait; retry later or wait longer');
+      if (remainingMs <= 0) return this.giveUp(waiter);
       const wake = this.pendingWake;
       if (wake !== undefined) {
         this.pendingWake = undefined;
@@ -183,22 +200,47 @@ export class KeyQueue {
     if (index <= 0) return; // gone, or now the head: serveHead enforces its deadline
     this.waiters.splice(index, 1);
     waiter.settled.cancel();
-    waiter.reject(new LockError('wait-timeout', 'the key stayed held for the whole wait; retry later or wait longer'));
+    this.giveUp(waiter).then(waiter.resolve, waiter.reject);
+  }
+
+  /**
+   * The end of a wait at its deadline: wait-timeout, unless the waiter's last attempt is in doubt. Then
+   * the holder key decides (L2): its grant if the attempt did commit, wait-timeout if not, and
+   * `indeterminate` if even that read fails, never a guess.
+   */
+  private async giveUp(waiter: Waiter): Promise<Grant> {
+    if (waiter.inDoubt) {
+      let mine: Grant | undefined;
+      try {
+        mine = await waiter.contender.resolve();
+      } catch (error) {
+        throw new LockError('indeterminate', 'the last grant attempt got no answer, and the holder key could not be read before the wait ended: the key may be held by this session; inspect it, or acquire again on the same session (it returns the hold if there is one)', { cause: error });
+      }
+      if (mine !== undefined) return mine;
+    }
+    throw new LockError('wait-timeout', waiter.aheadInLine
+      ? 'other waiters kept the first places in the durable line (ADR-14) for the whole wait; retry later or wait longer'
+      : 'the key stayed held for the whole wait; retry later or wait longer');
   }
 
   /** One attempt; undefined when the key is still held (or the log is briefly unreachable). */
   private async tryOnce(waiter: Waiter, trigger: AttemptTrigger): Promise<Grant | undefined> {
     this.attempts += 1;
     try {
-      const outcome = await waiter.attempt(trigger);
+      const outcome = await waiter.contender.attempt(trigger);
+      waiter.inDoubt = false;
       const seen = 'granted' in outcome ? outcome.granted.revision : outcome.contendedAt;
       if (seen > this.seenRevision) this.seenRevision = seen;
       if ('granted' in outcome) return outcome.granted;
+      waiter.aheadInLine = outcome.aheadInLine === true;
       this.ensureWatch(outcome.contendedAt);
       return undefined;
     } catch (error) {
-      // A grant txn that timed out may have committed; the next attempt finds our own hold and returns
-      // it as re-entered. Unreachable logs are retried at the next poll until the deadline.
+      // The attempt itself resolves a grant txn that timed out by reading the holder key; this is one
+      // whose read failed too. The next attempt finds our own hold if it committed (classifyGrant's
+      // re-entered), and a wait that ends first resolves it (giveUp). Unreachable logs are retried at
+      // the next poll until the deadline.
+      if (isLockError(error, 'indeterminate')) waiter.inDoubt = true;
       if (isLockError(error, 'unavailable') || isLockError(error, 'indeterminate')) return undefined;
       throw error;
     }
