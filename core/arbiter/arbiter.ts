@@ -36,6 +36,7 @@ import { type AttemptOutcome, type AttemptTrigger, type Contender, KeyQueue } fr
 import { LogGateway } from './log-gateway.js';
 import type { ArbiterClass, Authorizer, ClassLookup, Placement } from './policy.js';
 import { releaseHold } from './release.js';
+import { WaiterLease } from './waiter-lease.js';
 import type { SealGuard } from './seal-guard.js';
 import { type ArbiterSeams, HONEST_ARBITER_SEAMS } from './seams.js';
 import { SessionDirectory, checkIdentity, checkSessionTtl, expired } from './sessions.js';
@@ -62,6 +63,8 @@ export class Arbiter implements ArbiterApi {
   private readonly epoch: EpochState;
   private readonly sessions: SessionDirectory;
   private readonly granter: Granter;
+  /** Where this arbiter's durable waiters keep their places (ADR-14, L5). */
+  private readonly places: WaiterLease;
   private readonly queues = new Map<string, KeyQueue>();
   private readonly shutdown = new CancelSource();
   private lastAdvanceCheckMs = Number.NEGATIVE_INFINITY;
@@ -78,6 +81,7 @@ export class Arbiter implements ArbiterApi {
     this.gateway = new LogGateway(options.log, this.guard);
     this.epoch = new EpochState(this.gateway, this.guard);
     this.sessions = new SessionDirectory(this.gateway);
+    this.places = new WaiterLease({ gateway: this.gateway, clock: options.clock, shutdown: this.shutdown });
     this.granter = new Granter({
       gateway: this.gateway,
       epoch: this.epoch,
@@ -131,7 +135,7 @@ export class Arbiter implements ArbiterApi {
     }
     const ask: GrantAsk = { key, identity, sessionId: request.sessionId, className: lockClass.name };
     if (lockClass.fairness === 'durable' && request.waitMs > 0) {
-      return this.waitDurably(new DurableTurn(this.gateway, key, request.sessionId), ask, deadlineMs);
+      return this.waitDurably(new DurableTurn(this.gateway, this.places, key, request.sessionId), ask, deadlineMs);
     }
     if (!this.queues.has(key.text) || request.waitMs === 0) {
       const first = await this.granter.attempt(ask, 'arrival');
@@ -249,6 +253,15 @@ export class Arbiter implements ArbiterApi {
   private async waitDurably(turn: DurableTurn, ask: GrantAsk, deadlineMs: number): Promise<Grant> {
     const mine = await this.granter.ownHold(ask);
     if (mine !== undefined) return mine;
+    const out = this.places.enter(); // the waiting lease is renewed while this waiter is in the line (L5)
+    try {
+      return await this.waitInDurableLine(turn, ask, deadlineMs);
+    } finally {
+      out();
+    }
+  }
+
+  private async waitInDurableLine(turn: DurableTurn, ask: GrantAsk, deadlineMs: number): Promise<Grant> {
     const rank = await turn.join();
     const attempt = async (trigger: AttemptTrigger): Promise<AttemptOutcome> => {
       const position = await turn.position();
@@ -273,9 +286,11 @@ export class Arbiter implements ArbiterApi {
       if (outcome.reentered) await turn.leave();
       return outcome;
     } catch (error) {
-      // A waiter that gives up leaves the line (best effort: the key also goes with its session). An
-      // arbiter shutting down does not take its waiters' places with it: that is the point of durable.
-      if (!this.shutdown.aborted) await turn.leave().catch(() => undefined);
+      // A waiter that gives up leaves the line (a leave that cannot reach the log is retried, and the
+      // place ends with this arbiter's waiting lease at the latest). An arbiter shutting down does not
+      // take its waiters' places with it: they outlive it by the lease's TTL, so a waiter can come back
+      // through another replica and keep its place (ADR-14).
+      if (!this.shutdown.aborted) await turn.leave();
       throw error;
     }
   }
