@@ -129,4 +129,33 @@ describe('KeyQueue', () => {
       expect(isLockError(await outcomeOf(notOurs.kernel, notOurs.queue.join(notOurs.contender, 3 * POLL_MS / 2, revision(5n)), 20 * POLL_MS), 'wait-timeout')).toBe(true);
     });
   });
+
+  it('never times a waiter out of the line while its attempt is in flight: the attempt may grant (durable ranks)', async () => {
+    const { kernel, queue } = setUp([]);
+    const deadlineMs = 10 * POLL_MS;
+    const calls: string[] = [];
+    const contender = (name: string, attempt: () => Promise<{ granted: Grant } | { contendedAt: Revision }>) => ({
+      attempt: () => (calls.push(name), attempt()),
+      resolve: () => Promise.reject(new Error('nothing was in doubt')),
+    });
+    let late: Promise<Grant> | undefined;
+    // A waits first (rank 10). B, earlier in the durable line (rank 5), arrives and goes ahead; its session
+    // is gone, so it leaves, and A is the head again. A's attempt runs past A's deadline, and meanwhile C,
+    // earlier still (rank 1), arrives: A is no longer the head while its attempt is granting.
+    const a = queue.join(contender('a', async () => {
+      late = queue.join(contender('c', async () => ({ contendedAt: revision(60n) })), 100 * POLL_MS, undefined, 1n);
+      await kernel.sleep(2 * deadlineMs);
+      return { granted: grantAt(50n) };
+    }), deadlineMs, revision(5n), 10n);
+    const b = queue.join(contender('b', async () => Promise.reject(new LockError('session-expired', 'gone (test)'))), 100 * POLL_MS, undefined, 5n);
+    const bOutcome = b.then(() => 'granted', (error: unknown) => (isLockError(error) ? error.code : 'other'));
+    // Before the fix A was told wait-timeout while its attempt granted it the key (a hold nobody was told
+    // of), and removing A, already gone, took C out of the line instead.
+    expect(await outcomeOf(kernel, a, 5 * deadlineMs)).toEqual(grantAt(50n));
+    expect(await bOutcome).toBe('session-expired');
+    expect(calls.slice(0, 2)).toEqual(['b', 'a']);
+    expect(calls.slice(2).every((name) => name === 'c')).toBe(true);
+    expect(queue.length).toBe(1); // C still waits, polling a key held by A
+    expect(late).toBeDefined();
+  });
 });

@@ -58,6 +58,8 @@ interface Waiter {
   readonly contender: Contender;
   /** The last attempt's outcome is unknown: the wait may not end before resolving it. */
   inDoubt: boolean;
+  /** An attempt of this waiter is in flight: it may grant, so the waiter cannot be timed out of the line now. */
+  attempting: boolean;
   /** The last attempt found others ahead in the durable line rather than the key held (for the timeout's words). */
   aheadInLine: boolean;
   readonly deadlineMs: number;
@@ -105,7 +107,7 @@ export class KeyQueue {
     }
     if (seenHeldAt !== undefined) this.ensureWatch(seenHeldAt);
     return new Promise<Grant>((resolve, reject) => {
-      const waiter: Waiter = { rank, contender, inDoubt: false, aheadInLine: false, deadlineMs, resolve, reject, settled: new CancelSource() };
+      const waiter: Waiter = { rank, contender, inDoubt: false, attempting: false, aheadInLine: false, deadlineMs, resolve, reject, settled: new CancelSource() };
       let at = this.waiters.length;
       if (rank !== undefined) {
         at = this.waiters.findIndex((w) => w.rank !== undefined && w.rank > rank);
@@ -147,7 +149,11 @@ export class KeyQueue {
         head.reject(error);
       }
       head.settled.cancel();
-      this.waiters.splice(this.waiters.indexOf(head), 1);
+      // Only serve() and expireInLine remove waiters, and expireInLine never removes one whose attempt
+      // is in flight: a served waiter is still in the line (splice(-1) would remove the last one).
+      const index = this.waiters.indexOf(head);
+      assert(index >= 0, () => `a waiter for ${this.deps.holderKey} was served after it had left the line`);
+      this.waiters.splice(index, 1);
     }
     await this.stopWatch();
     if (this.waiters.length === 0) {
@@ -197,7 +203,10 @@ export class KeyQueue {
       detach();
     }
     const index = this.waiters.indexOf(waiter);
-    if (index <= 0) return; // gone, or now the head: serveHead enforces its deadline
+    // Gone, or now the head: serveHead enforces its deadline. Attempting (a head pushed back by an earlier
+    // durable waiter mid-attempt): the attempt may grant, so it ends first, and serveHead then yields it here
+    // again; timing it out now lost a grant its caller was never told of.
+    if (index <= 0 || waiter.attempting) return;
     this.waiters.splice(index, 1);
     waiter.settled.cancel();
     this.giveUp(waiter).then(waiter.resolve, waiter.reject);
@@ -226,6 +235,8 @@ export class KeyQueue {
   /** One attempt; undefined when the key is still held (or the log is briefly unreachable). */
   private async tryOnce(waiter: Waiter, trigger: AttemptTrigger): Promise<Grant | undefined> {
     this.attempts += 1;
+    assert(!waiter.attempting, 'one attempt at a time per waiter');
+    waiter.attempting = true;
     try {
       const outcome = await waiter.contender.attempt(trigger);
       waiter.inDoubt = false;
@@ -243,6 +254,8 @@ export class KeyQueue {
       if (isLockError(error, 'indeterminate')) waiter.inDoubt = true;
       if (isLockError(error, 'unavailable') || isLockError(error, 'indeterminate')) return undefined;
       throw error;
+    } finally {
+      waiter.attempting = false;
     }
   }
 
