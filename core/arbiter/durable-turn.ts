@@ -6,6 +6,7 @@
 // arbiter keeps its place. The key is put on its arbiter's waiting lease, not the waiter's session
 // (waiter-lease.ts: a place must end when nobody waits in it, issue 11, L5). Cost: two consensus writes
 // per waiter (put and delete), which is why it is a priced class option, not the default.
+import { assert } from '../assert.js';
 import { LockError } from '../lock-error.js';
 import type { LockKey } from '../lock-key.js';
 import { waiterPrefixOf } from '../lock-key.js';
@@ -56,7 +57,9 @@ export class DurableTurn {
    * waiter's own grant committed (the grant txn deletes the waiter key), or an epoch advance cleared /q.
    */
   async position(): Promise<{ readonly kind: 'first' | 'behind' | 'gone'; readonly seenAt: Revision; readonly lineEmpty: boolean }> {
-    const line = await this.gateway.range({ key: waiterPrefixOf(this.key), prefix: true });
+    const prefix = waiterPrefixOf(this.key);
+    const line = await this.gateway.range({ key: prefix, prefix: true });
+    assert(line.kvs.every((kv) => kv.key.startsWith(prefix)), () => `a prefix read of ${prefix} answered a key outside it`);
     let first: { key: string; createRevision: Revision } | undefined;
     for (const kv of line.kvs) {
       if (first === undefined || kv.createRevision < first.createRevision) first = kv;

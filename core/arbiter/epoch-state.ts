@@ -98,6 +98,7 @@ export class EpochState {
       this.guard.seal({ kind: 'no-epoch-record' });
       throw sealedError(this.guard.sealed ?? { kind: 'no-epoch-record' });
     }
+    assert(kv.key === EPOCH_KEY, () => `an epoch record read answered key ${kv.key}`);
     const record = parseEpochRecord(kv.value);
     if (record === undefined) throw unreadable(kv.value);
     const seen: CurrentEpoch = { record, modRevision: kv.modRevision };
