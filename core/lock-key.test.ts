@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isLockError } from './lock-error.js';
 import { MAX_KEY_LENGTH, holderKeyOf, parseLockKey, waiterPrefixOf } from './lock-key.js';
@@ -17,7 +18,26 @@ describe('lock keys', () => {
     const key = parseLockKey('payments/invoices/42');
     expect(key).toEqual({ namespace: 'payments', path: 'invoices/42', text: 'payments/invoices/42' });
     expect(holderKeyOf(key)).toBe('/l/payments/invoices/42');
-    expect(waiterPrefixOf(key)).toBe('/q/payments/invoices/42/');
+    expect(waiterPrefixOf(key)).toBe('/q/payments/invoices/42//');
+  });
+
+  it('gives every pair of keys disjoint durable lines: no waiter of one key lies under another key\'s prefix (L4)', () => {
+    // Keys over a small alphabet with '/' in it, so parents, children and near-misses are drawn often.
+    const keyText = fc.tuple(fc.constantFrom('ns', 'n'), fc.array(fc.stringMatching(/^[ab/]{1,4}$/), { minLength: 1, maxLength: 3 })).map(([ns, parts]) => `${ns}/${parts.join('/')}`);
+    const validKey = keyText.filter((text) => {
+      try {
+        parseLockKey(text);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    const collides = (prefixOf: (text: string) => string, a: string, b: string, waiter: string): boolean => a !== b && `${prefixOf(b)}${waiter}`.startsWith(prefixOf(a));
+    const current = (text: string): string => waiterPrefixOf(parseLockKey(text));
+    fc.assert(fc.property(validKey, validKey, fc.bigInt({ min: 1n, max: 2n ** 63n - 1n }), (a, b, lease) => !collides(current, a, b, lease.toString(10))), { numRuns: 2_000 });
+    // The shape the review found, and its negative control: with '/' as the separator the parent's line held the child's waiter.
+    expect(collides(current, 'ns/a', 'ns/a/b', '7')).toBe(false);
+    expect(collides((text) => `/q/${text}/`, 'ns/a', 'ns/a/b', '7')).toBe(true);
   });
 
   it('accepts a key of exactly the maximum length', () => {

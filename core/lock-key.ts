@@ -48,7 +48,14 @@ export function holderKeyOf(key: LockKey): string {
   return `${HOLDER_PREFIX}${key.text}`;
 }
 
-/** Where durable waiters (fairness: durable, ADR-14) for a key live; one child per waiter's lease. */
+/**
+ * Where durable waiters (fairness: durable, ADR-14) for a key live: `/q/<key>//<waiter>`, one child per
+ * waiter. The separator is `//` because no key contains it: parseLockKey refuses an empty path segment
+ * (so no `//` inside the path, and no `/` at its end) and the namespace, a DNS label, has no `/`. So the
+ * key ends where the first `//` after `/q/` begins, and the lines of two different keys are disjoint:
+ * with `/` as the separator, `/q/ns/a/` also held `ns/a/b`'s waiters, and a parent key's line waited on
+ * its children's (issue 11, L4). A key's line is read and deleted as a prefix range, so this matters.
+ */
 export function waiterPrefixOf(key: LockKey): string {
-  return `${WAITER_PREFIX}${key.text}/`;
+  return `${WAITER_PREFIX}${key.text}//`;
 }

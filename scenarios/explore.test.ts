@@ -44,7 +44,8 @@ describe('the explorer', () => {
     ['grant-on-watch-event', 1, 2, '1', 'belief'],
     ['no-seal', 1, 2, '2', 'token-order'],
     ['no-epoch-compare', 3, 2, '4', 'belief'],
-    ['deadline-from-receive-time', 4, 2, '5', 'belief'],
+    // Seed 5 caught it through the two-KeyQueues bug (issue 11: a line forgotten at 3.8 s diverted the run); fixed, seed 12 does.
+    ['deadline-from-receive-time', 11, 2, '12', 'belief'],
   ])('catches %s in a small run, while the real core passes the same seeds', async (mutant, baseSeed, runs, failing, check) => {
     const caught = await explore(mutant, baseSeed, runs);
     const first = caught.find((v) => !v.ok);

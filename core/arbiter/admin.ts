@@ -1,14 +1,15 @@
 // Operator actions that end holds they do not own: force-release (ADR-20) and epoch advance (ADR-03).
 // Both need two different people and a reason; both are one txn, so they either happen whole or not.
 import { LockError } from '../lock-error.js';
-import { holderKeyOf, parseLockKey, HOLDER_PREFIX, WAITER_PREFIX } from '../lock-key.js';
+import { type LockKey, holderKeyOf, parseLockKey, HOLDER_PREFIX, WAITER_PREFIX } from '../lock-key.js';
 import type { AdvanceEpochRequest, ForceReleaseRequest, ForceReleaseResponse } from '../ports/arbiter-api.js';
 import type { KeyValue } from '../ports/lock-log.js';
-import { EPOCH_LIMIT, formatToken, packToken, parseToken } from '../token.js';
+import { EPOCH_LIMIT, formatToken, parseToken } from '../token.js';
 import type { Revision } from '../units.js';
+import type { HoldRead } from './inspect.js';
 import type { LogGateway } from './log-gateway.js';
 import type { ClassLookup } from './policy.js';
-import { EPOCH_KEY, FORCE_PREFIX, formatEpochRecord, formatForceRecord, parseEpochRecord, parseHolderValue } from './records.js';
+import { EPOCH_KEY, FORCE_PREFIX, formatEpochRecord, formatForceRecord, parseEpochRecord } from './records.js';
 import { checkIdentity } from './sessions.js';
 
 /** Force records live a day on their own lease, long enough for the audit tailer to copy them (ADR-20/21). */
@@ -30,18 +31,19 @@ function checkReason(reason: unknown): string {
   return reason.trim();
 }
 
-/** `currentEpoch` is asked only once the request has passed every check, so bad input touches no log. */
-export async function forceRelease(gateway: LogGateway, classes: ClassLookup, request: ForceReleaseRequest, currentEpoch: () => Promise<number>): Promise<ForceReleaseResponse> {
+/**
+ * `readHold` is asked only once the request has passed every check, so bad input touches no log. It reads
+ * the hold with the epoch record in one txn: the token the operator saw is compared with the hold packed
+ * with the log's epoch, not a cached one (issue 11, S2).
+ */
+export async function forceRelease(gateway: LogGateway, classes: ClassLookup, request: ForceReleaseRequest, readHold: (key: LockKey) => Promise<HoldRead>): Promise<ForceReleaseResponse> {
   checkTwoPeople(request.requester, request.approver, 'requester and approver');
   const reason = checkReason(request.reason);
   const key = parseLockKey(request.key);
   const expected = parseToken(request.expectedToken);
-  const epoch = await currentEpoch();
   const holderKey = holderKeyOf(key);
-  const read = await gateway.range({ key: holderKey });
-  const kv = read.kvs[0];
-  const holder = kv === undefined ? undefined : parseHolderValue(kv.value);
-  if (kv === undefined || holder === undefined || packToken(epoch, kv.createRevision) !== expected) {
+  const { kv, holder, token } = await readHold(key);
+  if (kv === undefined || holder === undefined || token !== expected) {
     throw new LockError('stale', `${key.text} is no longer held with token ${request.expectedToken}; inspect it again before releasing`);
   }
   const enforcement = classes.get(key.namespace, holder.className)?.enforcement ?? 'advisory';

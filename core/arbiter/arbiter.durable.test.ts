@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { createRealClock } from '../../src/clock/index.js';
 import { ALICE, BOB, CAROL, DURABLE, lockErrorOf, useArbiterWorld } from '../../src/testing/arbiter-fixture.js';
 import { parseLockKey, waiterPrefixOf } from '../lock-key.js';
-import type { Grant } from '../ports/arbiter-api.js';
+import type { ArbiterApi, Grant, Session } from '../ports/arbiter-api.js';
+import { LockLogError } from '../ports/lock-log-error.js';
+import type { TxnRequest, TxnResponse } from '../ports/lock-log.js';
+import { DelegatingLockLog } from '../../src/testing/delegating-lock-log.js';
 
 const world = useArbiterWorld();
 const clock = createRealClock();
@@ -13,6 +16,36 @@ const SETTLE_MS = 200;
 
 async function waiterKeys(key: string): Promise<string[]> {
   return (await world.log().range({ key: waiterPrefixOf(parseLockKey(key)), prefix: true })).kvs.map((kv) => kv.key);
+}
+
+/** Keeps `session` renewed through `arbiter` until the returned function is called: a waiter whose client lives on. */
+function keepRenewing(arbiter: ArbiterApi, session: Session): () => void {
+  let stopped = false;
+  void (async () => {
+    while (!stopped) {
+      await arbiter.keepAlive({ identity: session.identity, sessionId: session.sessionId }).catch(() => undefined);
+      await clock.sleep(1_000);
+    }
+  })();
+  return () => {
+    stopped = true;
+  };
+}
+
+/** A log whose next txn that only deletes a waiter key (a waiter leaving its line) fails: nothing happened. */
+class FailsNextLeave extends DelegatingLockLog {
+  failed = 0;
+  armed = true;
+
+  override txn(request: TxnRequest): Promise<TxnResponse> {
+    const leave = request.success.length === 1 && request.success[0]?.type === 'delete' && request.success[0].key.startsWith('/q/');
+    if (this.armed && leave) {
+      this.armed = false;
+      this.failed += 1;
+      return Promise.reject(new LockLogError('unavailable', 'the leave did not reach the log (test)'));
+    }
+    return super.txn(request);
+  }
 }
 
 describe('durable fairness (ADR-14) on real etcd', () => {
@@ -48,6 +81,25 @@ describe('durable fairness (ADR-14) on real etcd', () => {
     expect(await waiterKeys(key)).toEqual([]); // each grant deleted its waiter key in the granting txn
   });
 
+  it('grants a free parent key at once while a waiter waits for a key below it: the two lines are disjoint (L4)', async () => {
+    const arbiter = world.arbiter();
+    const parent = world.key('durable-parent');
+    const child = `${parent}/b`;
+    const [a, b, c] = await Promise.all([ALICE, BOB, CAROL].map((identity) => world.session(arbiter, identity, DURABLE.ttlSeconds)));
+    if (a === undefined || b === undefined || c === undefined) throw new Error('three sessions were opened');
+    const held = await arbiter.acquire({ identity: ALICE, sessionId: a.sessionId, key: child, className: DURABLE.name, waitMs: 0 });
+    const bobWaits = arbiter.acquire({ identity: BOB, sessionId: b.sessionId, key: child, className: DURABLE.name, waitMs: LONG_WAIT_MS });
+    await clock.sleep(SETTLE_MS);
+    expect(await waiterKeys(child)).toHaveLength(1);
+
+    // Before the fix the parent's line (/q/<parent>/) held Bob's key, ahead of Carol: she waited out her wait on a free key.
+    const carol = await arbiter.acquire({ identity: CAROL, sessionId: c.sessionId, key: parent, className: DURABLE.name, waitMs: 2_000 });
+    expect(carol.identity).toBe(CAROL);
+    expect(await waiterKeys(parent)).toEqual([]); // the parent's line does not hold the child's waiter
+    await arbiter.release({ identity: ALICE, sessionId: a.sessionId, key: child, token: held.token });
+    expect((await bobWaits).identity).toBe(BOB);
+  });
+
   it('removes a waiter key when the wait times out', async () => {
     const arbiter = world.arbiter();
     const key = world.key('durable-timeout');
@@ -56,5 +108,54 @@ describe('durable fairness (ADR-14) on real etcd', () => {
     await arbiter.acquire({ identity: ALICE, sessionId: a.sessionId, key, className: DURABLE.name, waitMs: 0 });
     expect((await lockErrorOf(arbiter.acquire({ identity: BOB, sessionId: b.sessionId, key, className: DURABLE.name, waitMs: 300 }))).code).toBe('wait-timeout');
     expect(await waiterKeys(key)).toEqual([]);
+  });
+
+  describe('an orphaned place does not block the line for as long as its waiter\'s session lives (L5)', () => {
+    it('after its arbiter shut down and the waiter never came back', async () => {
+      const gone = world.arbiter();
+      const other = world.arbiter();
+      const key = world.key('orphan-shutdown');
+      const [a, b, c] = await Promise.all([ALICE, BOB, CAROL].map((identity) => world.session(other, identity, DURABLE.ttlSeconds)));
+      if (a === undefined || b === undefined || c === undefined) throw new Error('three sessions were opened');
+      const stopRenewing = keepRenewing(other, b); // Bob's client lives on, renewing his session elsewhere
+      try {
+        const held = await other.acquire({ identity: ALICE, sessionId: a.sessionId, key, className: DURABLE.name, waitMs: 0 });
+        const bobWaits = lockErrorOf(gone.acquire({ identity: BOB, sessionId: b.sessionId, key, className: DURABLE.name, waitMs: LONG_WAIT_MS }));
+        await clock.sleep(SETTLE_MS);
+        const carol = other.acquire({ identity: CAROL, sessionId: c.sessionId, key, className: DURABLE.name, waitMs: 12_000 });
+        await clock.sleep(SETTLE_MS);
+        gone.close(); // Bob's arbiter shuts down; Bob gives up and never asks again
+        expect((await bobWaits).code).toBe('unavailable');
+        await other.release({ identity: ALICE, sessionId: a.sessionId, key, token: held.token });
+        // Before the fix Bob's place lived on his session, first in line: Carol waited out her wait on a free
+        // key, told "the key stayed held". Now it lives on the stopped arbiter's waiting lease and ends with it.
+        expect((await carol).identity).toBe(CAROL);
+        expect(await waiterKeys(key)).toEqual([]);
+      } finally {
+        stopRenewing();
+      }
+    });
+
+    it('after its leave() failed', async () => {
+      const log = new FailsNextLeave(world.log());
+      const arbiter = world.arbiter({ log });
+      const key = world.key('orphan-leave');
+      const [a, b, c] = await Promise.all([ALICE, BOB, CAROL].map((identity) => world.session(arbiter, identity, DURABLE.ttlSeconds)));
+      if (a === undefined || b === undefined || c === undefined) throw new Error('three sessions were opened');
+      const stopRenewing = keepRenewing(arbiter, b);
+      try {
+        const held = await arbiter.acquire({ identity: ALICE, sessionId: a.sessionId, key, className: DURABLE.name, waitMs: 0 });
+        const bobWaits = lockErrorOf(arbiter.acquire({ identity: BOB, sessionId: b.sessionId, key, className: DURABLE.name, waitMs: 600 }));
+        await clock.sleep(SETTLE_MS);
+        const carol = arbiter.acquire({ identity: CAROL, sessionId: c.sessionId, key, className: DURABLE.name, waitMs: 8_000 });
+        expect((await bobWaits).code).toBe('wait-timeout');
+        expect(log.failed).toBe(1); // Bob's leave did not reach the log
+        await arbiter.release({ identity: ALICE, sessionId: a.sessionId, key, token: held.token });
+        expect((await carol).identity).toBe(CAROL);
+        expect(await waiterKeys(key)).toEqual([]);
+      } finally {
+        stopRenewing();
+      }
+    });
   });
 });

@@ -6,7 +6,7 @@ import { ALICE, BOB, CAROL, DAVE, FENCED, lockErrorOf, useArbiterWorld } from '.
 import { DelegatingLockLog } from '../../src/testing/delegating-lock-log.js';
 import { holderKeyOf, parseLockKey } from '../lock-key.js';
 import type { Grant } from '../ports/arbiter-api.js';
-import type { LockLog, Watch, WatchEvent, WatchHandlers, WatchRequest } from '../ports/lock-log.js';
+import type { LockLog, TxnRequest, TxnResponse, Watch, WatchEvent, WatchHandlers, WatchRequest } from '../ports/lock-log.js';
 import { revision } from '../units.js';
 import { parseHolderValue } from './records.js';
 
@@ -41,6 +41,24 @@ class BlindWatchLog extends DelegatingLockLog {
     this.calls.push('watch');
     const drop = (events: readonly WatchEvent[]) => void (this.droppedDeletes += events.filter((event) => event.type === 'delete').length);
     return this.target.watch(request, { onEvents: (batch) => drop(batch.events), onError: () => {} });
+  }
+}
+
+/** A blind log (BlindWatchLog) whose next txn, once gated, waits until the test opens the gate. */
+class GatedBlindLog extends BlindWatchLog {
+  private gate: Promise<void> | undefined;
+
+  gateNextTxn(): () => void {
+    let open = (): void => {};
+    this.gate = new Promise<void>((resolve) => (open = resolve));
+    return open;
+  }
+
+  override async txn(request: TxnRequest): Promise<TxnResponse> {
+    const gate = this.gate;
+    this.gate = undefined;
+    if (gate !== undefined) await gate;
+    return super.txn(request);
   }
 }
 
@@ -146,6 +164,42 @@ describe('arbiter wait queue on real etcd', () => {
     expect(latencyMs).toBeLessThan(1_500); // poll interval 1 s + 20 % jitter, plus one txn
     expect(blind.calls).toContain('watch'); // the waiter did watch...
     expect(blind.droppedDeletes).toBe(1); // ...and the release's delete event was lost
+  });
+});
+
+describe('one line per key on an arbiter', () => {
+  it('keeps arrival order when the line empties while a newcomer is looking for its own hold (two KeyQueues for one key)', async () => {
+    const log = new GatedBlindLog(world.log());
+    // Watches deliver nothing and polls are a minute apart: only a release through this arbiter wakes a line.
+    const arbiter = world.arbiter({ log, pollIntervalMs: 60_000 });
+    const key = world.key('one-line');
+    const [a, b, c, d] = await Promise.all([ALICE, BOB, CAROL, DAVE].map((identity) => world.session(arbiter, identity, FENCED.ttlSeconds)));
+    if (a === undefined || b === undefined || c === undefined || d === undefined) throw new Error('four sessions were opened');
+    const held = await arbiter.acquire({ identity: ALICE, sessionId: a.sessionId, key, className: FENCED.name, waitMs: 0 });
+    const bob = arbiter.acquire({ identity: BOB, sessionId: b.sessionId, key, className: FENCED.name, waitMs: LONG_WAIT_MS });
+    await clock.sleep(QUEUE_SETTLE_MS); // Bob's line exists
+
+    // Carol arrives while Bob's line exists, so she first looks for a hold of her own: that read is held up...
+    const openGate = log.gateNextTxn();
+    const granted: string[] = [];
+    const carol = arbiter.acquire({ identity: CAROL, sessionId: c.sessionId, key, className: FENCED.name, waitMs: LONG_WAIT_MS }).then((g) => (granted.push('carol'), g));
+    await clock.sleep(QUEUE_SETTLE_MS);
+    // ...while Alice releases and Bob is granted, which empties Bob's line: the arbiter forgets it.
+    await arbiter.release({ identity: ALICE, sessionId: a.sessionId, key, token: held.token });
+    const bobGrant = await within(bob, GRANT_AFTER_RELEASE_MS, 'the grant to Bob');
+    openGate();
+    await clock.sleep(QUEUE_SETTLE_MS); // Carol is in line now
+    const dave = arbiter.acquire({ identity: DAVE, sessionId: d.sessionId, key, className: FENCED.name, waitMs: LONG_WAIT_MS }).then((g) => (granted.push('dave'), g));
+    await clock.sleep(QUEUE_SETTLE_MS);
+
+    // Before the fix Carol joined the forgotten line and Dave started a second one, which Bob's release
+    // woke: Dave was granted ahead of Carol, who sat in a line nothing wakes until her wait ran out.
+    await arbiter.release({ identity: BOB, sessionId: b.sessionId, key, token: bobGrant.token });
+    const carolGrant = await within(carol, GRANT_AFTER_RELEASE_MS, 'the grant to Carol');
+    expect(granted).toEqual(['carol']);
+    await arbiter.release({ identity: CAROL, sessionId: c.sessionId, key, token: carolGrant.token });
+    expect((await within(dave, GRANT_AFTER_RELEASE_MS, 'the grant to Dave')).identity).toBe(DAVE);
+    expect(granted).toEqual(['carol', 'dave']);
   });
 });
 

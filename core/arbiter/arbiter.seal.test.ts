@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ALICE, BOB, FENCED, lockErrorOf, useArbiterWorld } from '../../src/testing/arbiter-fixture.js';
 import { DelegatingLockLog } from '../../src/testing/delegating-lock-log.js';
 import type { Arbiter } from './arbiter.js';
-import { EPOCH_KEY, parseEpochRecord } from './records.js';
+import { EPOCH_KEY, formatEpochRecord, parseEpochRecord } from './records.js';
 import type { LockLog } from '../ports/lock-log.js';
 import type { FencingToken } from '../units.js';
 
@@ -120,5 +120,26 @@ describe('arbiter seal on real etcd', () => {
     expect((await replica.status()).sealed).toBeUndefined();
     const after = await issueTokens(replica, BOB, 2, 'replica-after');
     expect(after[0]).toBeGreaterThan(max(before));
+  });
+
+  it('seals on an epoch record below one it has already served (a restore the revision floor cannot see), minting nothing with it', async () => {
+    const restored = await world.startCluster();
+    const log = world.openLog(restored.endpoints);
+    const arbiter = world.arbiter({ log });
+    const { epoch } = await arbiter.advanceEpoch({ approvers: [...APPROVERS], reason: REASON });
+    const before = await issueTokens(arbiter, ALICE, 2, 'before-old-record');
+    // What a same-ID restore of a snapshot from before the advance brings back once its revision is
+    // bumped above every one served (etcdutl --bump-revision): the old record, at a higher revision.
+    const clusterId = (await log.status()).header.clusterId;
+    await log.txn({ compare: [], success: [{ type: 'put', key: EPOCH_KEY, value: formatEpochRecord({ epoch: epoch - 1, clusterId }) }], failure: [] });
+
+    const session = await world.session(world.arbiter({ log }), BOB, FENCED.ttlSeconds);
+    const key = world.key('after-old-record');
+    // Before the fix the grant's failed epoch compare reloaded the record and adopted the lower epoch: the
+    // next grant minted a token below every one issued before.
+    const refused = await lockErrorOf(arbiter.acquire({ identity: BOB, sessionId: session.sessionId, key, className: FENCED.name, waitMs: 0 }));
+    expect([refused.code, refused.seal]).toEqual(['sealed', { kind: 'epoch-regression', highestSeen: epoch, seen: epoch - 1 }]);
+    expect((await log.range({ key: '/l/', prefix: true })).kvs.map((kv) => kv.key)).toEqual([]);
+    expect(before.length).toBe(2);
   });
 });

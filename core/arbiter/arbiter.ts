@@ -26,17 +26,17 @@ import type { Clock } from '../ports/clock.js';
 import type { LockLog } from '../ports/lock-log.js';
 import { isLockLogError } from '../ports/lock-log-error.js';
 import type { Random } from '../ports/random.js';
-import { parseHolderValue } from './records.js';
-import { packToken, parseToken, unpackToken } from '../token.js';
-import type { Revision } from '../units.js';
+import { parseToken } from '../token.js';
 import { advanceEpoch, forceRelease } from './admin.js';
 import { DurableTurn } from './durable-turn.js';
 import { EpochState } from './epoch-state.js';
-import { type GrantTxnInput, classifyGrant } from './grant-txn.js';
-import { inspectKey } from './inspect.js';
-import { type AttemptTrigger, KeyQueue } from './key-queue.js';
+import { type GrantAsk, Granter } from './grant-attempt.js';
+import { inspectKey, readHold } from './inspect.js';
+import { type AttemptOutcome, type AttemptTrigger, type Contender, KeyQueue } from './key-queue.js';
 import { LogGateway } from './log-gateway.js';
 import type { ArbiterClass, Authorizer, ClassLookup, Placement } from './policy.js';
+import { releaseHold } from './release.js';
+import { WaiterLease } from './waiter-lease.js';
 import type { SealGuard } from './seal-guard.js';
 import { type ArbiterSeams, HONEST_ARBITER_SEAMS } from './seams.js';
 import { SessionDirectory, checkIdentity, checkSessionTtl, expired } from './sessions.js';
@@ -56,14 +56,15 @@ export interface ArbiterOptions {
 
 const DEFAULT_POLL_INTERVAL_MS = 1000;
 const DEFAULT_MAX_WAIT_MS = 10 * 60 * 1000;
-/** Epoch changes seen in one acquire before giving up (TigerStyle: every retry loop has a maximum). */
-const MAX_EPOCH_RELOADS = 3;
 
 export class Arbiter implements ArbiterApi {
   private readonly guard: SealGuard;
   private readonly gateway: LogGateway;
   private readonly epoch: EpochState;
   private readonly sessions: SessionDirectory;
+  private readonly granter: Granter;
+  /** Where this arbiter's durable waiters keep their places (ADR-14, L5). */
+  private readonly places: WaiterLease;
   private readonly queues = new Map<string, KeyQueue>();
   private readonly shutdown = new CancelSource();
   private lastAdvanceCheckMs = Number.NEGATIVE_INFINITY;
@@ -80,6 +81,14 @@ export class Arbiter implements ArbiterApi {
     this.gateway = new LogGateway(options.log, this.guard);
     this.epoch = new EpochState(this.gateway, this.guard);
     this.sessions = new SessionDirectory(this.gateway);
+    this.places = new WaiterLease({ gateway: this.gateway, clock: options.clock, shutdown: this.shutdown });
+    this.granter = new Granter({
+      gateway: this.gateway,
+      epoch: this.epoch,
+      sessions: this.sessions,
+      seams,
+      checkPlacement: (key, className) => this.checkPlacement(key, this.options.classes.get(key.namespace, className)?.tier),
+    });
   }
 
   async openSession(request: OpenSessionRequest): Promise<Session> {
@@ -124,48 +133,30 @@ export class Arbiter implements ArbiterApi {
     if (session.ttlSeconds !== lockClass.ttlSeconds) {
       throw new LockError('invalid-argument', `session ${request.sessionId} has TTL ${session.ttlSeconds} s but class ${lockClass.namespace}/${lockClass.name} needs ${lockClass.ttlSeconds} s; one session per (identity, TTL) (ADR-10/11)`);
     }
-    const attempt = (trigger: AttemptTrigger) => this.attemptGrant({ key, identity, sessionId: request.sessionId, className: lockClass.name }, trigger);
+    const ask: GrantAsk = { key, identity, sessionId: request.sessionId, className: lockClass.name };
     if (lockClass.fairness === 'durable' && request.waitMs > 0) {
-      return this.waitDurably(new DurableTurn(this.gateway, key, request.sessionId), key, identity, lockClass.name, deadlineMs);
+      return this.waitDurably(new DurableTurn(this.gateway, this.places, key, request.sessionId), ask, deadlineMs);
     }
-    const queue = this.queues.get(key.text);
-    if (queue === undefined || request.waitMs === 0) {
-      const first = await attempt('arrival');
+    if (!this.queues.has(key.text) || request.waitMs === 0) {
+      const first = await this.granter.attempt(ask, 'arrival');
       if ('granted' in first) return first.granted;
       if (request.waitMs === 0) throw new LockError('contended', `${key.text} is held by another identity; wait in line with waitMs > 0`);
-      return this.queueFor(key).join(attempt, deadlineMs, first.contendedAt);
+      return this.queueFor(key).join(this.granter.contender(ask), deadlineMs, first.contendedAt);
     }
-    const mine = await this.ownHold(key, request.sessionId, identity, lockClass.name);
+    const mine = await this.granter.ownHold(ask);
     if (mine !== undefined) return mine;
-    return queue.join(attempt, deadlineMs, undefined);
-  }
-
-  private async ownHold(key: LockKey, sessionId: Grant['sessionId'], identity: string, className: string): Promise<Grant | undefined> {
-    const epoch = await this.epoch.get();
-    const response = await this.gateway.range({ key: holderKeyOf(key) });
-    const kv = response.kvs[0];
-    if (kv === undefined || kv.lease !== sessionId || parseHolderValue(kv.value)?.sessionId !== sessionId) return undefined;
-    return { key: key.text, token: packToken(epoch.record.epoch, kv.createRevision), epoch: epoch.record.epoch, revision: kv.createRevision, sessionId, identity, className, reentered: true };
+    // The line is looked up again after the read: it may have emptied and been forgotten meanwhile, and
+    // joining that one started a second line for the key, which no release through here woke.
+    return this.queueFor(key).join(this.granter.contender(ask), deadlineMs, undefined);
   }
 
   async release(request: ReleaseRequest): Promise<ReleaseResponse> {
     const identity = checkIdentity(request.identity);
     const key = parseLockKey(request.key);
     await this.sessions.ownedBy(request.sessionId, identity);
-    const current = await this.epoch.get();
-    const { epoch, revision } = unpackToken(request.token);
-    if (epoch !== current.record.epoch) return { released: false }; // the epoch advance already deleted it
-    const holderKey = holderKeyOf(key);
-    const response = await this.gateway.txn({
-      compare: [
-        { key: holderKey, target: 'create', op: '=', value: revision },
-        { key: holderKey, target: 'lease', op: '=', value: request.sessionId },
-      ],
-      success: [{ type: 'delete', key: holderKey }],
-      failure: [],
-    });
-    if (response.succeeded) this.queues.get(key.text)?.wake('hint', response.header.revision); // a hint for local waiters (ADR-15)
-    return { released: response.succeeded };
+    const outcome = await releaseHold(this.gateway, this.epoch, key, request.sessionId, request.token);
+    if (outcome.atRevision !== undefined) this.queues.get(key.text)?.wake('hint', outcome.atRevision); // a hint for local waiters (ADR-15)
+    return { released: outcome.released };
   }
 
   async validate(request: ValidateRequest): Promise<ValidateResponse> {
@@ -182,19 +173,18 @@ export class Arbiter implements ArbiterApi {
   async inspect(keyText: string): Promise<InspectResponse> {
     const key = parseLockKey(keyText);
     this.checkPlacement(key);
-    const current = await this.epoch.get();
-    return inspectKey(this.gateway, this.options.classes, key, current.record.epoch);
+    return inspectKey(this.epoch, this.options.classes, key);
   }
 
   async forceRelease(request: ForceReleaseRequest): Promise<ForceReleaseResponse> {
     // The epoch is read only after the request has been checked: a refused request reads nothing.
-    const response = await forceRelease(this.gateway, this.options.classes, request, async () => (await this.epoch.get()).record.epoch);
+    const response = await forceRelease(this.gateway, this.options.classes, request, (key) => readHold(this.epoch, key));
     if (response.released) this.queues.get(parseLockKey(request.key).text)?.wake();
     return response;
   }
 
   async advanceEpoch(request: AdvanceEpochRequest): Promise<AdvanceEpochResponse> {
-    const response = await advanceEpoch(this.gateway, request, this.epoch.known?.record.epoch ?? 0);
+    const response = await advanceEpoch(this.gateway, request, this.epoch.floor());
     this.guard.reset(response.clusterId, response.revision);
     this.epoch.adopt(response.epochKv);
     for (const queue of this.queues.values()) queue.wake();
@@ -260,71 +250,48 @@ export class Arbiter implements ArbiterApi {
    * ADR-14 `fairness: durable`: the waiter's place is a key in the log; the local FIFO still decides
    * which of this arbiter's waiters may look, but only the first in the durable line attempts a grant.
    */
-  private async waitDurably(turn: DurableTurn, key: LockKey, identity: string, className: string, deadlineMs: number): Promise<Grant> {
-    const mine = await this.ownHold(key, turn.sessionId, identity, className);
+  private async waitDurably(turn: DurableTurn, ask: GrantAsk, deadlineMs: number): Promise<Grant> {
+    const mine = await this.granter.ownHold(ask);
     if (mine !== undefined) return mine;
-    const rank = await turn.join();
-    const attempt = async (trigger: AttemptTrigger): Promise<{ granted: Grant } | { contendedAt: Revision }> => {
-      const position = await turn.isFirst();
-      if (!position.first) return { contendedAt: position.seenAt };
-      return this.attemptGrant({ key, identity, sessionId: turn.sessionId, className, waiterKey: turn.waiterKey }, trigger);
-    };
+    const out = this.places.enter(); // the waiting lease is renewed while this waiter is in the line (L5)
     try {
-      const queue = this.queues.get(key.text);
-      const first = queue === undefined ? await attempt('arrival') : undefined;
-      const outcome = first !== undefined && 'granted' in first ? first.granted : await (queue ?? this.queueFor(key)).join(attempt, deadlineMs, first?.contendedAt, rank);
+      return await this.waitInDurableLine(turn, ask, deadlineMs);
+    } finally {
+      out();
+    }
+  }
+
+  private async waitInDurableLine(turn: DurableTurn, ask: GrantAsk, deadlineMs: number): Promise<Grant> {
+    const rank = await turn.join();
+    const attempt = async (trigger: AttemptTrigger): Promise<AttemptOutcome> => {
+      const position = await turn.position();
+      if (position.kind === 'gone') {
+        // Our place is gone. If our own grant committed unseen (its txn deletes the waiter key), the key
+        // is ours: taking a new place at the back put us behind a waiter waiting for us (issue 11, L1).
+        const ours = await this.granter.ownHold(ask, false);
+        if (ours !== undefined) return { granted: ours };
+        await turn.join(); // an epoch advance cleared /q: take a new place at the back
+        if (!position.lineEmpty) return { contendedAt: position.seenAt, aheadInLine: true };
+      } else if (position.kind === 'behind') {
+        return { contendedAt: position.seenAt, aheadInLine: true };
+      }
+      return this.granter.attempt({ ...ask, waiterKey: turn.waiterKey }, trigger);
+    };
+    const contender: Contender = { attempt, resolve: () => this.granter.ownHold(ask, false) };
+    try {
+      const first = this.queues.has(ask.key.text) ? undefined : await attempt('arrival');
+      // The line is looked up when joining, never held across an await (see acquire).
+      const outcome = first !== undefined && 'granted' in first ? first.granted : await this.queueFor(ask.key).join(contender, deadlineMs, first?.contendedAt, rank);
       // A re-entered grant did not run the txn that deletes the waiter key.
       if (outcome.reentered) await turn.leave();
       return outcome;
     } catch (error) {
-      // A waiter that gives up leaves the line (best effort: the key also goes with its session). An
-      // arbiter shutting down does not take its waiters' places with it: that is the point of durable.
-      if (!this.shutdown.aborted) await turn.leave().catch(() => undefined);
+      // A waiter that gives up leaves the line (a leave that cannot reach the log is retried, and the
+      // place ends with this arbiter's waiting lease at the latest). An arbiter shutting down does not
+      // take its waiters' places with it: they outlive it by the lease's TTL, so a waiter can come back
+      // through another replica and keep its place (ADR-14).
+      if (!this.shutdown.aborted) await turn.leave();
       throw error;
-    }
-  }
-
-  private async attemptGrant(input: Omit<GrantTxnInput, 'epoch'>, trigger: AttemptTrigger): Promise<{ granted: Grant } | { contendedAt: Revision }> {
-    // ADR-09: placement is checked at every attempt, not only on arrival: a waiter that queued before its
-    // range began to drain (or moved away) must not be granted here during the move (found by shard-move).
-    this.checkPlacement(input.key, this.options.classes.get(input.key.namespace, input.className)?.tier);
-    for (let reloads = 0; ; reloads += 1) {
-      const epoch = await this.epoch.get();
-      const full: GrantTxnInput = { ...input, epoch };
-      const response = await this.gateway.txn(this.seams.grantTxn(full, trigger), { passThrough: ['lease-not-found'] }).catch((error: unknown) => {
-        if (isLockLogError(error, 'lease-not-found')) {
-          this.sessions.forget(input.sessionId);
-          throw expired(input.sessionId);
-        }
-        throw error;
-      });
-      const outcome = classifyGrant(full, response);
-      switch (outcome.kind) {
-        case 'granted':
-          return {
-            granted: {
-              key: input.key.text,
-              token: packToken(epoch.record.epoch, outcome.revision),
-              epoch: epoch.record.epoch,
-              revision: outcome.revision,
-              sessionId: input.sessionId,
-              identity: input.identity,
-              className: input.className,
-              reentered: outcome.reentered,
-            },
-          };
-        case 'contended':
-          return { contendedAt: outcome.seenAt };
-        case 'leak':
-          throw new LockError('leak', `${input.key.text} is already held by ${input.identity} under session ${outcome.holder.sessionId}, not ${input.sessionId}: a leaked hold; release it from that session or let it expire (ADR-13)`);
-        case 'epoch-changed':
-          if (outcome.epochKv === undefined) {
-            this.guard.seal({ kind: 'no-epoch-record' });
-            this.guard.assertOpen();
-          }
-          if (reloads >= MAX_EPOCH_RELOADS) throw new LockError('unavailable', 'the epoch kept changing during the grant; retry');
-          await this.epoch.reload();
-      }
     }
   }
 

@@ -1,8 +1,15 @@
-// The arbiter's view of the epoch record (ADR-02/03). Every grant compares the record's mod revision,
-// so a record changed by another arbiter (an epoch advance) fails the grant txn, and the arbiter
-// reloads and re-binds its seal before trying again.
+// The arbiter's view of the epoch record (ADR-02/03). The cached record is only a hint: what a grant
+// txn compares (so a record changed by another replica's epoch advance fails the grant, and the arbiter
+// adopts the record its failure branch read), never what an answer is packed or judged with. Every
+// answer that packs or compares an epoch (a token in inspect, validate, a re-entered hold, a release)
+// reads the record in the same txn as the hold, or compares its mod revision there (issue 11, S2: a
+// replica whose cache was stale called the current token invalid and packed a hold with the old epoch).
+//
+// Every record read is confirmed against what the arbiter knew when it sent the read: a record that is
+// missing, bound to another cluster, or names an epoch below the highest this arbiter has seen seals it.
+import { assert } from '../assert.js';
 import { LockError } from '../lock-error.js';
-import type { KeyValue } from '../ports/lock-log.js';
+import type { Compare, KeyValue, RequestOp, ResponseHeader, ResponseOp } from '../ports/lock-log.js';
 import type { Revision } from '../units.js';
 import type { LogGateway } from './log-gateway.js';
 import { EPOCH_KEY, type EpochRecord, parseEpochRecord } from './records.js';
@@ -14,8 +21,25 @@ export interface CurrentEpoch {
   readonly modRevision: Revision;
 }
 
+/** What `EpochState.read` returns: the reads asked for, and the epoch record read at the same revision. */
+export interface EpochRead {
+  readonly responses: readonly ResponseOp[];
+  readonly epoch: CurrentEpoch;
+  readonly header: ResponseHeader;
+}
+
+/** The compare that holds only while the epoch record is the one `current` names (ADR-03). */
+export function epochUnchanged(current: CurrentEpoch): Compare {
+  return { key: EPOCH_KEY, target: 'mod', op: '=', value: current.modRevision };
+}
+
+/** The read of the epoch record a txn's failure branch makes, so a changed record is adopted without a second read. */
+export const EPOCH_RECORD_READ: RequestOp = { type: 'range', key: EPOCH_KEY };
+
 export class EpochState {
   private current: CurrentEpoch | undefined;
+  /** The highest epoch this arbiter has read or written: no record below it is ever accepted (the floor). */
+  private highestEpoch = 0;
   private loading: Promise<CurrentEpoch> | undefined;
 
   constructor(
@@ -27,13 +51,18 @@ export class EpochState {
     return this.current;
   }
 
-  /** The current epoch, loading it on first use. */
+  /** The floor a read sent now is confirmed against: take it before sending (linearizability, as SealGuard.floor). */
+  floor(): number {
+    return this.highestEpoch;
+  }
+
+  /** The cached record, loading it on first use: for building a grant's compare, never for an answer. */
   async get(): Promise<CurrentEpoch> {
     if (this.current !== undefined) return this.current;
     return this.reload();
   }
 
-  /** Reads the record again (after a grant txn saw it change). Concurrent callers share one read. */
+  /** Reads the record again. Concurrent callers share one read. */
   reload(): Promise<CurrentEpoch> {
     this.loading ??= this.load().finally(() => {
       this.loading = undefined;
@@ -41,13 +70,62 @@ export class EpochState {
     return this.loading;
   }
 
-  /** Adopts a record the arbiter has just written or read in a txn. */
+  /**
+   * Reads `ops` and the epoch record in one read-only txn (it writes nothing, so a refused or read-only
+   * request still touches nothing: H1), confirmed as `confirm` does: an answer packed with this epoch is
+   * the epoch of the log at the very revision the hold was read.
+   */
+  async read(ops: readonly RequestOp[]): Promise<EpochRead> {
+    assert(ops.every((op) => op.type === 'range'), 'EpochState.read only reads');
+    const floor = this.floor();
+    const response = await this.gateway.txn({ compare: [], success: [...ops, EPOCH_RECORD_READ], failure: [] });
+    const epochOp = response.responses[ops.length];
+    assert(response.succeeded && response.responses.length === ops.length + 1 && epochOp?.type === 'range', () => `a read-only txn of ${ops.length + 1} reads answered ${response.responses.length} ops`);
+    return { responses: response.responses.slice(0, ops.length), epoch: this.confirm(epochOp.kvs[0], response.header, floor), header: response.header };
+  }
+
+  /**
+   * Checks a record read linearizably (a range, or a txn's read) and returns it as read. `floorEpoch` is
+   * what floor() said when the read was sent. Seals on a missing record (a wiped or replaced log), one
+   * bound to another cluster than the header's, or one below the floor: a restore that kept the cluster
+   * ID and bumped its revision past the revision floor brings back an old record, and adopting it minted
+   * tokens below ones already issued. A newer record (an advance through another replica) is adopted.
+   */
+  confirm(kv: KeyValue | undefined, header: ResponseHeader, floorEpoch: number): CurrentEpoch {
+    if (kv === undefined) {
+      // No record: a brand-new log (an operator initialises it: initLog, `lockstep init`) or a wiped or
+      // replaced one. Never bootstrap here: that gave a wiped cluster epoch 1 again (issue 11, S3).
+      this.guard.seal({ kind: 'no-epoch-record' });
+      throw sealedError(this.guard.sealed ?? { kind: 'no-epoch-record' });
+    }
+    assert(kv.key === EPOCH_KEY, () => `an epoch record read answered key ${kv.key}`);
+    const record = parseEpochRecord(kv.value);
+    if (record === undefined) throw unreadable(kv.value);
+    const seen: CurrentEpoch = { record, modRevision: kv.modRevision };
+    // Check the very header that carried the record: a restored log may carry an old record.
+    if (header.clusterId !== record.clusterId) {
+      this.guard.seal({ kind: 'cluster-id-mismatch', expected: record.clusterId, seen: header.clusterId });
+      this.guard.assertOpen();
+    }
+    if (record.epoch < floorEpoch) {
+      this.guard.seal({ kind: 'epoch-regression', highestSeen: floorEpoch, seen: record.epoch });
+      this.guard.assertOpen();
+      return this.take(seen); // only past a guard that never seals (the no-seal mutant, scenarios/mutants.ts)
+    }
+    this.takeIfNewer(seen);
+    return seen;
+  }
+
+  /**
+   * Adopts a record the arbiter has just written itself (an epoch advance), unless a newer one (a later
+   * advance through another replica, read meanwhile) is already known.
+   */
   adopt(kv: KeyValue): CurrentEpoch {
     const record = parseEpochRecord(kv.value);
     if (record === undefined) throw unreadable(kv.value);
-    this.current = { record, modRevision: kv.modRevision };
-    this.guard.bindCluster(record.clusterId);
-    return this.current;
+    const written: CurrentEpoch = { record, modRevision: kv.modRevision };
+    this.takeIfNewer(written);
+    return written;
   }
 
   /**
@@ -57,32 +135,32 @@ export class EpochState {
    * what an advance writes: adopt it and start the revision floor again from this read.
    */
   async adoptAdvance(): Promise<boolean> {
-    const knownEpoch = this.current?.record.epoch ?? 0;
+    const knownEpoch = this.highestEpoch;
     const response = await this.gateway.range({ key: EPOCH_KEY }, { whileSealed: true });
     const kv = response.kvs[0];
     const record = kv === undefined ? undefined : parseEpochRecord(kv.value);
     if (kv === undefined || record === undefined || record.epoch <= knownEpoch || record.clusterId !== response.header.clusterId) return false;
     this.guard.reset(record.clusterId, response.header.revision);
-    this.adopt(kv);
+    this.take({ record, modRevision: kv.modRevision });
     return true;
   }
 
   private async load(): Promise<CurrentEpoch> {
+    const floor = this.floor();
     const response = await this.gateway.range({ key: EPOCH_KEY });
-    const kv = response.kvs[0];
-    if (kv !== undefined) {
-      const current = this.adopt(kv);
-      // Check the very header that carried the record: a restored log may carry an old record.
-      if (response.header.clusterId !== current.record.clusterId) {
-        this.guard.seal({ kind: 'cluster-id-mismatch', expected: current.record.clusterId, seen: response.header.clusterId });
-        this.guard.assertOpen();
-      }
-      return current;
-    }
-    // No record: a brand-new log (an operator initialises it: initLog, `lockstep init`) or a wiped or
-    // replaced one. Never bootstrap here: that gave a wiped cluster epoch 1 again (issue 11, S3).
-    this.guard.seal({ kind: 'no-epoch-record' });
-    throw sealedError(this.guard.sealed ?? { kind: 'no-epoch-record' });
+    return this.confirm(response.kvs[0], response.header, floor);
+  }
+
+  private takeIfNewer(seen: CurrentEpoch): void {
+    const current = this.current;
+    if (current === undefined || seen.record.epoch > current.record.epoch || (seen.record.epoch === current.record.epoch && seen.modRevision > current.modRevision)) this.take(seen);
+  }
+
+  private take(seen: CurrentEpoch): CurrentEpoch {
+    this.current = seen;
+    if (seen.record.epoch > this.highestEpoch) this.highestEpoch = seen.record.epoch;
+    this.guard.bindCluster(seen.record.clusterId);
+    return seen;
   }
 }
 

@@ -1,6 +1,7 @@
 // ADR-02/03/13/15: a grant is one txn, comparing holder-key absence and the epoch record, putting the
 // holder value on the session lease. Its failure branch reads the holder and the epoch record in the
 // same round trip, so a refusal is classified without a second read.
+import { assert } from '../assert.js';
 import type { LockKey } from '../lock-key.js';
 import { holderKeyOf } from '../lock-key.js';
 import type { KeyValue, TxnRequest, TxnResponse } from '../ports/lock-log.js';
@@ -49,14 +50,14 @@ export function grantTxn(input: GrantTxnInput): TxnRequest {
 
 export function classifyGrant(input: GrantTxnInput, response: TxnResponse): GrantOutcome {
   if (response.succeeded) return { kind: 'granted', revision: response.header.revision, reentered: false };
+  assert(response.responses.length === 2 && response.responses.every((op) => op.type === 'range'), () => `a refused grant txn answered ${response.responses.length} ops, not the failure branch's two reads`);
   const holderKv = rangeKv(response, 0);
   const epochKv = rangeKv(response, 1);
   if (epochKv === undefined || epochKv.modRevision !== input.epoch.modRevision) return { kind: 'epoch-changed', epochKv };
-  if (holderKv === undefined) {
-    // Cannot happen when the epoch compare held: the holder compare failed, so the key existed at this
-    // revision. Treat as contended so the caller retries rather than trusting a surprise.
-    return { kind: 'contended', holder: undefined, seenAt: response.header.revision };
-  }
+  // The epoch compare held, so the holder compare (create = 0) is the one that failed: the holder key
+  // existed at this revision, and the failure branch read it in the same txn. Only a broken LockLog or
+  // grant txn answers otherwise (this was once treated as contended, hiding the bug).
+  assert(holderKv !== undefined, () => `grant txn for ${input.key.text} was refused with the epoch record unchanged, yet it read no holder at revision ${response.header.revision}`);
   const holder = parseHolderValue(holderKv.value);
   if (holder !== undefined && holder.sessionId === input.sessionId && holderKv.lease === input.sessionId) {
     return { kind: 'granted', revision: holderKv.createRevision, reentered: true };

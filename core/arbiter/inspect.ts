@@ -1,21 +1,43 @@
-// inspect(): who holds a key, with what token, and whether its class is fenced (ADR-16/20). Per-key
-// questions go here, never to metrics (ADR-22).
+// Reading a hold with the epoch it was minted in (ADR-02/16/20): the holder key and the epoch record in
+// one read-only txn, so a token is always packed with the epoch of the log at the very revision the
+// hold was read, never with a replica's cached epoch (issue 11, S2). inspect() answers who holds a key,
+// with what token, and whether its class is fenced; per-key questions go here, never to metrics (ADR-22).
 import type { LockKey } from '../lock-key.js';
 import { holderKeyOf } from '../lock-key.js';
 import type { InspectResponse } from '../ports/arbiter-api.js';
+import type { KeyValue, ResponseHeader } from '../ports/lock-log.js';
 import { packToken } from '../token.js';
-import type { LogGateway } from './log-gateway.js';
+import type { FencingToken } from '../units.js';
+import type { CurrentEpoch, EpochState } from './epoch-state.js';
 import type { ClassLookup } from './policy.js';
-import { parseHolderValue } from './records.js';
+import { type HolderValue, parseHolderValue } from './records.js';
 
-export async function inspectKey(gateway: LogGateway, classes: ClassLookup, key: LockKey, epoch: number): Promise<InspectResponse> {
-  const response = await gateway.range({ key: holderKeyOf(key) });
-  const kv = response.kvs[0];
+export interface HoldRead {
+  /** The holder key as stored, if any. */
+  readonly kv: KeyValue | undefined;
+  /** Its value, when it is one lockstep wrote. */
+  readonly holder: HolderValue | undefined;
+  /** The hold's token: its create revision packed with the epoch read in the same txn. */
+  readonly token: FencingToken | undefined;
+  readonly epoch: CurrentEpoch;
+  readonly header: ResponseHeader;
+}
+
+export async function readHold(epochState: EpochState, key: LockKey): Promise<HoldRead> {
+  const read = await epochState.read([{ type: 'range', key: holderKeyOf(key) }]);
+  const op = read.responses[0];
+  const kv = op?.type === 'range' ? op.kvs[0] : undefined;
   const holder = kv === undefined ? undefined : parseHolderValue(kv.value);
-  if (kv === undefined || holder === undefined) return { key: key.text, holder: undefined, enforcement: undefined };
+  const token = kv === undefined || holder === undefined ? undefined : packToken(read.epoch.record.epoch, kv.createRevision);
+  return { kv, holder, token, epoch: read.epoch, header: read.header };
+}
+
+export async function inspectKey(epochState: EpochState, classes: ClassLookup, key: LockKey): Promise<InspectResponse> {
+  const { holder, token } = await readHold(epochState, key);
+  if (holder === undefined || token === undefined) return { key: key.text, holder: undefined, enforcement: undefined };
   return {
     key: key.text,
-    holder: { ...holder, token: packToken(epoch, kv.createRevision) },
+    holder: { ...holder, token },
     enforcement: classes.get(key.namespace, holder.className)?.enforcement,
   };
 }

@@ -3,6 +3,7 @@
 // A watch on the holder key, started just after the revision at which the key was seen held, wakes the
 // head; a watch event is only a hint that triggers a full grant txn, never a grant (ADR-15). A waiter
 // that misses a notification polls every second with jitter until its deadline.
+import { assert } from '../assert.js';
 import { CancelSource, CancelledError, onCancel } from '../cancel.js';
 import { LockError, isLockError } from '../lock-error.js';
 import type { Grant } from '../ports/arbiter-api.js';
@@ -20,15 +21,47 @@ import type { LogGateway } from './log-gateway.js';
  */
 export type AttemptTrigger = 'arrival' | 'watch-event' | 'hint' | 'poll';
 
-export type Attempt = (trigger: AttemptTrigger) => Promise<{ readonly granted: Grant } | { readonly contendedAt: Revision }>;
+/** What one attempt found: a grant, or the revision at which the key was seen held (or, for a durable waiter, others ahead in line). */
+export type AttemptOutcome = { readonly granted: Grant } | { readonly contendedAt: Revision; readonly aheadInLine?: boolean };
+
+/** A waiter's two calls into the arbiter. */
+export interface Contender {
+  /** One full grant attempt (ADR-15). Rejects `indeterminate` when its outcome stayed unknown. */
+  readonly attempt: (trigger: AttemptTrigger) => Promise<AttemptOutcome>;
+  /**
+   * After an attempt whose outcome stayed unknown: the grant it made, read from the holder key, or
+   * undefined when the key is not the caller's (issue 11, L2: a committed grant reported as wait-timeout
+   * leaked on the caller's live session). Rejects when the read fails too.
+   */
+  readonly resolve: () => Promise<Grant | undefined>;
+}
 
 export const MAX_WAITERS_PER_KEY = 10_000;
 const POLL_JITTER_FRACTION = 0.2;
 
 const YIELD = Symbol('yield');
+
+interface PendingWake {
+  readonly trigger: AttemptTrigger;
+  /** The newest change the wake reports; undefined for one that names none (a poll, a broken watch), never stale. */
+  readonly changedAt: bigint | undefined;
+}
+
+/** Two wakes not yet served are one: the later trigger, stale only if both named a change already seen. */
+function mergeWake(pending: PendingWake | undefined, next: PendingWake): PendingWake {
+  if (pending === undefined) return next;
+  const changedAt = pending.changedAt === undefined || next.changedAt === undefined ? undefined : pending.changedAt > next.changedAt ? pending.changedAt : next.changedAt;
+  return { trigger: next.trigger, changedAt };
+}
 interface Waiter {
   readonly rank: bigint | undefined;
-  readonly attempt: Attempt;
+  readonly contender: Contender;
+  /** The last attempt's outcome is unknown: the wait may not end before resolving it. */
+  inDoubt: boolean;
+  /** An attempt of this waiter is in flight: it may grant, so the waiter cannot be timed out of the line now. */
+  attempting: boolean;
+  /** The last attempt found others ahead in the durable line rather than the key held (for the timeout's words). */
+  aheadInLine: boolean;
   readonly deadlineMs: number;
   readonly resolve: (grant: Grant) => void;
   readonly reject: (error: unknown) => void;
@@ -49,10 +82,12 @@ export interface KeyQueueDeps {
 export class KeyQueue {
   private readonly waiters: Waiter[] = [];
   private wakeSource = new CancelSource();
-  /** Set by a wake (or the poll fallback) not yet served, with what caused it. */
-  private pendingWake: AttemptTrigger | undefined;
+  /** A wake (or the poll fallback) not yet served: what caused it, and the newest change it reports. */
+  private pendingWake: PendingWake | undefined;
   private watch: Watch | undefined;
   private watchStarting = false;
+  /** Set once the line has emptied and told its arbiter (onEmpty), which forgets it: nobody may join it again. */
+  private forgotten = false;
   /** Attempts made: the hot-key scenario reports attempts per release from it. */
   attempts = 0;
 
@@ -63,13 +98,16 @@ export class KeyQueue {
   }
 
   /** Joins the line. `seenHeldAt`: the revision at which the caller saw the key held, if it tried. */
-  join(attempt: Attempt, deadlineMs: number, seenHeldAt: Revision | undefined, rank?: bigint): Promise<Grant> {
+  join(contender: Contender, deadlineMs: number, seenHeldAt: Revision | undefined, rank?: bigint): Promise<Grant> {
+    // A line its arbiter has forgotten is woken by nothing it does: joining one is a programmer error
+    // (it happened when an acquire held a reference to the line across an await).
+    assert(!this.forgotten, () => `a waiter joined the forgotten line of ${this.deps.holderKey}`);
     if (this.waiters.length >= MAX_WAITERS_PER_KEY) {
       return Promise.reject(new LockError('contended', `${MAX_WAITERS_PER_KEY} waiters already queue for this key; retry later`));
     }
     if (seenHeldAt !== undefined) this.ensureWatch(seenHeldAt);
     return new Promise<Grant>((resolve, reject) => {
-      const waiter: Waiter = { rank, attempt, deadlineMs, resolve, reject, settled: new CancelSource() };
+      const waiter: Waiter = { rank, contender, inDoubt: false, attempting: false, aheadInLine: false, deadlineMs, resolve, reject, settled: new CancelSource() };
       let at = this.waiters.length;
       if (rank !== undefined) {
         at = this.waiters.findIndex((w) => w.rank !== undefined && w.rank > rank);
@@ -86,8 +124,6 @@ export class KeyQueue {
 
   /** The newest revision an attempt of this line has seen: a hint about a change at or before it is stale. */
   private seenRevision = -1n;
-  /** The newest change the pending wake reports (undefined: a hint that names none). */
-  private pendingWakeAt: bigint | undefined;
 
   /**
    * A hint that the key may be free: a watch event, or a release through this arbiter. Both report the
@@ -96,9 +132,7 @@ export class KeyQueue {
    */
   wake(trigger: AttemptTrigger = 'hint', changedAt?: bigint): void {
     if (changedAt !== undefined && changedAt <= this.seenRevision) return;
-    if (this.pendingWake === undefined) this.pendingWakeAt = changedAt;
-    else if (this.pendingWakeAt !== undefined) this.pendingWakeAt = changedAt === undefined || changedAt > this.pendingWakeAt ? changedAt : this.pendingWakeAt;
-    this.pendingWake = trigger;
+    this.pendingWake = mergeWake(this.pendingWake, { trigger, changedAt });
     this.wakeSource.cancel();
   }
 
@@ -115,28 +149,39 @@ export class KeyQueue {
         head.reject(error);
       }
       head.settled.cancel();
-      this.waiters.splice(this.waiters.indexOf(head), 1);
+      // Only serve() and expireInLine remove waiters, and expireInLine never removes one whose attempt
+      // is in flight: a served waiter is still in the line (splice(-1) would remove the last one).
+      const index = this.waiters.indexOf(head);
+      assert(index >= 0, () => `a waiter for ${this.deps.holderKey} was served after it had left the line`);
+      this.waiters.splice(index, 1);
     }
     await this.stopWatch();
-    if (this.waiters.length === 0) this.deps.onEmpty();
+    if (this.waiters.length === 0) {
+      this.forgotten = true;
+      this.deps.onEmpty();
+    }
   }
 
   private async serveHead(waiter: Waiter): Promise<Grant | typeof YIELD> {
     for (;;) {
       if (this.waiters[0] !== waiter) return YIELD;
-      const trigger = this.pendingWake;
-      if (trigger !== undefined) {
+      // The deadline comes before any pending wake: no attempt starts once the wait is over, even for a
+      // wake that arrived in time (it was served after the deadline, granting a caller whose wait had ended).
+      const remainingMs = waiter.deadlineMs - this.deps.clock.now();
+      if (remainingMs <= 0) return this.giveUp(waiter);
+      const wake = this.pendingWake;
+      if (wake !== undefined) {
         this.pendingWake = undefined;
-        if (this.pendingWakeAt !== undefined && this.pendingWakeAt <= this.seenRevision) continue; // stale: seen already
-        const outcome = await this.tryOnce(waiter, trigger);
+        if (wake.changedAt !== undefined && wake.changedAt <= this.seenRevision) continue; // stale: seen already
+        const outcome = await this.tryOnce(waiter, wake.trigger);
         if (outcome !== undefined) return outcome;
         continue; // a wake that arrived during the attempt is served at once
       }
-      const remainingMs = waiter.deadlineMs - this.deps.clock.now();
-      if (remainingMs <= 0) throw new LockError('wait-timeout', 'the key stayed held for the whole wait; retry later or wait longer');
       const pollMs = jitteredMs(this.deps.random, this.deps.pollIntervalMs, POLL_JITTER_FRACTION);
       const woken = await this.sleep(Math.min(pollMs, remainingMs));
-      if (!woken && this.deps.clock.now() < waiter.deadlineMs) this.pendingWake = 'poll'; // the poll fallback (ADR-15)
+      // The poll fallback (ADR-15) names no revision, so it is never stale: it once kept the revision of
+      // the last hint, and after an attempt had seen that one every later poll was dropped (issue 11, L3).
+      if (!woken) this.pendingWake = mergeWake(this.pendingWake, { trigger: 'poll', changedAt: undefined });
     }
   }
 
@@ -158,27 +203,59 @@ export class KeyQueue {
       detach();
     }
     const index = this.waiters.indexOf(waiter);
-    if (index <= 0) return; // gone, or now the head: serveHead enforces its deadline
+    // Gone, or now the head: serveHead enforces its deadline. Attempting (a head pushed back by an earlier
+    // durable waiter mid-attempt): the attempt may grant, so it ends first, and serveHead then yields it here
+    // again; timing it out now lost a grant its caller was never told of.
+    if (index <= 0 || waiter.attempting) return;
     this.waiters.splice(index, 1);
     waiter.settled.cancel();
-    waiter.reject(new LockError('wait-timeout', 'the key stayed held for the whole wait; retry later or wait longer'));
+    this.giveUp(waiter).then(waiter.resolve, waiter.reject);
+  }
+
+  /**
+   * The end of a wait at its deadline: wait-timeout, unless the waiter's last attempt is in doubt. Then
+   * the holder key decides (L2): its grant if the attempt did commit, wait-timeout if not, and
+   * `indeterminate` if even that read fails, never a guess.
+   */
+  private async giveUp(waiter: Waiter): Promise<Grant> {
+    if (waiter.inDoubt) {
+      let mine: Grant | undefined;
+      try {
+        mine = await waiter.contender.resolve();
+      } catch (error) {
+        throw new LockError('indeterminate', 'the last grant attempt got no answer, and the holder key could not be read before the wait ended: the key may be held by this session; inspect it, or acquire again on the same session (it returns the hold if there is one)', { cause: error });
+      }
+      if (mine !== undefined) return mine;
+    }
+    throw new LockError('wait-timeout', waiter.aheadInLine
+      ? 'other waiters kept the first places in the durable line (ADR-14) for the whole wait; retry later or wait longer'
+      : 'the key stayed held for the whole wait; retry later or wait longer');
   }
 
   /** One attempt; undefined when the key is still held (or the log is briefly unreachable). */
   private async tryOnce(waiter: Waiter, trigger: AttemptTrigger): Promise<Grant | undefined> {
     this.attempts += 1;
+    assert(!waiter.attempting, 'one attempt at a time per waiter');
+    waiter.attempting = true;
     try {
-      const outcome = await waiter.attempt(trigger);
+      const outcome = await waiter.contender.attempt(trigger);
+      waiter.inDoubt = false;
       const seen = 'granted' in outcome ? outcome.granted.revision : outcome.contendedAt;
       if (seen > this.seenRevision) this.seenRevision = seen;
       if ('granted' in outcome) return outcome.granted;
+      waiter.aheadInLine = outcome.aheadInLine === true;
       this.ensureWatch(outcome.contendedAt);
       return undefined;
     } catch (error) {
-      // A grant txn that timed out may have committed; the next attempt finds our own hold and returns
-      // it as re-entered. Unreachable logs are retried at the next poll until the deadline.
+      // The attempt itself resolves a grant txn that timed out by reading the holder key; this is one
+      // whose read failed too. The next attempt finds our own hold if it committed (classifyGrant's
+      // re-entered), and a wait that ends first resolves it (giveUp). Unreachable logs are retried at
+      // the next poll until the deadline.
+      if (isLockError(error, 'indeterminate')) waiter.inDoubt = true;
       if (isLockError(error, 'unavailable') || isLockError(error, 'indeterminate')) return undefined;
       throw error;
+    } finally {
+      waiter.attempting = false;
     }
   }
 

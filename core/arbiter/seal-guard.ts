@@ -76,6 +76,8 @@ export function describeSeal(reason: SealReason): string {
       return `cluster ID ${reason.seen.toString(16)} is not ${reason.expected.toString(16)}, the one the epoch was minted for`;
     case 'revision-regression':
       return `revision ${reason.seen} is below ${reason.highestSeen}, already seen from this cluster`;
+    case 'epoch-regression':
+      return `the epoch record names epoch ${reason.seen}, below epoch ${reason.highestSeen} already seen on this log`;
     case 'no-epoch-record':
       return 'the log has no epoch record';
   }

@@ -1,12 +1,18 @@
 // The client library (ADR-10/12/13): sessions per (identity, TTL), re-entrant holds counted here, and
 // the holder's view of whether it may still act. Only the outermost acquire and the last release of a
 // key reach the arbiter (ADR-13).
+import { assert } from '../assert.js';
 import { LockError, isLockError } from '../lock-error.js';
-import type { ArbiterApi, Grant, ReleaseRequest } from '../ports/arbiter-api.js';
+import type { ArbiterApi, Grant } from '../ports/arbiter-api.js';
 import type { Clock } from '../ports/clock.js';
 import type { FencingToken } from '../units.js';
 import { ClientSession, DEFAULT_FENCE_MARGIN_MS, type FenceReason } from './client-session.js';
+import { KeyTraffic } from './key-traffic.js';
 import { type ClientSeams, HONEST_CLIENT_SEAMS } from './seams.js';
+import { Settler } from './settle.js';
+
+/** Answers naming a hold this process was releasing, in one acquire (TigerStyle: every retry loop has a maximum). */
+const MAX_STALE_ANSWERS = 3;
 
 export interface LockClientOptions {
   readonly arbiter: ArbiterApi;
@@ -87,8 +93,9 @@ export class LockHandle {
 export class LockClient {
   private readonly sessions = new Map<number, Promise<ClientSession>>();
   private readonly holds = new Map<string, HoldState>();
-  /** Releases that ended with an unknown outcome, by key: settled before the key is acquired again. */
-  private readonly releasesInDoubt = new Map<string, { readonly release: ReleaseRequest; readonly session: ClientSession }>();
+  /** What is in flight to the arbiter per key (S1). */
+  private readonly traffic = new KeyTraffic();
+  private readonly settler: Settler;
 
   /**
    * `seams` is for test support only (scenarios/mutants.ts): it is deliberately not part of
@@ -97,34 +104,86 @@ export class LockClient {
   constructor(
     private readonly options: LockClientOptions,
     private readonly seams: ClientSeams = HONEST_CLIENT_SEAMS,
-  ) {}
+  ) {
+    this.settler = new Settler({ arbiter: options.arbiter, clock: options.clock, identity: options.identity, traffic: this.traffic, holdsKey: (key) => this.holds.has(key) });
+  }
 
   async acquire(request: AcquireOptions): Promise<LockHandle> {
     if (typeof request.onFence !== 'function') {
       throw new LockError('invalid-argument', 'onFence is required: a holder must be told when to stop (ADR-12)');
     }
-    const existing = this.holds.get(request.key);
-    if (existing !== undefined && !existing.session.isFenced) {
-      if (existing.grant.className !== request.className) {
-        throw new LockError('invalid-argument', `${request.key} is held here under class ${existing.grant.className}, not ${request.className}`);
+    const nested = this.nestedAcquire(request);
+    if (nested !== undefined) return nested;
+    let deadlineMs: number | undefined; // the wait counts from the first send; an acquire sent again asks for what is left
+    for (let tries = 1; ; tries += 1) {
+      // S1: a key whose release is in flight or in doubt is not acquired again until that release has
+      // settled: the arbiter would answer "re-entered" with the hold the release then deletes.
+      await this.settler.beforeAcquire(request.key);
+      const session = await this.sessionFor(request.ttlSeconds);
+      const again = this.nestedAcquire(request); // another task of this process may have acquired it meanwhile
+      if (again !== undefined) return again;
+      deadlineMs ??= this.options.clock.now() + (request.waitMs ?? 0);
+      const ticket = this.traffic.beginAcquire(request.key);
+      let grant: Grant;
+      let releasing: boolean;
+      try {
+        grant = await this.options.arbiter.acquire({
+          identity: this.options.identity,
+          sessionId: session.sessionId,
+          key: request.key,
+          className: request.className,
+          waitMs: Math.max(0, deadlineMs - this.options.clock.now()),
+        });
+        releasing = this.traffic.releasedDuring(ticket, grant.token);
+      } catch (error) {
+        // L2: the grant may have committed on this live session with no handle to own it: resolve it.
+        if (isLockError(error, 'indeterminate')) this.settler.doubtAcquire(request.key, session);
+        throw error;
+      } finally {
+        this.traffic.endAcquire(ticket);
       }
-      existing.count += 1; // ADR-13: nested acquire costs nothing
-      existing.fenceHandlers.add(request.onFence);
-      return new LockHandle(this, existing, request.onFence);
+      if (session.isFenced) {
+        // The session died while the grant was in flight: the hold is on a lease we have given up on.
+        throw new LockError('session-expired', `the session was fenced while acquiring ${request.key}; acquire again`);
+      }
+      if (!releasing) return this.holdFrom(request, session, grant);
+      // S1: answered with a hold whose release this process sent meanwhile (a re-entered answer found it
+      // before the release landed): the release deletes it. Settle that release and ask again.
+      if (tries >= MAX_STALE_ANSWERS) throw new LockError('unavailable', `${request.key} was answered ${tries} times with a hold this process was releasing; retry`);
     }
-    await this.settleReleaseInDoubt(request.key);
-    const session = await this.sessionFor(request.ttlSeconds);
-    const grant = await this.options.arbiter.acquire({
-      identity: this.options.identity,
-      sessionId: session.sessionId,
-      key: request.key,
-      className: request.className,
-      waitMs: request.waitMs ?? 0,
-    });
-    if (session.isFenced) {
-      // The session died while the grant was in flight: the hold is on a lease we have given up on.
-      throw new LockError('session-expired', `the session was fenced while acquiring ${request.key}; acquire again`);
+  }
+
+  /** The current hold count for a key (0 when not held here). */
+  holdCount(key: string): number {
+    return this.holds.get(key)?.count ?? 0;
+  }
+
+  async releaseHold(hold: HoldState): Promise<boolean> {
+    assert(hold.count > 0, () => `a hold of ${hold.grant.key} released more often than it was acquired`);
+    hold.count -= 1;
+    if (hold.count > 0) return false;
+    if (this.holds.get(hold.grant.key) === hold) this.holds.delete(hold.grant.key);
+    if (hold.session.isFenced) return false;
+    // The release is pending until its outcome is known; one in doubt is settled before the key is
+    // acquired again, and sent again until it is known (settle.ts; found by lockstep explore, seed 8197).
+    return this.settler.release({ identity: this.options.identity, sessionId: hold.session.sessionId, key: hold.grant.key, token: hold.grant.token }, hold.session);
+  }
+
+  /** ADR-13: a nested acquire of a key held here costs nothing; undefined when it must go to the arbiter. */
+  private nestedAcquire(request: AcquireOptions): LockHandle | undefined {
+    const existing = this.holds.get(request.key);
+    if (existing === undefined || existing.session.isFenced) return undefined;
+    if (existing.grant.className !== request.className) {
+      throw new LockError('invalid-argument', `${request.key} is held here under class ${existing.grant.className}, not ${request.className}`);
     }
+    existing.count += 1;
+    existing.fenceHandlers.add(request.onFence);
+    return new LockHandle(this, existing, request.onFence);
+  }
+
+  private holdFrom(request: AcquireOptions, session: ClientSession, grant: Grant): LockHandle {
+    assert(grant.key === request.key && grant.sessionId === session.sessionId, () => `the arbiter answered an acquire of ${request.key} on session ${session.sessionId} with a grant of ${grant.key} on session ${grant.sessionId}`);
+    this.traffic.resolvedAcquire(request.key); // a handle owns the key's hold now, whatever an earlier acquire in doubt made
     const raced = this.holds.get(request.key);
     if (raced !== undefined && raced.grant.token === grant.token && !raced.session.isFenced) {
       // Two concurrent outer acquires in this process: the arbiter answered the second as re-entered.
@@ -135,47 +194,6 @@ export class LockClient {
     const hold: HoldState = { grant, session, count: 1, fenceHandlers: new Set([request.onFence]) };
     this.holds.set(request.key, hold);
     return new LockHandle(this, hold, request.onFence);
-  }
-
-  /** The current hold count for a key (0 when not held here). */
-  holdCount(key: string): number {
-    return this.holds.get(key)?.count ?? 0;
-  }
-
-  async releaseHold(hold: HoldState): Promise<boolean> {
-    hold.count -= 1;
-    if (hold.count > 0) return false;
-    if (this.holds.get(hold.grant.key) === hold) this.holds.delete(hold.grant.key);
-    if (hold.session.isFenced) return false;
-    const release = { identity: this.options.identity, sessionId: hold.session.sessionId, key: hold.grant.key, token: hold.grant.token };
-    try {
-      return (await this.options.arbiter.release(release)).released;
-    } catch (error) {
-      // A release whose outcome is unknown may still commit later. If this session acquired the key
-      // again meanwhile, the arbiter would answer "already held by this session" (re-entered) with the
-      // old hold, which the late release then deletes: a holder working on a hold the log no longer has
-      // (found by lockstep explore, seed 8197). So the next acquire of the key settles the release first.
-      if (isLockError(error, 'indeterminate') || isLockError(error, 'unavailable')) this.releasesInDoubt.set(hold.grant.key, { release, session: hold.session });
-      throw error;
-    }
-  }
-
-  /**
-   * Re-sends a release whose outcome was unknown; the same txn is harmless if the first one landed. Only
-   * the same session can be handed its old hold back, so a release on a session since fenced (its lease
-   * given up) or expired needs no settling: a new session's acquire cannot re-enter that hold.
-   */
-  private async settleReleaseInDoubt(key: string): Promise<void> {
-    const doubt = this.releasesInDoubt.get(key);
-    if (doubt === undefined) return;
-    if (!doubt.session.isFenced) {
-      try {
-        await this.options.arbiter.release(doubt.release); // throws if still unknown: acquiring now would be unsafe
-      } catch (error) {
-        if (!isLockError(error, 'session-expired')) throw error;
-      }
-    }
-    this.releasesInDoubt.delete(key);
   }
 
   /** Closes every session: their leases are revoked, so every hold ends in one entry each. */

@@ -116,6 +116,8 @@ export interface ArbiterStatus {
 export type SealReason =
   | { readonly kind: 'cluster-id-mismatch'; readonly expected: bigint; readonly seen: bigint }
   | { readonly kind: 'revision-regression'; readonly highestSeen: bigint; readonly seen: bigint }
+  /** The epoch record names an epoch below one this arbiter has already served or seen (a restore the revision floor missed). */
+  | { readonly kind: 'epoch-regression'; readonly highestSeen: number; readonly seen: number }
   | { readonly kind: 'no-epoch-record' };
 
 export interface ArbiterApi {

@@ -70,4 +70,23 @@ describe('decodeTxn', () => {
     }
     expect(isLockLogError(error, 'internal')).toBe(true);
   });
+
+  it('calls an answer it cannot read, to a txn that writes, indeterminate: etcd applied it (issue 11)', () => {
+    const unreadable = { header, succeeded: true, responses: [] } as unknown as ITxnResponse;
+    const outcomeOf = (txn: TxnRequest): string | undefined => {
+      try {
+        decodeTxn(unreadable, txn);
+      } catch (error) {
+        return isLockLogError(error) ? `${error.code} ${error.outcome}` : String(error);
+      }
+      return undefined;
+    };
+    // Before the fix: 'internal failed', which the arbiter reports as "nothing happened" after a grant committed.
+    expect(outcomeOf(request)).toBe('internal indeterminate');
+    const noHeader = { succeeded: true, responses: [{ response: 'response_range', response_range: { header, kvs: [], count: '0', more: false } }] } as unknown as ITxnResponse;
+    const grant: TxnRequest = { compare: [], success: [{ type: 'put', key: 'k', value: 'v' }], failure: [{ type: 'range', key: 'k' }] };
+    expect(() => decodeTxn(noHeader, grant)).toThrow(expect.objectContaining({ code: 'internal', outcome: 'indeterminate' }));
+    // Its negative control: a txn that only reads changed nothing, whatever its answer says.
+    expect(outcomeOf({ compare: [], success: [{ type: 'range', key: 'k' }, { type: 'range', key: 'j' }], failure: [] })).toBe('internal failed');
+  });
 });

@@ -83,12 +83,22 @@ function decodeOp(response: IResponseOp, asked: RequestOp | undefined): Response
   throw new LockLogError('internal', `etcd answered a txn ${asked?.type ?? 'op'} with an empty response op`);
 }
 
+/**
+ * The port's answer to a txn. An answer that cannot be read still came from etcd, which applied one of
+ * the txn's branches: for a txn that writes, "internal" with outcome failed would tell the arbiter nothing
+ * happened after a grant committed, so it is indeterminate (issue 11); one that only reads changed nothing.
+ */
 export function decodeTxn(response: ITxnResponse, request: TxnRequest): TxnResponse {
-  const succeeded = response.succeeded === true;
-  const asked = succeeded ? request.success : request.failure;
-  const ops = response.responses ?? [];
-  if (ops.length !== asked.length) throw new LockLogError('internal', `etcd answered ${ops.length} ops for a txn branch of ${asked.length}`);
-  return { header: toHeader(response.header), succeeded, responses: ops.map((op, i) => decodeOp(op, asked[i])) };
+  try {
+    const succeeded = response.succeeded === true;
+    const asked = succeeded ? request.success : request.failure;
+    const ops = response.responses ?? [];
+    if (ops.length !== asked.length) throw new LockLogError('internal', `etcd answered ${ops.length} ops for a txn branch of ${asked.length}`);
+    return { header: toHeader(response.header), succeeded, responses: ops.map((op, i) => decodeOp(op, asked[i])) };
+  } catch (error) {
+    if (!(error instanceof LockLogError) || isReadOnlyTxn(request)) throw error;
+    throw new LockLogError(error.code, `${error.message.slice(error.code.length + 2)}; etcd applied the txn, so what it wrote is unknown`, { outcome: 'indeterminate', cause: error });
+  }
 }
 
 export function encodeRange(request: RangeRequest): IRangeRequest {

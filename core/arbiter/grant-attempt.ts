@@ -1,0 +1,122 @@
+// One grant attempt (ADR-02/03/13/15) and what settles an attempt the arbiter did not see the end of.
+// The attempt is one grant txn (grant-txn.ts); its answer is classified, a changed epoch record adopted
+// from the txn's own failure branch, and a txn that timed out (indeterminate: it may have committed) is
+// resolved by reading the holder key, as the client resolves a release in doubt: never guessed (issue 11,
+// L2: a grant that committed unseen was reported as wait-timeout or a refusal, and leaked on the caller's
+// live session; L1: in a durable line the waiter then re-joined behind the waiter that waited for it).
+import { assert } from '../assert.js';
+import { LockError, isLockError } from '../lock-error.js';
+import type { LockKey } from '../lock-key.js';
+import type { Grant } from '../ports/arbiter-api.js';
+import { isLockLogError } from '../ports/lock-log-error.js';
+import { packToken } from '../token.js';
+import type { LeaseId } from '../units.js';
+import type { EpochState } from './epoch-state.js';
+import { type GrantTxnInput, classifyGrant } from './grant-txn.js';
+import { type HoldRead, readHold } from './inspect.js';
+import type { AttemptOutcome, AttemptTrigger, Contender } from './key-queue.js';
+import type { LogGateway } from './log-gateway.js';
+import type { ArbiterSeams } from './seams.js';
+import { type SessionDirectory, expired } from './sessions.js';
+
+/** Grant txns in one attempt: epoch changes and in-doubt txns that did not commit (TigerStyle: every retry loop has a maximum). */
+const MAX_TXNS_PER_ATTEMPT = 4;
+
+/** Who asks for which key, as one attempt needs it. */
+export type GrantAsk = Omit<GrantTxnInput, 'epoch'>;
+
+export interface GranterDeps {
+  readonly gateway: LogGateway;
+  readonly epoch: EpochState;
+  readonly sessions: SessionDirectory;
+  readonly seams: ArbiterSeams;
+  /** ADR-08/09: throws when the key may not be granted here (redirect, draining). */
+  readonly checkPlacement: (key: LockKey, className: string) => void;
+}
+
+export class Granter {
+  constructor(private readonly deps: GranterDeps) {}
+
+  /** The attempt and the in-doubt resolution of one waiter, for its line (KeyQueue). */
+  contender(ask: GrantAsk): Contender {
+    return { attempt: (trigger) => this.attempt(ask, trigger), resolve: () => this.ownHold(ask, false) };
+  }
+
+  /**
+   * One grant attempt. Rejects `indeterminate` only when the grant txn's outcome is unknown and the
+   * holder key could not be read either.
+   */
+  async attempt(ask: GrantAsk, trigger: AttemptTrigger): Promise<AttemptOutcome> {
+    // ADR-09: placement is checked at every attempt, not only on arrival: a waiter that queued before its
+    // range began to drain (or moved away) must not be granted here during the move (found by shard-move).
+    this.deps.checkPlacement(ask.key, ask.className);
+    for (let txns = 1; ; txns += 1) {
+      const floor = this.deps.epoch.floor();
+      const epoch = await this.deps.epoch.get();
+      const full: GrantTxnInput = { ...ask, epoch };
+      let response;
+      try {
+        response = await this.deps.gateway.txn(this.deps.seams.grantTxn(full, trigger), { passThrough: ['lease-not-found'] });
+      } catch (error) {
+        if (isLockLogError(error, 'lease-not-found')) {
+          this.deps.sessions.forget(ask.sessionId);
+          throw expired(ask.sessionId);
+        }
+        if (!isLockError(error, 'indeterminate')) throw error;
+        const settled = await this.settleInDoubt(ask, error);
+        if (settled !== undefined) return settled;
+        if (txns >= MAX_TXNS_PER_ATTEMPT) throw new LockError('unavailable', `the lock log did not answer ${txns} grant txns for ${ask.key.text} in time, and none committed; retry`);
+        continue; // it did not commit, and the key is free: try again
+      }
+      const outcome = classifyGrant(full, response);
+      switch (outcome.kind) {
+        case 'granted':
+          return { granted: grantOf(ask, epoch.record.epoch, outcome.revision, outcome.reentered) };
+        case 'contended':
+          return { contendedAt: outcome.seenAt };
+        case 'leak':
+          throw new LockError('leak', `${ask.key.text} is already held by ${ask.identity} under session ${outcome.holder.sessionId}, not ${ask.sessionId}: a leaked hold; release it from that session or let it expire (ADR-13)`);
+        case 'epoch-changed':
+          // The failure branch read the record in the same txn: adopt it (or seal on it) without a second read.
+          this.deps.epoch.confirm(outcome.epochKv, response.header, floor);
+          if (txns >= MAX_TXNS_PER_ATTEMPT) throw new LockError('unavailable', 'the epoch kept changing during the grant; retry');
+      }
+    }
+  }
+
+  /**
+   * The caller's own hold of the key, read with the epoch record in one txn (S2), or undefined.
+   * `reentered`: whether to call it a hold the session already had (ADR-13) or the one this acquire made.
+   */
+  async ownHold(ask: Pick<GrantAsk, 'key' | 'identity' | 'sessionId' | 'className'>, reentered = true): Promise<Grant | undefined> {
+    const read = await readHold(this.deps.epoch, ask.key);
+    return mineIn(read, ask.sessionId) ? grantOf(ask, read.epoch.record.epoch, read.kv.createRevision, reentered) : undefined;
+  }
+
+  /**
+   * A grant txn that timed out: the holder key says whether it committed. Ours: that grant. Held by
+   * another: contended at the read's revision. Free: it did not commit (undefined: the caller may try
+   * again). The read failing too leaves it in doubt: `indeterminate`, with the txn's error as its cause.
+   */
+  private async settleInDoubt(ask: GrantAsk, timedOut: LockError): Promise<AttemptOutcome | undefined> {
+    let read: HoldRead;
+    try {
+      read = await readHold(this.deps.epoch, ask.key);
+    } catch (error) {
+      if (isLockError(error, 'sealed')) throw error;
+      throw new LockError('indeterminate', `the grant txn for ${ask.key.text} got no answer, and the holder key could not be read: it may be held by this session; acquire again on the same session (it returns the hold if there is one) or inspect it`, { cause: timedOut });
+    }
+    if (mineIn(read, ask.sessionId)) return { granted: grantOf(ask, read.epoch.record.epoch, read.kv.createRevision, false) };
+    if (read.kv !== undefined) return { contendedAt: read.header.revision };
+    return undefined;
+  }
+}
+
+function mineIn(read: HoldRead, sessionId: LeaseId): read is HoldRead & { kv: NonNullable<HoldRead['kv']> } {
+  return read.kv !== undefined && read.token !== undefined && read.kv.lease === sessionId && read.holder?.sessionId === sessionId;
+}
+
+function grantOf(ask: Pick<GrantAsk, 'key' | 'identity' | 'sessionId' | 'className'>, epoch: number, revision: Grant['revision'], reentered: boolean): Grant {
+  assert(revision > 0n, () => `a grant of ${ask.key.text} at revision ${revision}`);
+  return { key: ask.key.text, token: packToken(epoch, revision), epoch, revision, sessionId: ask.sessionId, identity: ask.identity, className: ask.className, reentered };
+}

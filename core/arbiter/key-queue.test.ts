@@ -1,0 +1,161 @@
+// KeyQueue alone (ADR-14/15), on the simulator's kernel as its clock: the attempts are scripted, the
+// watch never delivers (a persistently lossy watch), so what the queue does is decided by its wake and
+// poll rules alone, in virtual time. The arbiter's own tests (arbiter.queue.test.ts) cover it on etcd.
+import { describe, expect, it } from 'vitest';
+import { Kernel } from '../../sim/kernel/kernel.js';
+import { CancelSource } from '../cancel.js';
+import { LockError, isLockError } from '../lock-error.js';
+import type { Grant } from '../ports/arbiter-api.js';
+import type { LockLog, Watch } from '../ports/lock-log.js';
+import { clusterId, leaseId, memberId, revision, type Revision } from '../units.js';
+import { type AttemptTrigger, KeyQueue } from './key-queue.js';
+import { LogGateway } from './log-gateway.js';
+import { SealGuard } from './seal-guard.js';
+
+const POLL_MS = 100;
+const header = { clusterId: clusterId(1n), memberId: memberId(1n), revision: revision(1n), raftTerm: 1n };
+
+/** A log whose watches open and never deliver; nothing else is called by a KeyQueue. */
+function blindLog(): LockLog {
+  const unused = (): never => {
+    throw new Error('a KeyQueue only watches');
+  };
+  const watch: Watch = { header, cancel: async () => {} };
+  return { txn: unused, range: unused, leaseGrant: unused, leaseKeepAlive: unused, leaseRevoke: unused, leaseTimeToLive: unused, compact: unused, status: unused, close: unused, watch: async () => watch };
+}
+
+const grantAt = (at: bigint): Grant => ({ key: 'orders/o-1', token: at as Grant['token'], epoch: 0, revision: at, sessionId: leaseId(7n), identity: 'spiffe://t/alice', className: 'writes', reentered: false });
+
+/** One scripted attempt; it may wake the queue it runs in, as a release or a watch event would. */
+type Step = (queue: KeyQueue) => Promise<{ granted: Grant } | { contendedAt: Revision }>;
+
+function setUp(steps: readonly Step[], resolve: () => Promise<Grant | undefined> = () => Promise.reject(new Error('nothing was in doubt'))) {
+  const kernel = new Kernel({ seed: 'key-queue', yieldToHost: () => new Promise((done) => setImmediate(done)) });
+  const queue = new KeyQueue({
+    gateway: new LogGateway(blindLog(), new SealGuard()),
+    clock: kernel,
+    random: kernel.rng.stream('jitter'),
+    holderKey: '/l/orders/o-1',
+    pollIntervalMs: POLL_MS,
+    shutdown: new CancelSource(),
+    onEmpty: () => {},
+  });
+  const triggers: AttemptTrigger[] = [];
+  const attempt = (trigger: AttemptTrigger) => {
+    const step = steps[triggers.length];
+    triggers.push(trigger);
+    if (step === undefined) throw new Error(`attempt ${triggers.length} was not scripted`);
+    return step(queue);
+  };
+  const contender = { attempt, resolve };
+  return { kernel, queue, triggers, contender };
+}
+
+/** Settles `promise` while virtual time runs to `untilMs`: its value, or the LockError it rejected with. */
+async function outcomeOf(kernel: Kernel, promise: Promise<Grant>, untilMs: number): Promise<Grant | LockError> {
+  const settled = promise.then((g) => g, (error: unknown) => (isLockError(error) ? error : Promise.reject(error)));
+  await kernel.runUntil(untilMs);
+  return settled;
+}
+
+describe('KeyQueue', () => {
+  it('keeps polling after a wake that named a revision: the poll fallback never goes stale (ADR-15, L3)', async () => {
+    const { kernel, queue, triggers, contender } = setUp([
+      // The first poll finds the key held at revision 10. A release through this arbiter then reports
+      // the delete at 11 (a hint naming a revision), but another arbiter's waiter was granted first, at 12.
+      async (queue) => {
+        queue.wake('hint', 11n);
+        return { contendedAt: revision(10n) };
+      },
+      async () => ({ contendedAt: revision(12n) }),
+      // That holder released at 20; this watch is blind, so only a poll can find the key free.
+      async () => ({ granted: grantAt(21n) }),
+    ]);
+    const waited = queue.join(contender, 10 * POLL_MS * 10, revision(5n));
+    const outcome = await outcomeOf(kernel, waited, 20 * POLL_MS * 10);
+    // Before the fix every later poll was discarded as stale (its revision was still the hint's 11,
+    // already seen): the waiter sat on a free key until its deadline and was told wait-timeout.
+    expect(outcome).toEqual(grantAt(21n));
+    expect(triggers).toEqual(['poll', 'hint', 'poll']);
+  });
+
+  it('serves no pending wake after the waiter\'s deadline: the wait ends there, with no late attempt', async () => {
+    const deadlineMs = 5 * POLL_MS;
+    const { kernel, queue, triggers, contender } = setUp([
+      // A wake arrives during a slow attempt that only returns after the deadline.
+      async (queue) => {
+        queue.wake('hint', 11n);
+        await kernel.sleep(2 * deadlineMs);
+        return { contendedAt: revision(10n) };
+      },
+      async () => ({ granted: grantAt(30n) }),
+    ]);
+    const outcome = await outcomeOf(kernel, queue.join(contender, deadlineMs, revision(5n)), 10 * deadlineMs);
+    // Before the fix the pending wake was served at once, after the deadline, and granted the key to a
+    // caller whose wait was over.
+    expect(isLockError(outcome, 'wait-timeout')).toBe(true);
+    expect(triggers).toEqual(['poll']);
+  });
+
+  it('its negative control: a wake before the deadline is served at once', async () => {
+    const { kernel, queue, triggers, contender } = setUp([
+      async (queue) => {
+        queue.wake('hint', 11n);
+        return { contendedAt: revision(10n) };
+      },
+      async () => ({ granted: grantAt(30n) }),
+    ]);
+    expect(await outcomeOf(kernel, queue.join(contender, 5 * POLL_MS, revision(5n)), 50 * POLL_MS)).toEqual(grantAt(30n));
+    expect(triggers).toEqual(['poll', 'hint']);
+  });
+
+  describe('a wait whose last attempt is in doubt (L2)', () => {
+    const inDoubt: Step = async () => {
+      throw new LockError('indeterminate', 'the grant txn got no answer, nor did the read of the holder key (test)');
+    };
+
+    it('ends with the grant the holder key shows, not wait-timeout', async () => {
+      let resolved = 0;
+      const { kernel, queue, contender } = setUp([inDoubt], async () => ((resolved += 1), grantAt(44n)));
+      expect(await outcomeOf(kernel, queue.join(contender, 3 * POLL_MS / 2, revision(5n)), 20 * POLL_MS)).toEqual(grantAt(44n));
+      expect(resolved).toBe(1);
+    });
+
+    it('ends with indeterminate when the holder key cannot be read either, and wait-timeout once it shows the key is not ours', async () => {
+      const unreadable = setUp([inDoubt], () => Promise.reject(new LockError('unavailable', 'no answer (test)')));
+      const outcome = await outcomeOf(unreadable.kernel, unreadable.queue.join(unreadable.contender, 3 * POLL_MS / 2, revision(5n)), 20 * POLL_MS);
+      expect(isLockError(outcome, 'indeterminate')).toBe(true);
+      const notOurs = setUp([inDoubt], async () => undefined);
+      expect(isLockError(await outcomeOf(notOurs.kernel, notOurs.queue.join(notOurs.contender, 3 * POLL_MS / 2, revision(5n)), 20 * POLL_MS), 'wait-timeout')).toBe(true);
+    });
+  });
+
+  it('never times a waiter out of the line while its attempt is in flight: the attempt may grant (durable ranks)', async () => {
+    const { kernel, queue } = setUp([]);
+    const deadlineMs = 10 * POLL_MS;
+    const calls: string[] = [];
+    const contender = (name: string, attempt: () => Promise<{ granted: Grant } | { contendedAt: Revision }>) => ({
+      attempt: () => (calls.push(name), attempt()),
+      resolve: () => Promise.reject(new Error('nothing was in doubt')),
+    });
+    let late: Promise<Grant> | undefined;
+    // A waits first (rank 10). B, earlier in the durable line (rank 5), arrives and goes ahead; its session
+    // is gone, so it leaves, and A is the head again. A's attempt runs past A's deadline, and meanwhile C,
+    // earlier still (rank 1), arrives: A is no longer the head while its attempt is granting.
+    const a = queue.join(contender('a', async () => {
+      late = queue.join(contender('c', async () => ({ contendedAt: revision(60n) })), 100 * POLL_MS, undefined, 1n);
+      await kernel.sleep(2 * deadlineMs);
+      return { granted: grantAt(50n) };
+    }), deadlineMs, revision(5n), 10n);
+    const b = queue.join(contender('b', async () => Promise.reject(new LockError('session-expired', 'gone (test)'))), 100 * POLL_MS, undefined, 5n);
+    const bOutcome = b.then(() => 'granted', (error: unknown) => (isLockError(error) ? error.code : 'other'));
+    // Before the fix A was told wait-timeout while its attempt granted it the key (a hold nobody was told
+    // of), and removing A, already gone, took C out of the line instead.
+    expect(await outcomeOf(kernel, a, 5 * deadlineMs)).toEqual(grantAt(50n));
+    expect(await bOutcome).toBe('session-expired');
+    expect(calls.slice(0, 2)).toEqual(['b', 'a']);
+    expect(calls.slice(2).every((name) => name === 'c')).toBe(true);
+    expect(queue.length).toBe(1); // C still waits, polling a key held by A
+    expect(late).toBeDefined();
+  });
+});

@@ -1,0 +1,140 @@
+// Where a durable waiter's place lives (ADR-14 `fairness: durable`; issue 11, L5). A place is a /q key,
+// and it must end when nobody waits in it any more. On the waiter's own session lease (etcd's recipe,
+// ADR-14) it did not: an arbiter that shut down (it keeps its waiters' places, so they can come back
+// through another replica) or a leave() that could not reach the log left a place that the session,
+// renewed by the client for its other holds, kept first in line; the waiter behind it was told "the key
+// stayed held" until its wait ran out, on a free key.
+//
+// So a place carries the liveness of the one waiting in it: the arbiter. Each arbiter puts its waiters'
+// places on one waiting lease of its own (ADR-10's batching: one keepalive renews every place), renewed
+// only while at least one of its waiters is in a durable line. When the arbiter stops (shut down,
+// crashed, paused past the TTL) or has nobody waiting, the lease is no longer renewed and its places end
+// within WAITER_LEASE_TTL_SECONDS; a waiter that comes back through another replica within that time
+// re-puts its key, which keeps its create revision and so its place (durable-turn.ts). A leave that
+// failed is retried at each renewal, and goes with the lease at the latest.
+import { CancelledError, type CancelSource } from '../cancel.js';
+import { isLockError } from '../lock-error.js';
+import type { Clock } from '../ports/clock.js';
+import type { LeaseId } from '../units.js';
+import { MS_PER_SECOND } from '../units.js';
+import type { LogGateway } from './log-gateway.js';
+
+/**
+ * How long a place outlives its arbiter's last renewal: the platform's minimum TTL (ADR-11), so an
+ * orphaned place ends within any session TTL, and a waiter whose arbiter died has that long to come back
+ * through another replica and keep its place.
+ */
+export const WAITER_LEASE_TTL_SECONDS = 5;
+/** Failed leaves kept for retry (TigerStyle: a limit on everything); beyond it a place waits for its lease. */
+const MAX_PENDING_LEAVES = 10_000;
+
+export interface WaiterLeaseDeps {
+  readonly gateway: LogGateway;
+  readonly clock: Clock;
+  /** The arbiter's shutdown: renewals stop, and the places end with the lease (they are not deleted). */
+  readonly shutdown: CancelSource;
+}
+
+export class WaiterLease {
+  private granted: Promise<LeaseId> | undefined;
+  private waiting = 0;
+  private renewing = false;
+  /** Waiter keys whose leave failed, with the lease each was put on. */
+  private readonly leaves = new Map<string, LeaseId>();
+
+  constructor(private readonly deps: WaiterLeaseDeps) {}
+
+  /** The lease to put a place on now: granted on first use, and again after the last one ended. */
+  id(): Promise<LeaseId> {
+    this.granted ??= this.deps.gateway.leaseGrant(WAITER_LEASE_TTL_SECONDS).then(
+      (lease) => lease.id,
+      (error: unknown) => {
+        this.granted = undefined;
+        throw error;
+      },
+    );
+    return this.granted;
+  }
+
+  /** The lease `id` is gone (a put on it was refused, a keepalive found it expired): the next place gets a new one. */
+  ended(id: LeaseId): void {
+    void this.granted?.then((current) => {
+      if (current === id) this.granted = undefined;
+    }, () => undefined);
+    for (const [key, lease] of [...this.leaves]) if (lease === id) this.leaves.delete(key);
+  }
+
+  /** A waiter enters a durable line; call the returned function once when it is out. The lease is renewed meanwhile. */
+  enter(): () => void {
+    this.waiting += 1;
+    this.startRenewing();
+    let out = false;
+    return () => {
+      if (out) return;
+      out = true;
+      this.waiting -= 1;
+    };
+  }
+
+  /** A leave that did not reach the log: retried at each renewal until it does, or its lease ends. */
+  leaveLater(waiterKey: string, lease: LeaseId): void {
+    if (this.leaves.size < MAX_PENDING_LEAVES) this.leaves.set(waiterKey, lease);
+  }
+
+  /** Deletes `waiterKey` if it is still the place this arbiter put on `lease` (a waiter that came back elsewhere owns it now). */
+  async leave(waiterKey: string, lease: LeaseId): Promise<void> {
+    try {
+      await this.deps.gateway.txn({ compare: [{ key: waiterKey, target: 'lease', op: '=', value: lease }], success: [{ type: 'delete', key: waiterKey }], failure: [] });
+      this.leaves.delete(waiterKey);
+    } catch (error) {
+      if (!isLockError(error, 'unavailable') && !isLockError(error, 'indeterminate') && !isLockError(error, 'sealed')) throw error;
+      this.leaveLater(waiterKey, lease);
+    }
+  }
+
+  private startRenewing(): void {
+    if (this.renewing) return;
+    this.renewing = true;
+    void this.renewWhileWaited().finally(() => {
+      this.renewing = false;
+    });
+  }
+
+  private async renewWhileWaited(): Promise<void> {
+    const periodMs = (WAITER_LEASE_TTL_SECONDS * MS_PER_SECOND) / 3;
+    while (!this.deps.shutdown.aborted) {
+      try {
+        await this.deps.clock.sleep(periodMs, this.deps.shutdown.signal);
+      } catch (error) {
+        if (error instanceof CancelledError) return;
+        throw error;
+      }
+      for (const [key, lease] of [...this.leaves]) await this.leave(key, lease);
+      if (this.waiting === 0) {
+        // Nobody waits: stop renewing. The lease, and any place a failed leave left on it, ends within its TTL.
+        this.granted = undefined;
+        this.leaves.clear();
+        return;
+      }
+      await this.renewOnce();
+    }
+  }
+
+  private async renewOnce(): Promise<void> {
+    const granted = this.granted;
+    if (granted === undefined) return;
+    let id: LeaseId;
+    try {
+      id = await granted;
+    } catch {
+      return; // the grant failed; the next place asks again
+    }
+    try {
+      const answer = await this.deps.gateway.leaseKeepAlive(id);
+      if (answer.ttlSeconds <= 0) this.ended(id); // its places are gone: their waiters find that and take new ones
+    } catch (error) {
+      if (isLockError(error, 'session-expired')) this.ended(id); // lease-not-found, as the gateway names it
+      // Otherwise unreachable or sealed: the next period tries again, and the TTL bounds the rest.
+    }
+  }
+}
