@@ -9,6 +9,7 @@
 // schedule is a valid schedule: the explorer shrinks by removing.
 import { EPOCH_KEY, parseEpochRecord } from '../core/arbiter/records.js';
 import type { EtcdSnapshot } from '../sim/cluster/snapshot.js';
+import type { SimProcess } from '../sim/process/process.js';
 import type { World } from '../sim/world/world.js';
 
 /** The two operators of an `advance-epoch` fault (ADR-03: two different people approve). */
@@ -115,7 +116,9 @@ function applyFault(world: World, fault: Exclude<Fault, { kind: 'restore' }>, he
   }
   const target = resolve(fault.target);
   if (target === '') return `skip: ${fault.kind} ${fault.target} (nobody holds that role now)`;
-  const process = world.process(target);
+  // The schedule was checked against every process of the run (fault-schedule.ts); one may not exist yet (a new shard's clients).
+  const process = processNamed(world, target);
+  if (process === undefined) return `skip: ${fault.kind} ${target} (no such process at this time)`;
   switch (fault.kind) {
     case 'pause':
       if (process.state !== 'running') return `skip: pause ${target} (it is ${process.state})`;
@@ -238,6 +241,12 @@ function resolveTarget(world: World, target: string, holding: (client: string) =
     return world.cluster.members.find((m) => m.name !== leader)?.name ?? target;
   }
   return target;
+}
+
+/** The world's process of that name, if it has one now. */
+function processNamed(world: World, name: string): SimProcess | undefined {
+  const processes = [...world.clients.map((c) => c.process), ...world.arbiters.map((a) => a.process), ...world.clusters.flatMap((c) => c.cluster.members.map((m) => m.process)), ...world.resources.map((r) => r.process)];
+  return processes.find((p) => p.name === name);
 }
 
 function holdsInLog(world: World, client: string): boolean {

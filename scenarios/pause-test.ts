@@ -12,6 +12,7 @@ import { DeadlineProbe } from './deadline-probe.js';
 import { type Fault, scheduleFaults } from './faults.js';
 import { collectHistory } from './history.js';
 import { runHolder } from './holder.js';
+import { horizonOf, settleWithinHorizon } from './horizon.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
 
 const TTL_SECONDS = 5; // ADR-11's minimum: fenced classes may go short
@@ -65,13 +66,16 @@ export const pauseTest: Scenario = {
     ]);
     const startMs = world.kernel.now();
     await world.runUntil(startMs + RUN_FOR_MS);
-    const [a, b] = await results;
-    return {
+    const base = () => ({
       world,
       faults,
       appliedFaults,
       history: collectHistory(world, beliefs, probe),
       parameters: { ttlSeconds: TTL_SECONDS, pauseAtMs: PAUSE_AT_MS, pauseForMs: PAUSE_FOR_MS, resource: fenced ? 'fenced' : 'unfenced' },
+    });
+    const [a, b] = await settleWithinHorizon(world, results, { horizon: horizonOf(context, startMs), what: 'the two holders (alice, bob)', partial: base });
+    return {
+      ...base(),
       metrics: {
         ...staleWrites(resource.writes, alice.identity, b.grantedAtMs),
         firstHolderUnits: a.unitsDone,
