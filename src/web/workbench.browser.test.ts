@@ -15,7 +15,7 @@ import { startWorkbench } from '../commands/web.js';
 import { BROWSER_SETUP_TIMEOUT_MS, launchChromium } from '../testing/chromium.js';
 import { REPO_DIR } from '../web-server/build-workbench.js';
 import type { StaticServer } from '../web-server/static-server.js';
-import { formatFaultSchedule } from './fault-schedule.js';
+import { formatFaultSchedule } from '../../scenarios/fault-schedule.js';
 
 const SCREENSHOTS = join(REPO_DIR, 'test-artifacts');
 const FENCE_REJECTION: MarkKind = 'fence-rejection';
