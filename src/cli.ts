@@ -90,9 +90,17 @@ function commandName(program: Command, argv: readonly string[]): string {
   return words.join(' ');
 }
 
+const SYSCALL_VERBS: Readonly<Record<string, string>> = { open: 'open', scandir: 'read the directory', mkdir: 'create the directory', rename: 'rename', unlink: 'remove', stat: 'find', read: 'read', write: 'write', spawn: 'start' };
+
 /** One line: what failed, on which input, and what to do about it. */
 function unexpected(error: unknown, argv: readonly string[]): string {
   if (error instanceof OperationError) return `${oneLine(error.message)} (exit ${ExitCode.internal}: the system refused; nothing half-written was left)`;
+  const system = error as Partial<NodeJS.ErrnoException> | null;
+  if (typeof system?.code === 'string' && typeof system.syscall === 'string') {
+    // A system call no command wrapped: name it and its path as an OperationError would.
+    const failed = new OperationError(SYSCALL_VERBS[system.syscall] ?? system.syscall, system.path ?? '(no path)', error);
+    return `${oneLine(failed.message)} (exit ${ExitCode.internal}: the system refused)`;
+  }
   const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return `unexpected error (exit ${ExitCode.internal}) in \`lockstep ${argv.map((a) => (/^[\w./:=@,+-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}\`: ${oneLine(what)}; this is a bug in lockstep: please report it with this line`;
 }

@@ -5,6 +5,7 @@
 import { type SourcedDocument, isDocumentSyntaxError, parseDocuments } from '../core/classes/index.js';
 import type { CliIo } from './cli-io.js';
 import { InputFileError, MIB, readInputFile } from './files/read-input.js';
+import { oneLine } from './terminal-text.js';
 
 export const MAX_POLICY_FILE_BYTES = MIB;
 export const MAX_POLICY_DOCUMENTS = 10_000;
@@ -47,7 +48,7 @@ export async function readDocumentFiles(files: readonly string[], _io?: CliIo): 
 
 export function formatUnreadable(entry: Unreadable): string {
   const where = entry.line === undefined ? entry.file : `${entry.file}:${entry.line}:${entry.column ?? 1}`;
-  return `${where}: ${entry.message}`;
+  return oneLine(`${where}: ${entry.message}`);
 }
 
 export function todayUtc(): string {

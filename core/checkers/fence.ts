@@ -4,7 +4,7 @@
 // takes whatever arrives, so two holders' writes must not interleave: each holder's accepted writes
 // span [first start, last end], and the spans of two tokens must not share a moment (one span ending
 // exactly where the other begins is a handover).
-import { type CheckResult, type Violation, checkResult, involvedIn, plural } from './check-result.js';
+import { type CheckResult, type Violation, checkResult, involvedIn, ms, plural } from './check-result.js';
 import { type ResourceSpec, type ResourceWrite, compareBigints, groupBy, holderLabel } from './run-history.js';
 
 export function checkFence(writes: readonly ResourceWrite[], resources: readonly ResourceSpec[]): CheckResult {
@@ -28,8 +28,8 @@ function belowMark(writes: readonly ResourceWrite[]): Violation[] {
     if (!write.accepted) continue;
     if (mark !== undefined && write.token < mark.token) {
       const message =
-        `key ${write.key}: fenced resource ${write.resource} accepted token ${write.token} from ${write.holder} at ${write.atMs} ms, below its high-water mark ${mark.token} ` +
-        `(set by ${holderLabel(mark)} at ${mark.atMs} ms); a fence accepts only tokens at or above its mark (ADR-16)`;
+        `key ${write.key}: fenced resource ${write.resource} accepted token ${write.token} from ${write.holder} at ${ms(write.atMs)}, below its high-water mark ${mark.token} ` +
+        `(set by ${holderLabel(mark)} at ${ms(mark.atMs)}); a fence accepts only tokens at or above its mark (ADR-16)`;
       found.push({ kind: 'fence-accepted-below-mark', key: write.key, message, involved: [involvedIn(mark), involvedIn(write)], atMs: write.atMs, resource: write.resource });
       continue;
     }
@@ -49,8 +49,8 @@ function interleaved(writes: readonly ResourceWrite[]): Violation[] {
       if (later.startMs > span.endMs) break;
       if (!shareAMoment(span, later)) continue;
       const message =
-        `key ${first.key}: unfenced resource ${first.resource} took writes from two holders at once: ${holderLabel(span)} wrote from ${span.startMs} ms to ${span.endMs} ms ` +
-        `(${plural(span.writes, 'write')}) and ${holderLabel(later)} from ${later.startMs} ms to ${later.endMs} ms (${plural(later.writes, 'write')}) (ADR-01)`;
+        `key ${first.key}: unfenced resource ${first.resource} took writes from two holders at once: ${holderLabel(span)} wrote from ${ms(span.startMs)} to ${ms(span.endMs)} ` +
+        `(${plural(span.writes, 'write')}) and ${holderLabel(later)} from ${ms(later.startMs)} to ${ms(later.endMs)} (${plural(later.writes, 'write')}) (ADR-01)`;
       found.push({ kind: 'unfenced-overlap', key: first.key, message, involved: [involvedIn(span), involvedIn(later)], atMs: later.startMs, resource: first.resource });
     }
   });

@@ -86,7 +86,7 @@ describe('lockstep class check: unreadable input exits 2', () => {
   it('names a missing file and judges nothing', async () => {
     const result = await run('class', 'check', ...NOW, 'examples/classes/ledger-writes.yaml', 'no-such-file.yaml');
     expect(result.code).toBe(2);
-    expect(result.err).toEqual(['no-such-file.yaml: no such file; check the path']);
+    expect(result.err).toEqual(['no-such-file.yaml: cannot read the file: no such file; check the path']);
     expect(result.out).toEqual([]);
   });
 
@@ -103,7 +103,7 @@ describe('lockstep class check: unreadable input exits 2', () => {
     const result = await run('class', 'check', ...NOW, file, 'missing.yaml', 'examples');
     expect(result.code).toBe(2);
     expect(result.err.map((line) => line.split(':')[0])).toEqual([file, 'missing.yaml', 'examples']);
-    expect(result.err[2]).toMatch(/^examples: is a directory; pass the YAML files in it/);
+    expect(result.err[2]).toMatch(/^examples: cannot read the file: it is a directory; pass the YAML files in it/);
   });
 
   it.each([['2026-02-30'], ['30.11.2026'], ['today']])('refuses --now %s', async (now) => {

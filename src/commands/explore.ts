@@ -5,6 +5,7 @@
 // schedule, saved as a run artifact, and printed with the command that replays it. `--shard i/n` runs every
 // n-th seed from the i-th, so n machines (a Kubernetes Indexed Job) cover the same seeds as one.
 // Exit 0: no run failed; 1: a run failed a check (with --mutant: the explorer caught the mutant); 2: bad input.
+import { formatSeconds } from '../../core/numbers.js';
 import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -120,7 +121,7 @@ export async function explore(options: ExploreOptions, io: CliIo, progressSink: 
   else {
     const what = summary.mutant === null ? `${plan.spec.scenario} / ${plan.spec.variant}` : `${plan.spec.scenario} with mutant ${summary.mutant}`;
     const outcome = reports.length === 0 ? 'no failure' : `first failure after ${pool.runsToFirstFailure} runs`;
-    io.out(`explore ${what}: ${summary.runs} runs (seeds from ${plan.baseSeed}, shard ${summary.seeds.shard}, ${plan.workers} workers) in ${(wallMs / 1000).toFixed(1)} s: ${outcome}`);
+    io.out(`explore ${what}: ${summary.runs} runs (seeds from ${plan.baseSeed}, shard ${summary.seeds.shard}, ${plan.workers} workers) in ${formatSeconds(wallMs, 1)}: ${outcome}`);
   }
   return reports.length === 0 ? ExitCode.ok : ExitCode.failed;
 }

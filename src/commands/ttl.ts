@@ -1,19 +1,21 @@
 // `lockstep ttl`: what a class's TTL costs and buys (ADR-10/11/12), per class, every figure labelled
 // analytic, simulated (runs, seeds) or measured (a bench profile). `--format md` prints the comment a
 // class pull request carries.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { checkDocuments } from '../../core/classes/index.js';
 import { DEFAULT_ETCD_TIMERS, falseFencesPerSessionHourFromPauses, keepalivesPerSecond, livenessBound, poissonUpper95, quorumLossBound, writesPerSecond } from '../../core/planner/liveness.js';
 import { BenchFileError, parseBenchText } from '../../core/planner/measured-bench.js';
-import { roundTo } from '../../core/numbers.js';
+import { formatNumber, formatPercent, formatSeconds, roundTo } from '../../core/numbers.js';
 import { percentile } from '../../core/planner/percentiles.js';
 import { ttlVerdict, type TtlVerdict } from '../../core/planner/ttl-verdict.js';
-import { TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../../core/classes/index.js';
+import { ADVISORY_TTL_FLOOR_SECONDS, TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../../core/classes/index.js';
 import { compileDistribution, type DistributionSpec } from '../../sim/kernel/distribution.js';
 import { falseFences, GC_PAUSES, type PauseProfile, reacquireRun } from '../../sim/planner/ttl-runs.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
+import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
+import { oneLine } from '../terminal-text.js';
 import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
 
 interface TtlOptions {
@@ -25,10 +27,13 @@ interface TtlOptions {
   runs: string;
   sweep?: string;
   format: string;
+  json?: boolean;
   seed: string;
 }
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
+const PAUSE_PROFILE_FILE = { what: 'a JSON pause profile {pausesPerHour, durationMs}', maxBytes: MIB };
+const BENCH_FILE = { what: 'the file lockstep bench --json, --out or --profile wrote', maxBytes: 16 * MIB };
 const FALSE_FENCE_SESSIONS = 8;
 const FALSE_FENCE_MS = 10 * 60_000;
 
@@ -45,6 +50,7 @@ export function registerTtlCommand(program: Command, io: CliIo, setExitCode: (co
     .option('--runs <R>', 'simulated runs (seeds) per figure', '3')
     .option('--sweep <ttl=A..B>', 'print the curve of liveness bound and false-fence rate against TTL')
     .option('--format <md|json|table>', 'output format', 'table')
+    .option('--json', 'print {classes: [...], sweep?} as JSON (the same as --format json)')
     .option('--seed <S>', 'base seed', 'ttl')
     .action(async (files: string[], options: TtlOptions) => {
       setExitCode(await runTtl(files, options, io));
@@ -61,16 +67,18 @@ async function parseOptions(options: TtlOptions): Promise<Parsed | string> {
   const runs = Number(options.runs);
   if (!(Number.isInteger(runs) && runs >= 1 && runs <= 50)) return `--runs ${JSON.stringify(options.runs)} must be a whole number from 1 to 50`;
   if (!['md', 'json', 'table'].includes(options.format)) return `--format ${JSON.stringify(options.format)} must be md, json or table`;
+  if (options.json === true && options.format === 'md') return '--json and --format md exclude each other; choose one';
   const parsed: Parsed = { sessions, holds, runs, pauses: undefined, pauseLabel: 'none' };
   if (options.pauses === 'gc') Object.assign(parsed, { pauses: GC_PAUSES, pauseLabel: 'gc' });
   else if (options.pauses !== 'none') {
     try {
-      const profile = JSON.parse(await readFile(options.pauses, 'utf8')) as PauseProfile;
+      const profile = JSON.parse(await readInputFile(options.pauses, PAUSE_PROFILE_FILE)) as PauseProfile;
       if (!(profile.pausesPerHour >= 0)) return `--pauses ${options.pauses}: pausesPerHour must be a number >= 0`;
       compileDistribution(profile.durationMs, `--pauses ${options.pauses}: durationMs`);
       Object.assign(parsed, { pauses: profile, pauseLabel: options.pauses });
     } catch (error) {
-      return `--pauses ${options.pauses}: ${(error as Error).message}; give none, gc or a JSON file {"pausesPerHour": 60, "durationMs": {"kind": "lognormal", "medianMs": 50, "p99Ms": 1500}}`;
+      const reason = error instanceof InputFileError ? error.reason : (error as Error).message;
+      return `--pauses ${options.pauses}: ${reason}; give none, gc or a JSON file {"pausesPerHour": 60, "durationMs": {"kind": "lognormal", "medianMs": 50, "p99Ms": 1500}}`;
     }
   }
   if (options.rtt !== undefined) {
@@ -81,9 +89,10 @@ async function parseOptions(options: TtlOptions): Promise<Parsed | string> {
   if (options.bench !== undefined) {
     let text: string;
     try {
-      text = await readFile(options.bench, 'utf8');
+      text = await readInputFile(options.bench, BENCH_FILE);
     } catch (error) {
-      return `--bench ${options.bench}: cannot read it (${(error as Error).message}); give the file lockstep bench --json, --out or --profile wrote`;
+      if (!(error instanceof InputFileError)) throw error;
+      return `--bench ${error.message}`;
     }
     try {
       const measured = parseBenchText(text);
@@ -108,6 +117,8 @@ async function parseOptions(options: TtlOptions): Promise<Parsed | string> {
 export interface ClassRow {
   namespace: string;
   name: string;
+  /** fenced or advisory as the class says (ADR-01); the advisory floor applies to advisory classes only. */
+  enforcement: string | null;
   ttlSeconds: number;
   keepalivesPerSecond: number;
   writesPerSecond: number;
@@ -133,7 +144,7 @@ export interface ClassRow {
   verdict: TtlVerdict;
 }
 
-type Priced = Omit<ClassRow, 'namespace' | 'name' | 'verdict' | 'keepalivesPerSecond' | 'writesPerSecond' | 'writeCeilingShare' | 'writeCeilingPerSecond' | 'keepaliveCeilingShare'>;
+type Priced = Omit<ClassRow, 'namespace' | 'name' | 'enforcement' | 'verdict' | 'keepalivesPerSecond' | 'writesPerSecond' | 'writeCeilingShare' | 'writeCeilingPerSecond' | 'keepaliveCeilingShare'>;
 
 function analyticOnly(ttlSeconds: number, p: Parsed): Priced {
   const bound = livenessBound(ttlSeconds, DEFAULT_ETCD_TIMERS);
@@ -231,6 +242,7 @@ async function runTtl(paths: readonly string[], options: TtlOptions, io: CliIo):
     rows.push({
       namespace,
       name,
+      enforcement: typeof doc.spec?.enforcement === 'string' ? doc.spec.enforcement : null,
       ...priced,
       keepalivesPerSecond: roundTo(keepalivesPerSecond(parsed.sessions, ttlSeconds), 1),
       writesPerSecond: roundTo(writes, 1),
@@ -245,18 +257,26 @@ async function runTtl(paths: readonly string[], options: TtlOptions, io: CliIo):
     sweep = [];
     for (const ttl of parsed.sweep) sweep.push(await priceTtl(ttl, { ...parsed, runs: 1 }, `${options.seed}-sweep`));
   }
-  if (options.format === 'json') io.out(JSON.stringify({ classes: rows, ...(sweep === undefined ? {} : { sweep }) }));
+  if (options.format === 'json' || options.json === true) io.out(JSON.stringify({ classes: rows, ...(sweep === undefined ? {} : { sweep }) }));
   else io.out(render(rows, parsed, options.format === 'md', sweep, options.seed));
   return rows.every((r) => r.verdict.ok) ? ExitCode.ok : ExitCode.failed;
 }
 
 function seconds(ms: number | null): string {
   if (ms === null) return 'not simulated';
-  return Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : 'never (within the run)';
+  return Number.isFinite(ms) ? formatSeconds(ms) : 'never (within the run)';
 }
 
 function percent(share: number): string {
-  return `${(share * 100).toFixed(2)}%`;
+  return formatPercent(share, 2);
+}
+
+/** ADR-11's verdict in words: the floor is named only where it applies (an advisory class). */
+function verdictText(r: ClassRow): string {
+  if (!r.verdict.ok) return `NOT OK: ${r.verdict.problems.length} problem(s)`;
+  const range = `${r.ttlSeconds} s is within ADR-11's range of ${TTL_MIN_SECONDS}..${TTL_MAX_SECONDS} s`;
+  const floor = r.enforcement === 'advisory' ? ` and at or above the advisory floor of ${ADVISORY_TTL_FLOOR_SECONDS} s` : ` (a ${r.enforcement ?? 'fenced'} class: the advisory floor of ${ADVISORY_TTL_FLOOR_SECONDS} s does not apply)`;
+  return `OK: ${range}${floor}; no rule problems`;
 }
 
 function render(rows: readonly ClassRow[], p: Parsed, md: boolean, sweep: readonly Priced[] | undefined, seed: string): string {
@@ -264,7 +284,8 @@ function render(rows: readonly ClassRow[], p: Parsed, md: boolean, sweep: readon
   const lines: string[] = [];
   if (md) lines.push(`Figures are **analytic** (closed form), **simulated** (the deterministic simulator, seed \`${seed}\`) or **measured** (a bench file); each row says which.`, '');
   for (const r of rows) {
-    lines.push(md ? `### TTL review: ${r.namespace}/${r.name} (ttlSeconds: ${r.ttlSeconds})` : `${r.namespace}/${r.name}  ttl ${r.ttlSeconds} s`);
+    const className = oneLine(`${r.namespace}/${r.name}`);
+    lines.push(md ? `### TTL review: ${className} (ttlSeconds: ${r.ttlSeconds})` : `${className}  ttl ${r.ttlSeconds} s`);
     const item = (label: string, value: string, source: string): string => (md ? `| ${label} | ${value} | ${source} |` : `  ${label.padEnd(36)} ${value}  (${source})`);
     if (md) lines.push('', '| figure | value | source |', '|---|---|---|');
     lines.push(item('keepalives/s at the etcd leader', `${r.keepalivesPerSecond}`, `analytic: ${p.sessions} sessions / (TTL/3)`));
@@ -284,14 +305,14 @@ function render(rows: readonly ClassRow[], p: Parsed, md: boolean, sweep: readon
       lines.push(item('false fences per session-hour', `${r.falseFencePerSessionHour} (95% upper ${r.falseFenceUpper95PerSessionHour})`, `simulated, ${r.simulatedSessionHours} session-hours, pauses ${p.pauseLabel}`));
     }
     lines.push(item('  from pauses alone', `${r.falseFenceAnalyticPerSessionHour}`, 'analytic: P(pause > TTL - 1 s - phase)'));
-    const verdict = r.verdict.ok ? 'OK: within 5..300 s and the advisory floor, no rule problems (ADR-11)' : `NOT OK: ${r.verdict.problems.length} problem(s)`;
+    const verdict = verdictText(r);
     lines.push(md ? `\n**Verdict:** ${verdict}` : `  verdict: ${verdict}`);
-    for (const problem of r.verdict.problems) lines.push(`${md ? '- ' : '    - '}${problem.field} ${problem.message}. Fix: ${problem.fix}`);
+    for (const problem of r.verdict.problems) lines.push(`${md ? '- ' : '    - '}${oneLine(`${problem.field} ${problem.message}. Fix: ${problem.fix}`)}`);
     lines.push('');
   }
   if (sweep !== undefined) {
     lines.push(md ? '### TTL sweep (1 simulated run per point)\n\n| TTL s | liveness bound s (analytic) | reacquire p50 s (simulated) | false fences/session-hour: simulated (analytic) |\n|---|---|---|---|' : 'sweep: TTL s, liveness bound (analytic), reacquire p50 (simulated, 1 run), false fences/session-hour (simulated | analytic)');
-    for (const s of sweep) lines.push(md ? `| ${s.ttlSeconds} | ${(s.livenessBoundMs / 1000).toFixed(2)} | ${s.reacquireMsP50 === null ? '-' : (s.reacquireMsP50 / 1000).toFixed(2)} | ${s.falseFencePerSessionHour} (${s.falseFenceAnalyticPerSessionHour}) |` : `  ${String(s.ttlSeconds).padStart(4)}  ${seconds(s.livenessBoundMs).padStart(9)}  ${seconds(s.reacquireMsP50).padStart(9)}  ${s.falseFencePerSessionHour} | ${s.falseFenceAnalyticPerSessionHour}`);
+    for (const s of sweep) lines.push(md ? `| ${s.ttlSeconds} | ${formatNumber(s.livenessBoundMs / 1000, 2)} | ${s.reacquireMsP50 === null ? '-' : formatNumber(s.reacquireMsP50 / 1000, 2)} | ${s.falseFencePerSessionHour} (${s.falseFenceAnalyticPerSessionHour}) |` : `  ${String(s.ttlSeconds).padStart(4)}  ${seconds(s.livenessBoundMs).padStart(9)}  ${seconds(s.reacquireMsP50).padStart(9)}  ${s.falseFencePerSessionHour} | ${s.falseFenceAnalyticPerSessionHour}`);
   }
   return lines.join('\n');
 }

@@ -2,6 +2,7 @@
 // first when it is missing or older than its sources (or with --rebuild), then serves it over node:http
 // until Ctrl-C. Binds 127.0.0.1 unless told otherwise: the simulator runs in the visitor's browser, but
 // the page is a workbench for the person at this machine, not a service.
+import { formatNumber, formatSeconds } from '../../core/numbers.js';
 import { relative } from 'node:path';
 import type { Command } from 'commander';
 import { buildWorkbench, DEFAULT_OUT_DIR, REPO_DIR, staleReason } from '../web-server/build-workbench.js';
@@ -68,7 +69,7 @@ export async function startWorkbench(options: WebOptions, io: CliIo): Promise<St
     const startedMs = performance.now();
     try {
       const built = await buildWorkbench(outDir);
-      io.err(`lockstep web: built ${built.files} files, ${(built.bytes / 1024).toFixed(0)} KiB, in ${((performance.now() - startedMs) / 1000).toFixed(1)} s`);
+      io.err(`lockstep web: built ${built.files} files, ${formatNumber(built.bytes / 1024, 0)} KiB, in ${formatSeconds(performance.now() - startedMs, 1)}`);
     } catch (error) {
       io.err(`lockstep web: the build failed: ${(error as Error).message}; fix the error above, then run lockstep web --rebuild`);
       return ExitCode.failed;

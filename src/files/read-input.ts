@@ -32,15 +32,15 @@ export class InputFileError extends BadInput {
 export async function readInputFile(path: string, kind: InputKind): Promise<string> {
   if (path.trim() === '') throw new InputFileError(JSON.stringify(path), `is not a file name; give ${kind.what}`);
   const found = await stat(path).catch((error: unknown) => error as NodeJS.ErrnoException);
-  if (found instanceof Error) throw new InputFileError(path, found.code === 'ENOENT' ? 'no such file; check the path' : `cannot be read: ${systemReason(found)}`);
-  if (found.isDirectory()) throw new InputFileError(path, `is a directory; ${kind.directoryFix ?? `give ${kind.what}`}`);
-  if (!found.isFile()) throw new InputFileError(path, `is not a regular file; give ${kind.what}`);
+  if (found instanceof Error) throw new InputFileError(path, `cannot read the file: ${found.code === 'ENOENT' ? 'no such file; check the path' : systemReason(found)}`);
+  if (found.isDirectory()) throw new InputFileError(path, `cannot read the file: it is a directory; ${kind.directoryFix ?? `give ${kind.what}`}`);
+  if (!found.isFile()) throw new InputFileError(path, `cannot read the file: it is not a regular file; give ${kind.what}`);
   if (found.size > kind.maxBytes) throw new InputFileError(path, `is ${sizeText(found.size)}, above the limit of ${sizeText(kind.maxBytes)} for ${kind.what}; split it into smaller files`);
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
   } catch (error) {
-    throw new InputFileError(path, `cannot be read: ${systemReason(error)}`);
+    throw new InputFileError(path, `cannot read the file: ${systemReason(error)}`);
   }
   // A file that grew since stat() is held to the same limit.
   if (bytes.length > kind.maxBytes) throw new InputFileError(path, `is ${sizeText(bytes.length)}, above the limit of ${sizeText(kind.maxBytes)} for ${kind.what}; split it into smaller files`);

@@ -3,6 +3,7 @@
 // attributes, so tests and scripts select a failing check the same way in both views), the fault schedule
 // as it fired, metrics, the trace hash and the command that replays the run from a terminal (the
 // artifact's own `replay`), with a button that copies it.
+import { formatNumber } from '../../../core/numbers.js';
 import { ATTR } from '../../../viz/timeline/dom-contract.js';
 import type { ArtifactJson } from '../artifact-file.js';
 import { el } from '../dom.js';
@@ -28,7 +29,7 @@ export function runResult(shown: ShownRun): HTMLElement {
     ),
   );
   const applied = Array.isArray(a['appliedFaults']) ? (a['appliedFaults'] as unknown[]).map(String) : [];
-  const metrics = Object.entries(a.metrics ?? {}).map(([k, v]) => el('li', {}, el('code', {}, k), ` ${Number.isInteger(v) ? v : v.toFixed(1)}`));
+  const metrics = Object.entries(a.metrics ?? {}).map(([k, v]) => el('li', {}, el('code', {}, k), ` ${formatNumber(v)}`));
   return el(
     'div',
     { class: 'run-result', 'data-scenario': a.scenario, 'data-run-ok': String(a.ok) },
