@@ -57,7 +57,7 @@ export interface ArbiterOptions {
 }
 
 const DEFAULT_POLL_INTERVAL_MS = 1000;
-const DEFAULT_MAX_WAIT_MS = 10 * 60 * 1000;
+export const DEFAULT_MAX_WAIT_MS = 10 * 60 * 1000;
 /** Epoch changes seen in one acquire before giving up (TigerStyle: every retry loop has a maximum). */
 const MAX_EPOCH_RELOADS = 3;
 

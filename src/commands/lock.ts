@@ -10,6 +10,7 @@ import { Arbiter } from '../../core/arbiter/arbiter.js';
 import { LockClient } from '../../core/client/lock-client.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { createCryptoRandom, createRealClock, sleepMs } from '../clock/index.js';
+import { DEFAULT_MAX_WAIT_MS } from '../../core/arbiter/arbiter.js';
 import { parseDuration } from '../duration.js';
 import { createEtcdLockLog } from '../etcd/index.js';
 import { runLockedCommand } from '../lock/run-locked-command.js';
@@ -98,7 +99,7 @@ async function loadSetup(keyText: string, options: LockOptions, io: CliIo): Prom
   let waitMs: number;
   let killAfterMs: number;
   try {
-    waitMs = parseDuration(options.wait, '--wait');
+    waitMs = parseDuration(options.wait, '--wait', { maxMs: DEFAULT_MAX_WAIT_MS, why: 'the longest wait in line the arbiter allows' });
     killAfterMs = parseDuration(options.killAfter, '--kill-after');
   } catch (error) {
     return fail((error as Error).message);
