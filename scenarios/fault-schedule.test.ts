@@ -46,7 +46,7 @@ describe('checkFaultSchedule', () => {
     ['a role that does not exist', [{ ...pause, target: '@primary' }], 'faults[0].target', /is "@primary", not a role here/],
     ['a disk stall on a client', [{ atMs: 5, kind: 'stall-disk', target: 'alice', durationMs: 100 }], 'faults[0].target', /not a process of role member of pause-test \/ fenced; allowed: etcd-1, etcd-2, @leader, @follower, @member-N/],
     ['a partition side that is empty', [{ atMs: 5, kind: 'partition', id: 'p', from: [], to: ['etcd-1'] }], 'faults[0].from', /must be a non-empty list/],
-    ['a partition side naming a stranger', [{ atMs: 5, kind: 'partition', id: 'p', from: ['etcd-1', 'zed'], to: ['etcd-2'] }], 'faults[0].from', /\[1\] is "zed", not a process/],
+    ['a partition side naming a stranger', [{ atMs: 5, kind: 'partition', id: 'p', from: ['etcd-1', 'zed'], to: ['etcd-2'] }], 'faults[0].from[1]', /faults\[0\]\.from\[1\] is "zed", not a process/],
     ['a heal of nothing', [{ atMs: 5, kind: 'partition', id: 'cut', from: ['etcd-1'], to: ['etcd-2'] }, { atMs: 9, kind: 'heal', id: 'cuts' }], 'faults[1].id', /must be the id of a partition or slow-link fault in this schedule: "cut"/],
     ['a clock that runs backwards', [{ atMs: 0, kind: 'clock-drift', target: 'alice', ppm: -1_000_000 }], 'faults[0].ppm', /above -1000000/],
     ['an epoch advance via a client', [{ atMs: 0, kind: 'advance-epoch', via: 'alice' }], 'faults[0].via', /not a process of role arbiter .*; allowed: arbiter-1$/],

@@ -164,7 +164,10 @@ export function checkFaultSchedule(value: unknown, context: ScheduleContext = {}
         throw new FaultScheduleError(`${at}.${name}`, `is missing; a ${f['kind']} fault needs ${fields.filter((n) => n === 'kind' || rules[n]?.optional !== true).join(', ')}`);
       }
       const why = rule(f[name], { fault: f, all, context });
-      if (why !== undefined) throw new FaultScheduleError(`${at}.${name}`, why);
+      if (why === undefined) continue;
+      // A list's rule names the element: "[1] is ..." becomes the field faults[i].from[1].
+      const element = /^(\[\d+\]) ([\s\S]*)$/.exec(why);
+      throw element === null ? new FaultScheduleError(`${at}.${name}`, why) : new FaultScheduleError(`${at}.${name}${element[1]}`, element[2] ?? '');
     }
   });
   return value as Fault[];

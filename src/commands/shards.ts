@@ -1,12 +1,13 @@
 // `lockstep shards`: how many entity shards a grant rate needs (ADR-07/09), measured on a key sample
 // with the same rendezvous hashing the arbiter homes keys with. Every figure says where it comes from.
 import { formatPercent, roundTo } from '../../core/numbers.js';
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { checkDocuments } from '../../core/classes/index.js';
 import { BenchFileError, parseBenchText } from '../../core/planner/measured-bench.js';
 import { drainSecondsMax, maxOverMean, movedFraction, shardsNeeded, syntheticUnits } from '../../core/planner/shard-sizing.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
+import { BENCH_FILE } from '../files/bench-file.js';
+import { InputFileError, readInputFile } from '../files/read-input.js';
 import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
 
 interface ShardsOptions {
@@ -115,9 +116,10 @@ async function benchCeiling(file: string, alsoGiven: boolean): Promise<{ grantsP
   if (alsoGiven) return '--from-bench and --shard-ceiling both give the ceiling; choose one';
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readInputFile(file, BENCH_FILE);
   } catch (error) {
-    return `--from-bench ${file}: cannot read it (${(error as Error).message}); give the file lockstep bench --json, --out or --profile wrote`;
+    if (!(error instanceof InputFileError)) throw error;
+    return `--from-bench ${error.message}`;
   }
   try {
     const bench = parseBenchText(text);

@@ -13,7 +13,9 @@ import { ttlVerdict, type TtlVerdict } from '../../core/planner/ttl-verdict.js';
 import { ADVISORY_TTL_FLOOR_SECONDS, TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../../core/classes/index.js';
 import { compileDistribution, type DistributionSpec } from '../../sim/kernel/distribution.js';
 import { falseFences, GC_PAUSES, type PauseProfile, reacquireRun } from '../../sim/planner/ttl-runs.js';
+import { BadInput } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
+import { BENCH_FILE } from '../files/bench-file.js';
 import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
 import { oneLine } from '../terminal-text.js';
 import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
@@ -33,7 +35,8 @@ interface TtlOptions {
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 const PAUSE_PROFILE_FILE = { what: 'a JSON pause profile {pausesPerHour, durationMs}', maxBytes: MIB };
-const BENCH_FILE = { what: 'the file lockstep bench --json, --out or --profile wrote', maxBytes: 16 * MIB };
+/** A round trip of ten seconds is already past every timeout the simulated client has. */
+const MAX_RTT_MS = 10_000;
 const FALSE_FENCE_SESSIONS = 8;
 const FALSE_FENCE_MS = 10 * 60_000;
 
@@ -83,7 +86,7 @@ async function parseOptions(options: TtlOptions): Promise<Parsed | string> {
   }
   if (options.rtt !== undefined) {
     const [median, p99] = options.rtt.split(':').map(Number);
-    if (!(median !== undefined && median > 0 && (p99 === undefined || p99 >= median))) return `--rtt ${JSON.stringify(options.rtt)} must be MEDIAN or MEDIAN:P99 in ms, e.g. 2:10`;
+    if (!(median !== undefined && median > 0 && median <= MAX_RTT_MS && (p99 === undefined || (p99 >= median && p99 <= MAX_RTT_MS)))) return `--rtt ${JSON.stringify(options.rtt)} must be MEDIAN or MEDIAN:P99 in ms, above 0 and at most ${MAX_RTT_MS}, e.g. 2:10`;
     parsed.rpc = p99 === undefined || p99 === median ? { kind: 'constant', ms: median / 2 } : { kind: 'lognormal', medianMs: median / 2, p99Ms: p99 / 2 };
   }
   if (options.bench !== undefined) {
@@ -202,13 +205,21 @@ function afterQuorumReturnMs(ttlSeconds: number): number {
   return bound.totalMs!;
 }
 
-/** Directories stand for the class files directly in them (examples/classes, not its invalid/ examples). */
+/** Directories stand for the class files directly in them (examples/classes, not its invalid/ examples); one with none is bad input. */
 async function expandDirectories(paths: readonly string[]): Promise<string[]> {
   const files: string[] = [];
   for (const path of paths) {
-    const isDirectory = await stat(path).then((s) => s.isDirectory(), () => false);
-    if (!isDirectory) files.push(path);
-    else files.push(...(await readdir(path)).filter((name) => /\.ya?ml$/.test(name)).sort().map((name) => join(path, name)));
+    const isDirectory = await stat(path).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    if (!isDirectory) {
+      files.push(path);
+      continue;
+    }
+    const inside = (await readdir(path)).filter((name) => /\.ya?ml$/.test(name)).sort();
+    if (inside.length === 0) throw new BadInput(`${path}: is a directory with no .yaml or .yml files in it; pass class files, e.g. examples/classes/*.yaml, or a directory of them`);
+    for (const name of inside) files.push(join(path, name));
   }
   return files;
 }
