@@ -54,9 +54,14 @@ function everySubcommand(command: Command): Command[] {
 }
 
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  return withErrorBoundary(argv, io, buildProgram);
+}
+
+/** Runs the program `build` makes inside the error boundary (main's; tests give a program of their own). */
+export async function withErrorBoundary(argv: readonly string[], io: CliIo, build: (io: CliIo, setExitCode: (code: number) => void) => Command): Promise<number> {
   const safeIo: CliIo = { out: (text) => io.out(terminalSafe(text)), err: (text) => io.err(terminalSafe(text)) };
   let exitCode: number = ExitCode.ok;
-  const program = buildProgram(safeIo, (code) => {
+  const program = build(safeIo, (code) => {
     exitCode = code;
   });
   try {
