@@ -32,6 +32,8 @@ export class FaultScheduleError extends Error {
 
 /** Put a limit on everything (STYLE.md): far more than any scenario's own schedule or the explorer's. */
 export const MAX_FAULTS = 200;
+/** Process names a refusal lists before it says how many more there are. */
+const MAX_NAMES_SHOWN = 12;
 const ROLES = ['@leader', '@follower', '@member-N', '@holder'] as const;
 const MEMBER_ROLES = ['@leader', '@follower', '@member-N'] as const;
 const MILLION = 1_000_000;
@@ -81,7 +83,9 @@ function target(roles: readonly string[], processRoles?: readonly string[]): Rul
     const known = context.processes?.filter((p) => processRoles === undefined || processRoles.includes(p.role)).map((p) => p.name);
     if (known === undefined || known.includes(v)) return undefined;
     const kind = processRoles === undefined ? 'a process' : `a process of role ${processRoles.join(' or ')}`;
-    return `is ${describe(v)}, not ${kind} of ${context.variant ?? 'this variant'}; allowed: ${[...known, ...roles].join(', ')}`;
+    // A variant may have hundreds of processes (hot-key's waiters): the message names the first few.
+    const shown = known.length > MAX_NAMES_SHOWN ? [...known.slice(0, MAX_NAMES_SHOWN), `... (${known.length - MAX_NAMES_SHOWN} more)`] : known;
+    return `is ${describe(v)}, not ${kind} of ${context.variant ?? 'this variant'}; allowed: ${[...shown, ...roles].join(', ')}`;
   };
 }
 

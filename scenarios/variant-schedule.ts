@@ -26,10 +26,11 @@ export async function variantSchedule(scenario: Scenario, variantName: string | 
  * Checks a schedule given for a run of `scenario`'s variant at `seed` (FaultScheduleError naming the field).
  * The cheap rules first; only a schedule that names a process (not a role) costs the run that lists them.
  */
-export async function checkGivenSchedule(value: unknown, scenario: Scenario, variantName: string | undefined, seed: string, yieldToHost: () => Promise<void>): Promise<Fault[]> {
+export async function checkGivenSchedule(value: unknown, scenario: Scenario, variantName: string | undefined, seed: string, yieldToHost: () => Promise<void>, progress?: (line: string) => void): Promise<Fault[]> {
   const variant = `${scenario.name} / ${variantName ?? scenario.variants[0].name}`;
   const faults = checkFaultSchedule(value, { variant });
   if (!faults.some(namesAProcess)) return faults;
+  progress?.(`reading the processes of ${variant} (one run of its own schedule) to check the schedule's targets`);
   return checkFaultSchedule(value, (await variantSchedule(scenario, variantName, seed, yieldToHost)).context);
 }
 

@@ -61,9 +61,9 @@ export async function checkOutputs(outputs: Readonly<Record<string, string | und
 }
 
 /** The schedule in a `--faults` file, checked against the variant's processes for this seed. */
-export async function readFaultsFile(path: string, chosen: ChosenVariant, seed: string): Promise<Fault[]> {
+export async function readFaultsFile(path: string, chosen: ChosenVariant, seed: string, progress: (line: string) => void): Promise<Fault[]> {
   const text = await readInputFile(path, { what: 'a JSON list of faults, e.g. [{"atMs": 1000, "kind": "pause", "target": "alice", "forMs": 15000}]', maxBytes: MAX_FAULTS_FILE_BYTES });
-  return scheduleOf(`--faults ${path}: `, () => checkGivenSchedule(parseFaultSchedule(text), chosen.scenario, chosen.variant.name, seed, yieldToHost));
+  return scheduleOf(`--faults ${path}: `, () => checkGivenSchedule(parseFaultSchedule(text), chosen.scenario, chosen.variant.name, seed, yieldToHost, progress));
 }
 
 export interface SavedRun {
@@ -75,7 +75,7 @@ export interface SavedRun {
 }
 
 /** A saved artifact, its every field a replay needs checked. */
-export async function readSavedRun(path: string): Promise<SavedRun> {
+export async function readSavedRun(path: string, progress: (line: string) => void): Promise<SavedRun> {
   const text = await readInputFile(path, { what: 'a run artifact (the JSON file lockstep run --out, lockstep explore or the web page\'s Save writes)', maxBytes: MAX_ARTIFACT_BYTES });
   let artifact: ArtifactJson;
   try {
@@ -86,7 +86,7 @@ export async function readSavedRun(path: string): Promise<SavedRun> {
   }
   const chosen = chooseVariant(artifact.scenario, artifact.variant, `${path}: `);
   const seed = seedOf(artifact.seed, `${path}: seed`);
-  const faults = artifact.faults === undefined ? undefined : await scheduleOf(`${path}: `, () => checkGivenSchedule(artifact.faults, chosen.scenario, chosen.variant.name, seed, yieldToHost));
+  const faults = artifact.faults === undefined ? undefined : await scheduleOf(`${path}: `, () => checkGivenSchedule(artifact.faults, chosen.scenario, chosen.variant.name, seed, yieldToHost, progress));
   return { artifact, chosen, seed, faults };
 }
 

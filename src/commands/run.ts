@@ -74,7 +74,8 @@ async function runOne(name: string | undefined, options: RunOptions, io: CliIo):
   const chosen = chooseVariant(name, options.variant);
   const seed = seedOf(options.seed, '--seed');
   await checkOutputs({ '--out': options.out, '--html': options.html });
-  const faults = options.faults === undefined ? undefined : await readFaultsFile(options.faults, chosen, seed);
+  const faults = options.faults === undefined ? undefined : await readFaultsFile(options.faults, chosen, seed, (line) => io.err(`lockstep run: ${line}`));
+  io.err(`lockstep run: running ${chosen.scenario.name} / ${chosen.variant.name}, seed ${seed}${faults === undefined ? '' : `, ${faults.length} faults from ${options.faults}`}...`);
   // The report draws the timeline, so its run captures the trace records the timeline needs (the hash is the same either way).
   const timeline = options.html !== undefined;
   const run = await runScenario(chosen.scenario, chosen.variant.name, seed, { yieldToHost, timeline, ...(faults === undefined ? {} : { faults }), ...(options.out === undefined ? {} : { artifactPath: options.out }) });
@@ -130,7 +131,8 @@ async function runAll(name: string | undefined, options: RunOptions, io: CliIo):
 
 async function replay(file: string, options: { json?: boolean; out?: string }, io: CliIo): Promise<number> {
   await checkOutputs({ '--out': options.out });
-  const { artifact: saved, chosen, seed, faults } = await readSavedRun(file);
+  const { artifact: saved, chosen, seed, faults } = await readSavedRun(file, (line) => io.err(`lockstep replay: ${line}`));
+  io.err(`lockstep replay: running ${chosen.scenario.name} / ${chosen.variant.name}, seed ${seed} again...`);
   const again = await runScenario(chosen.scenario, chosen.variant.name, seed, { yieldToHost, ...(faults === undefined ? {} : { faults }), artifactPath: options.out ?? file });
   const sameHash = again.traceHash === saved.traceHash;
   const sameVerdict = again.ok === saved.ok;

@@ -61,7 +61,7 @@ describe('a fault schedule given to lockstep run --faults', () => {
         const run = await runCli('run', 'pause-test', '--seed', '2', '--faults', path, '--out', out, '--json');
         if (run.code === 2) {
           outcomes.refused += 1;
-          expect(run.err.join('\n')).toMatch(/^lockstep run: --faults .*: fault schedule: (\(schedule\)|faults\[\d+\](\.\w+(\[\d+\])?)?) (is|has) /);
+          expect(run.err.join('\n')).toMatch(/^lockstep run: --faults .*: fault schedule: (\(schedule\)|faults\[\d+\](\.\w+(\[\d+\])?)?) (is|has) /m);
           return;
         }
         outcomes.ran += 1;
