@@ -70,6 +70,11 @@ describe('checkFaultSchedule', () => {
     expect(() => checkFaultSchedule([{ ...pause, atMs: 70_000 }], { horizonMs: 60_000 })).toThrow(/faults\[0\]\.atMs is 70000; .*horizon \(60000\)/);
   });
 
+  it('names the first twelve processes of a large variant, and how many more', () => {
+    const many = Array.from({ length: 20 }, (_, i) => ({ name: `waiter-${i}`, role: 'client' }));
+    expect(() => checkFaultSchedule([{ ...pause, target: 'zed' }], { processes: many, variant: 'hot-key / memory' })).toThrow(/allowed: waiter-0, .*, waiter-11, \.\.\. \(8 more\), @leader, @follower, @member-N, @holder$/);
+  });
+
   it(`refuses more than ${MAX_FAULTS} faults`, () => {
     expect(() => checkFaultSchedule(Array.from({ length: MAX_FAULTS + 1 }, () => pause))).toThrow(/has 201 faults; at most 200/);
   });
