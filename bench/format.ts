@@ -1,5 +1,7 @@
 // The report for people: a plain-text view for the terminal and a markdown one for a note or an issue.
 // Both are built from the same rows, so they never disagree.
+import { formatDeviation, formatNumber, formatRatio } from '../core/numbers.js';
+import { textTable } from '../src/text-table.js';
 import type { LatencySummary } from './histogram.js';
 import { type BenchReport, type Goal, type WorkloadReport, phaseOf } from './report.js';
 import type { ComparisonRow } from './sim-compare/compare.js';
@@ -22,11 +24,11 @@ const WORKLOAD_LABELS: ReadonlyArray<readonly [keyof Pick<BenchReport, 'rawTxn' 
   ['keepalive', 'keepalive'],
 ];
 
-const fixed = (ms: number) => ms.toFixed(2);
+const fixed = (ms: number) => formatNumber(ms, 2);
 /** A markdown table cell: a '|' inside would end the cell. */
 const cell = (text: string) => text.replace(/\|/g, '\\|');
-const percent = (deviation: number) => `${deviation >= 0 ? '+' : ''}${Math.round(deviation * 100)}%`;
-const ratioText = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(2)}x`);
+const percent = (deviation: number) => formatDeviation(deviation);
+const ratioText = (value: number | null) => (value === null ? 'n/a' : formatRatio(value));
 
 function rows(report: BenchReport): Row[] {
   const out: Row[] = [];
@@ -75,7 +77,7 @@ function keepaliveLine(report: BenchReport): string {
 
 function goalText(goal: Goal): string {
   const verdict = goal.met === null ? 'not measured' : goal.met ? 'met' : 'MISSED';
-  const value = goal.value === null ? '' : ` ${goal.value.toFixed(2)}`;
+  const value = goal.value === null ? '' : ` ${formatNumber(goal.value, 2)}`;
   return `${goal.goal}: target ${goal.target},${value} ${verdict}${goal.note === undefined ? '' : ` (${goal.note})`}`;
 }
 
@@ -84,15 +86,13 @@ export function formatText(report: BenchReport): string {
   const header: Row = { workload: 'workload', concurrency: 0, opsPerS: 'ops/s', phase: 'phase', p50: 'p50 ms', p99: 'p99 ms', p999: 'p99.9 ms', errors: 'errors' };
   const cells = (r: Row, head = false) => [r.workload, head ? 'c' : String(r.concurrency), r.phase, r.opsPerS, r.p50, r.p99, r.p999, r.errors];
   const all = [cells(header, true), ...table.map((r) => cells(r))];
-  const widths = all[0]?.map((_, i) => Math.max(...all.map((c) => (c[i] ?? '').length))) ?? [];
-  const line = (c: string[]) => c.map((cell, i) => (i <= 2 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ').trimEnd();
   const ratioRows = report.ratios.byConcurrency.map((r) => `  c=${r.concurrency}: grant/raw p50 ${ratioText(r.grantP50OverRaw)}, p99 ${ratioText(r.grantP99OverRaw)}, throughput ${ratioText(r.grantThroughputOverRaw)}; etcd3 Lock/grant cycle p50 ${ratioText(r.peerP50OverGrant)}, acquire p50 ${ratioText(r.peerAcquireP50OverGrant)}`);
   return [
     `lockstep bench: ${envLine(report)}`,
     fsyncLine(report),
     rttLine(report),
     '',
-    ...all.map(line),
+    ...textTable(all, { rightAligned: (i) => i > 2 }),
     '',
     keepaliveLine(report),
     'ratios:',
@@ -106,7 +106,7 @@ export function formatText(report: BenchReport): string {
 export function formatMarkdown(report: BenchReport): string {
   const table = rows(report).map((r) => `| ${r.workload} | ${r.concurrency} | ${r.phase} | ${r.opsPerS} | ${r.p50} | ${r.p99} | ${r.p999} | ${r.errors} |`);
   const ratioTable = report.ratios.byConcurrency.map((r) => `| ${r.concurrency} | ${ratioText(r.grantP50OverRaw)} | ${ratioText(r.grantP99OverRaw)} | ${ratioText(r.grantThroughputOverRaw)} | ${ratioText(r.peerP50OverGrant)} | ${ratioText(r.peerAcquireP50OverGrant)} |`);
-  const goals = report.goals.map((g) => `| ${cell(g.goal)} | ${g.target} | ${g.value === null ? 'n/a' : g.value.toFixed(2)} | ${g.met === null ? 'not measured' : g.met ? 'met' : '**missed**'} | ${cell(g.note ?? '')} |`);
+  const goals = report.goals.map((g) => `| ${cell(g.goal)} | ${g.target} | ${g.value === null ? 'n/a' : formatNumber(g.value, 2)} | ${g.met === null ? 'not measured' : g.met ? 'met' : '**missed**'} | ${cell(g.note ?? '')} |`);
   return [
     '# lockstep bench',
     '',

@@ -1,5 +1,6 @@
 // The measured part of a run: raw etcd, lockstep and the etcd3 Lock interleaved at each concurrency,
 // then keepalive cost, with the CPU each one spent.
+import { formatNumber } from '../core/numbers.js';
 import { randomBytes } from 'node:crypto';
 import { LoopTally, runSlice } from './closed-loop.js';
 import { type CpuMeter, CpuTally } from './cpu-meter.js';
@@ -80,7 +81,7 @@ export async function measureWorkloads(options: MeasureOptions, say: Say): Promi
 async function measureInterleaved(workloads: readonly Workload[], concurrency: number, options: MeasureOptions, say: Say): Promise<Array<[WorkloadName, MeasuredRun]>> {
   const tallies = workloads.map((w) => ({ loop: new LoopTally(concurrency, w.phases), cpu: new CpuTally() }));
   const rounds = Math.max(1, Math.ceil(options.durationMs / SLICE_MS));
-  const totalS = (options.durationMs / 1000).toFixed(1);
+  const totalS = formatNumber(options.durationMs / 1000, 1);
   for (let round = 0; round < rounds; round++) {
     const sliceMs = Math.min(SLICE_MS, options.durationMs - round * SLICE_MS);
     for (let k = 0; k < workloads.length; k++) {
@@ -99,7 +100,7 @@ async function measureInterleaved(workloads: readonly Workload[], concurrency: n
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         onProgress: (measuredMs, operations) => {
           if (measuredMs < 0) say(`${label} warming up`, false);
-          else say(`${label} ${(measuredMs / 1000).toFixed(1)}s/${totalS}s ${operations} ops ${Math.round((operations * 1000) / Math.max(1, measuredMs))}/s`, false);
+          else say(`${label} ${formatNumber(measuredMs / 1000, 1)}s/${totalS}s ${operations} ops ${Math.round((operations * 1000) / Math.max(1, measuredMs))}/s`, false);
         },
       });
       tally.cpu.add(before, options.cpu.sample(), completed);

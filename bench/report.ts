@@ -1,5 +1,6 @@
 // The bench report: what was measured, the ratios the issue's goals are stated in, and each goal's
 // verdict. Plain data, so `--json`, `--md`, the text view and `--out` all print the same thing.
+import { formatRatio } from '../core/numbers.js';
 import type { ClosedLoopResult } from './closed-loop.js';
 import type { CpuPerOperation } from './cpu-meter.js';
 import type { BenchEnvironment } from './environment.js';
@@ -164,7 +165,7 @@ export function judgeGoals(ratios: Ratios, compareSim: SimComparison, env: Pick<
       '>= 2',
       ratios.peerP50OverGrant,
       (v) => v >= 2,
-      ratios.peerAcquireP50OverGrant === null ? undefined : `acquire alone: ${ratios.peerAcquireP50OverGrant.toFixed(2)}x; a cycle is 3 writes (lease grant, create, revoke) against 2 (grant, release)`,
+      ratios.peerAcquireP50OverGrant === null ? undefined : `acquire alone: ${formatRatio(ratios.peerAcquireP50OverGrant)}; a cycle is 3 writes (lease grant, create, revoke) against 2 (grant, release)`,
     ),
     simulatorGoal(compareSim, env),
   ];

@@ -5,6 +5,13 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { main } = await import('../src/cli.ts');
-// Exit as soon as the command is done: a request still waiting on an unreachable etcd must not keep
-// the process alive (stdout and stderr are synchronous for files and pipes on Linux, so nothing is lost).
-process.exit(await main(process.argv.slice(2)));
+let exitCode = 0;
+// A reader that went away (`lockstep check ... | head`) is not an error of the command: exit with its code.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => process.exit(exitCode));
+exitCode = await main(process.argv.slice(2));
+// Exit as soon as the command is done: a request still waiting on an unreachable etcd must not keep the
+// process alive. But first let stdout and stderr drain: writes to a pipe are asynchronous, and exiting at
+// once cut `lockstep class check ... | tail` off after the first few hundred lines.
+const drained = (stream) => new Promise((done) => stream.write('', () => done()));
+await Promise.all([drained(process.stdout), drained(process.stderr)]);
+process.exit(exitCode);

@@ -4,6 +4,7 @@
 //   granted before it, on any key; a restored log reuses revisions, so only the epoch keeps this true.
 // - crossClusterExclusion (ADR-09): a key that moved between shards is never held on two at once, in
 //   true time (the simulator's knowledge; the log of either shard alone cannot see the other).
+import { formatMs } from '../core/numbers.js';
 import type { GrantRecord } from '../core/checkers/index.js';
 import { unpackToken } from '../core/token.js';
 import type { FencingToken } from '../core/units.js';
@@ -35,8 +36,8 @@ export function tokensAbove(name: string, before: readonly GrantRecord[], after:
       keys: [highest.key, grant.key],
       tokens: [String(highest.token), String(grant.token)],
       message:
-        `${grant.holder} was granted ${grant.key} by ${grant.cluster ?? 'the log'} at ${grant.grantedAtMs} ms with token ${describeToken(grant.token)}, ` +
-        `not above ${describeToken(highest.token)}, granted to ${highest.holder} on ${highest.key} by ${highest.cluster ?? 'the log'} at ${highest.grantedAtMs} ms (ADR-02/03)`,
+        `${grant.holder} was granted ${grant.key} by ${grant.cluster ?? 'the log'} at ${formatMs(grant.grantedAtMs)} with token ${describeToken(grant.token)}, ` +
+        `not above ${describeToken(highest.token)}, granted to ${highest.holder} on ${highest.key} by ${highest.cluster ?? 'the log'} at ${formatMs(highest.grantedAtMs)} (ADR-02/03)`,
     });
   }
   const checked = `${after.length} grants after against the highest of ${before.length} before (${highest === undefined ? 'none' : describeToken(highest.token)})`;
@@ -54,7 +55,7 @@ export function crossClusterExclusion(name: string, grants: readonly GrantRecord
         if (first.cluster === second.cluster) continue; // the exclusion checker orders those by revision
         const [earlier, later] = first.grantedAtMs <= second.grantedAtMs ? [first, second] : [second, first];
         if ((earlier.endedAtMs ?? Number.POSITIVE_INFINITY) <= later.grantedAtMs) continue;
-        const until = earlier.endedAtMs === undefined ? 'the end of the run' : `${earlier.endedAtMs} ms`;
+        const until = earlier.endedAtMs === undefined ? 'the end of the run' : `${formatMs(earlier.endedAtMs)}`;
         found.push({
           kind: 'cross-cluster-overlap',
           key,
@@ -62,8 +63,8 @@ export function crossClusterExclusion(name: string, grants: readonly GrantRecord
           keys: [key, key],
           tokens: [String(earlier.token), String(later.token)],
           message:
-            `key ${key}: ${earlier.holder} held it on ${earlier.cluster ?? '?'} from ${earlier.grantedAtMs} ms until ${until}, ` +
-            `but ${later.cluster ?? '?'} granted it to ${later.holder} at ${later.grantedAtMs} ms: two shards held one key at once (ADR-09)`,
+            `key ${key}: ${earlier.holder} held it on ${earlier.cluster ?? '?'} from ${formatMs(earlier.grantedAtMs)} until ${until}, ` +
+            `but ${later.cluster ?? '?'} granted it to ${later.holder} at ${formatMs(later.grantedAtMs)}: two shards held one key at once (ADR-09)`,
         });
       }
     }

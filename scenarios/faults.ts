@@ -7,8 +7,10 @@
 // a lock service targets, as Jepsen's aims at a primary). A fault that does not apply when it fires (resume a process
 // that is not paused, restart one that is running, no holder) is skipped and logged, so any subset of a
 // schedule is a valid schedule: the explorer shrinks by removing.
+import { formatMs } from '../core/numbers.js';
 import { EPOCH_KEY, parseEpochRecord } from '../core/arbiter/records.js';
 import type { EtcdSnapshot } from '../sim/cluster/snapshot.js';
+import type { SimProcess } from '../sim/process/process.js';
 import type { World } from '../sim/world/world.js';
 
 /** The two operators of an `advance-epoch` fault (ADR-03: two different people approve). */
@@ -81,11 +83,11 @@ export function scheduleFaults(world: World, faults: readonly Fault[], options: 
   for (const fault of [...faults].sort((a, b) => a.atMs - b.atMs)) {
     world.kernel.schedule(startMs + fault.atMs, () => {
       const later: Log = (what) => {
-        applied.push(`${fault.atMs} ms: ${what} (at ${Math.round(world.kernel.now() - startMs)} ms)`);
+        applied.push(`${formatMs(fault.atMs)}: ${what} (at ${formatMs(Math.round(world.kernel.now() - startMs))})`);
         world.kernel.trace.record('fault', { kind: fault.kind, description: what });
       };
       const description = fault.kind === 'restore' ? restore(world, fault, backups.get(fault)) : applyFault(world, fault, heals, later, holding);
-      applied.push(`${fault.atMs} ms: ${description}`);
+      applied.push(`${formatMs(fault.atMs)}: ${description}`);
       world.kernel.trace.record('fault', { kind: fault.kind, description });
     });
   }
@@ -107,7 +109,7 @@ function applyFault(world: World, fault: Exclude<Fault, { kind: 'restore' }>, he
       return `heal ${fault.id}`;
     case 'slow-link':
       heals.set(fault.id, slow(world, fault.from.map(resolve), fault.to.map(resolve), fault.extraDelayMs, fault.oneWay === true));
-      return `slow link ${fault.id}: ${fault.from.map(resolve).join(',')} ${fault.oneWay === true ? '->' : '<->'} ${fault.to.map(resolve).join(',')} +${fault.extraDelayMs} ms`;
+      return `slow link ${fault.id}: ${fault.from.map(resolve).join(',')} ${fault.oneWay === true ? '->' : '<->'} ${fault.to.map(resolve).join(',')} +${formatMs(fault.extraDelayMs)}`;
     case 'advance-epoch':
       return advanceEpochFault(world, fault.via, later);
     default:
@@ -115,13 +117,15 @@ function applyFault(world: World, fault: Exclude<Fault, { kind: 'restore' }>, he
   }
   const target = resolve(fault.target);
   if (target === '') return `skip: ${fault.kind} ${fault.target} (nobody holds that role now)`;
-  const process = world.process(target);
+  // The schedule was checked against every process of the run (fault-schedule.ts); one may not exist yet (a new shard's clients).
+  const process = processNamed(world, target);
+  if (process === undefined) return `skip: ${fault.kind} ${target} (no such process at this time)`;
   switch (fault.kind) {
     case 'pause':
       if (process.state !== 'running') return `skip: pause ${target} (it is ${process.state})`;
       process.pause();
       if (fault.forMs !== undefined) world.kernel.scheduleAfter(fault.forMs, () => later(process.state === 'paused' ? (process.resume(), `resume ${target}`) : `skip: resume ${target} (it is ${process.state})`));
-      return `pause ${target}${fault.target === target ? '' : ` (${fault.target})`}${fault.forMs === undefined ? '' : ` for ${fault.forMs} ms`}`;
+      return `pause ${target}${fault.target === target ? '' : ` (${fault.target})`}${fault.forMs === undefined ? '' : ` for ${formatMs(fault.forMs)}`}`;
     case 'resume':
       if (process.state !== 'paused') return `skip: resume ${target} (it is ${process.state})`;
       process.resume();
@@ -136,13 +140,13 @@ function applyFault(world: World, fault: Exclude<Fault, { kind: 'restore' }>, he
       return `restart ${target}`;
     case 'stall-disk':
       world.cluster.stallDisk(target, world.kernel.now() + fault.durationMs);
-      return `stall the disk of ${target} for ${fault.durationMs} ms`;
+      return `stall the disk of ${target} for ${formatMs(fault.durationMs)}`;
     case 'clock-drift':
       process.setDriftPpm(fault.ppm);
       return `${target}'s clock drifts ${fault.ppm} ppm`;
     case 'clock-step':
       process.stepClock(fault.deltaMs);
-      return `${target}'s clock steps ${fault.deltaMs} ms`;
+      return `${target}'s clock steps ${formatMs(fault.deltaMs)}`;
     case 'brownout':
       return brownout(world, fault, target, later, holding);
   }
@@ -172,7 +176,7 @@ function brownout(world: World, fault: Extract<Fault, { kind: 'brownout' }>, tar
       return;
     }
     process.pause();
-    later(`freeze ${target} for ${fault.freezeForMs} ms${client === undefined ? '' : holds ? ' (holding a lock)' : ' (holding nothing)'}`);
+    later(`freeze ${target} for ${formatMs(fault.freezeForMs)}${client === undefined ? '' : holds ? ' (holding a lock)' : ' (holding nothing)'}`);
     world.kernel.scheduleAfter(fault.freezeForMs, () => {
       later(process.state === 'paused' ? (process.resume(), `wake ${target}`) : `skip: wake ${target} (it is ${process.state})`);
       world.kernel.scheduleAfter(fault.recoverMs, () => {
@@ -182,7 +186,7 @@ function brownout(world: World, fault: Extract<Fault, { kind: 'brownout' }>, tar
     });
   };
   world.kernel.scheduleAfter(fault.freezeAfterMs, () => freeze(0));
-  return `brownout of ${target}${fault.target === target ? '' : ` (${fault.target})`}: links to ${peers.join(',')} +${fault.extraDelayMs} ms`;
+  return `brownout of ${target}${fault.target === target ? '' : ` (${fault.target})`}: links to ${peers.join(',')} +${formatMs(fault.extraDelayMs)}`;
 }
 
 /** A snapshot from a member that answers (not paused, not down): the leader if it does. */
@@ -194,15 +198,15 @@ function backup(world: World): Backup | undefined {
 }
 
 function restore(world: World, fault: Extract<Fault, { kind: 'restore' }>, backup: Backup | undefined): string {
-  if (backup === undefined) return `skip: restore (no member was running to take the snapshot at ${fault.snapshotAtMs} ms)`;
+  if (backup === undefined) return `skip: restore (no member was running to take the snapshot at ${formatMs(fault.snapshotAtMs)})`;
   const { snapshot } = backup;
   if (fault.ifEpochUnchanged === true) {
     const current = Math.max(-1, ...world.cluster.members.map(epochOf));
-    if (current !== backup.epoch) return `skip: restore (the backup of ${fault.snapshotAtMs} ms is of epoch ${backup.epoch}, the log is at ${current < 0 ? 'an unknown epoch' : `epoch ${current}`})`;
+    if (current !== backup.epoch) return `skip: restore (the backup of ${formatMs(fault.snapshotAtMs)} is of epoch ${backup.epoch}, the log is at ${current < 0 ? 'an unknown epoch' : `epoch ${current}`})`;
   }
   const arbiters = fault.arbiters ?? 'reconnect';
   world.restoreCluster({ snapshot, clusterToken: fault.clusterToken, arbiters });
-  return `restore the cluster from the snapshot of ${fault.snapshotAtMs} ms (revision ${snapshot.revision}) with cluster token ${fault.clusterToken}, arbiters ${arbiters === 'restart' ? 'stopped and started again' : 'reconnected'}`;
+  return `restore the cluster from the snapshot of ${formatMs(fault.snapshotAtMs)} (revision ${snapshot.revision}) with cluster token ${fault.clusterToken}, arbiters ${arbiters === 'restart' ? 'stopped and started again' : 'reconnected'}`;
 }
 
 /** The epoch in a member's applied state (-1 when it has none: down, or not started). */
@@ -238,6 +242,12 @@ function resolveTarget(world: World, target: string, holding: (client: string) =
     return world.cluster.members.find((m) => m.name !== leader)?.name ?? target;
   }
   return target;
+}
+
+/** The world's process of that name, if it has one now. */
+function processNamed(world: World, name: string): SimProcess | undefined {
+  const processes = [...world.clients.map((c) => c.process), ...world.arbiters.map((a) => a.process), ...world.clusters.flatMap((c) => c.cluster.members.map((m) => m.process)), ...world.resources.map((r) => r.process)];
+  return processes.find((p) => p.name === name);
 }
 
 function holdsInLog(world: World, client: string): boolean {

@@ -13,6 +13,7 @@ import { World } from '../sim/world/world.js';
 import { LogTap, inversions, resetWhenArbiterDies } from './contention.js';
 import { DeadlineProbe } from './deadline-probe.js';
 import { type Fault, scheduleFaults } from './faults.js';
+import { horizonOf, settleWithinHorizon } from './horizon.js';
 import { collectHistory } from './history.js';
 import { type LineWaiter, type WaiterPlan, runLineWaiter } from './line-waiter.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
@@ -85,13 +86,16 @@ export const hotKey: Scenario = {
       return run.finally(() => (finished += 1));
     });
     await world.kernel.runUntilCondition(() => finished === nodes.length, { untilMs: startMs + MAX_RUN_MS });
-    const results = await Promise.all(runs);
-    return {
+    const base = () => ({
       world,
       faults,
       appliedFaults,
       history: collectHistory(world, beliefs, probe),
       parameters: { waiters: WAITERS, fairness, arbiterRestart: restart, ttlSeconds: TTL_SECONDS, holdMs: HOLD_MS, arrivalSpacingMs: ARRIVAL_SPACING_MS, waitMs: WAIT_MS, crashAtMs: restart ? CRASH_AT_MS : -1 },
+    });
+    const results = await settleWithinHorizon(world, Promise.all(runs), { horizon: horizonOf(context, startMs), what: () => `${nodes.length - finished} of ${nodes.length} waiters`, partial: base });
+    return {
+      ...base(),
       metrics: lineMetrics(world, tap, results.slice(1), arrivals, startMs),
     };
   },

@@ -5,6 +5,7 @@
 import type { BeliefInterval } from '../core/checkers/index.js';
 import type { ClientNode, World } from '../sim/world/world.js';
 import { type HolderPlan, runHolder } from './holder.js';
+import { allOf, type SettleOptions, settleWithinHorizon } from './horizon.js';
 
 export interface Attempt {
   readonly worker: string;
@@ -64,15 +65,14 @@ export async function runLockLoop(options: LoopOptions): Promise<void> {
 }
 
 /**
- * Runs the world on until every worker has finished (a call in flight may still need its RPC deadline),
- * at most `maxMs` more; the loops' results are the scenario's, so one that never ends is a bug.
+ * Runs the world on until every worker has finished (a call in flight may still need its RPC deadline);
+ * the loops' results are the scenario's, so a run whose workers have not all finished by its horizon
+ * ends there (horizon.ts).
  */
-export async function settleLoops(world: World, loops: readonly Promise<void>[], maxMs: number): Promise<void> {
+export async function settleLoops(world: World, loops: readonly Promise<void>[], options: Omit<SettleOptions, 'what'>): Promise<void> {
   let done = 0;
   for (const loop of loops) void loop.then(() => (done += 1), () => (done += 1));
-  await world.kernel.runUntilCondition(() => done === loops.length, { untilMs: world.kernel.now() + maxMs });
-  if (done < loops.length) throw new Error(`${loops.length - done} of ${loops.length} workers were still running ${maxMs} ms after the run's end`);
-  await Promise.all(loops);
+  await settleWithinHorizon(world, allOf(loops), { ...options, what: () => `${loops.length - done} of ${loops.length} workers` });
 }
 
 /**

@@ -2,9 +2,12 @@
 // artifact's own `replay` (scenarios/runner.ts) and the web workbench, which builds it from fields it
 // has checked (src/web/replay-command.ts) and never copies an artifact's text (issue 18).
 
-/** `lockstep run NAME [--variant V] --seed S`: reruns a variant's own fault schedule; the first variant is the default. */
-export function runCommand(scenario: string, variant: string | undefined, seed: string): string {
-  return `lockstep run ${scenario}${variant === undefined ? '' : ` --variant ${variant}`} --seed ${seed}`;
+/**
+ * `lockstep run NAME [--variant V] --seed S [--faults FILE]`: reruns a variant with its own fault schedule,
+ * or with the schedule in `faultsFile`; the first variant is the default.
+ */
+export function runCommand(scenario: string, variant: string | undefined, seed: string, faultsFile?: string): string {
+  return `lockstep run ${scenario}${variant === undefined ? '' : ` --variant ${variant}`} --seed ${seed}${faultsFile === undefined ? '' : ` --faults ${faultsFile}`}`;
 }
 
 /** `lockstep replay FILE`: reruns a saved artifact, its fault schedule included. */

@@ -26,7 +26,8 @@ import type { ArbiterStatus } from '../core/ports/arbiter-api.js';
 import type { EtcdSnapshot } from '../sim/cluster/snapshot.js';
 import { World } from '../sim/world/world.js';
 import { describeToken, highestGrant, lowestGrant, tokenMetrics, tokensAbove } from './cross-cluster.js';
-import type { Fault } from './faults.js';
+import { horizonOf } from './horizon.js';
+import { type StartedFaults, startFaults } from './two-holders.js';
 import { DeadlineProbe } from './deadline-probe.js';
 import { collectHistory } from './history.js';
 import { type Attempt, fenceRejections, runLockLoop, settleLoops } from './lock-loop.js';
@@ -45,7 +46,6 @@ const APPROVAL_MS = 2_000;
 const STATUS_POLL_MS = 250;
 const STOP_AT_MS = 17_000;
 /** After the run: time for calls still in flight to reach their deadlines (RPC 8 s + a wait). */
-const SETTLE_MS = 20_000;
 const RUN_FOR_MS = 19_000;
 const APPROVERS = ['spiffe://ops/alice', 'spiffe://ops/bob'] as const;
 
@@ -131,6 +131,8 @@ export const restore: Scenario = {
     const resource = world.addResource('orders-db', { fenced: true, writeMs: 10 });
     const workers = identities.map((identity, i) => world.addClient(`worker-${i + 1}`, { identity, arbiter: i % 2, wrapApi: probe.wrapApi }));
     const startMs = world.kernel.now();
+    // A given schedule (replay, `run --faults`, the explorer) runs beside the scenario's own restore or move; it has none of its own.
+    const schedule = startFaults(world, context, []);
     const beliefs: BeliefInterval[] = [];
     const attempts: Attempt[] = [];
     const plan = { className: CLASS.name, ttlSeconds: TTL_SECONDS, waitMs: 2_000, units: 2, prepareMs: 150, gapMs: 50, resource } as const;
@@ -162,9 +164,10 @@ export const restore: Scenario = {
       world.kernel.schedule(startMs + RESTORE_AT_MS, restoreNow);
     }
     await world.runUntil(startMs + RUN_FOR_MS);
-    await settleLoops(world, [...loops, operating], SETTLE_MS);
-    const quietTimes = how.idle ? { snapshotTakenAtMs: Math.round((snapshotAtMs ?? startMs) - startMs), restoredAtMs: Math.round((restoredAtMs ?? startMs) - startMs) } : {};
-    return outcome(world, context, startMs, restoredAtMs ?? startMs + RESTORE_AT_MS, snapshot, operator, attempts, beliefs, how, probe, quietTimes);
+    const quietTimes = (): Record<string, number> => (how.idle ? { snapshotTakenAtMs: Math.round((snapshotAtMs ?? startMs) - startMs), restoredAtMs: Math.round((restoredAtMs ?? startMs) - startMs) } : {});
+    const finished = (): ScenarioOutcome => outcome(world, schedule, startMs, restoredAtMs ?? startMs + RESTORE_AT_MS, snapshot, operator, attempts, beliefs, how, probe, quietTimes());
+    await settleLoops(world, [...loops, operating], { horizon: horizonOf(context, startMs), partial: finished });
+    return finished();
   },
 };
 
@@ -242,7 +245,7 @@ async function runOperator(world: World, untilMs: number, log: OperatorLog): Pro
   }
 }
 
-function outcome(world: World, context: ScenarioContext, startMs: number, restoreAtMs: number, snapshot: EtcdSnapshot | undefined, operator: OperatorLog, attempts: readonly Attempt[], beliefs: readonly BeliefInterval[], how: Restore, probe: DeadlineProbe, quietTimes: Readonly<Record<string, number>>): ScenarioOutcome {
+function outcome(world: World, schedule: StartedFaults, startMs: number, restoreAtMs: number, snapshot: EtcdSnapshot | undefined, operator: OperatorLog, attempts: readonly Attempt[], beliefs: readonly BeliefInterval[], how: Restore, probe: DeadlineProbe, quietTimes: Readonly<Record<string, number>>): ScenarioOutcome {
   const [original, restored] = world.clusters;
   const before = original?.log.grants ?? [];
   const after = restored?.log.grants ?? [];
@@ -255,11 +258,10 @@ function outcome(world: World, context: ScenarioContext, startMs: number, restor
   // Tokens holders received from the restored log (a token value may also have been granted before it).
   const handedOut = new Set(attempts.flatMap((a) => (a.token === undefined || (a.grantedAtMs ?? 0) < restoreAtMs ? [] : [`${a.key}|${a.token}`])));
   const check = tokensAbove('restore-token-order', before, after);
-  const faults: readonly Fault[] = context.faults ?? [];
   return {
     world,
-    faults,
-    appliedFaults: [],
+    faults: schedule.faults,
+    appliedFaults: schedule.appliedFaults,
     history: collectHistory(world, beliefs, probe, world.grants),
     checks: [check],
     parameters: {

@@ -3,8 +3,9 @@
 // exact command that replays it. The artifact is plain JSON (bigints as decimal strings).
 import { type CheckResult, checkRun } from '../core/checkers/index.js';
 import type { Fault } from './faults.js';
+import { DEFAULT_HORIZON_MS, HorizonReached } from './horizon.js';
 import { replayFileCommand, runCommand } from './replay-command.js';
-import { type Expectation, type Scenario, variantOf } from './scenario.js';
+import { type Expectation, type Scenario, type ScenarioOutcome, variantOf } from './scenario.js';
 import { type RunTimeline, TimelineCapture } from './timeline-capture.js';
 
 export const ARTIFACT_FORMAT = 'lockstep.run/1';
@@ -47,20 +48,37 @@ export interface RunOptions {
   readonly artifactPath?: string;
   /** Capture the timeline's trace records into the artifact (true: up to the default bound). The trace hash is the same either way. */
   readonly timeline?: boolean | { readonly maxRecords: number };
+  /** Simulated ms after the workload starts by which the run ends (horizon.ts); default DEFAULT_HORIZON_MS. */
+  readonly horizonMs?: number;
 }
+
+/** The check a run that did not finish by its horizon fails (the scenario's checks of a finished run are not available). */
+export const HORIZON_CHECK = 'horizon';
 
 export async function runScenario(scenario: Scenario, variantName: string | undefined, seed: string, options: RunOptions): Promise<RunArtifact> {
   const variant = variantOf(scenario, variantName);
   const capture = options.timeline === undefined || options.timeline === false ? undefined : new TimelineCapture(options.timeline === true ? undefined : options.timeline.maxRecords);
-  const outcome = await scenario.run({
-    seed,
-    variant,
-    yieldToHost: options.yieldToHost,
-    ...(options.faults === undefined ? {} : { faults: options.faults }),
-    ...(capture === undefined ? {} : { trace: { listener: capture.listener } }),
-  });
+  const horizonMs = options.horizonMs ?? DEFAULT_HORIZON_MS;
+  let outcome: ScenarioOutcome;
+  let unfinished: HorizonReached | undefined;
+  try {
+    outcome = await scenario.run({
+      seed,
+      variant,
+      yieldToHost: options.yieldToHost,
+      horizonMs,
+      ...(options.faults === undefined ? {} : { faults: options.faults }),
+      ...(capture === undefined ? {} : { trace: { listener: capture.listener } }),
+    });
+  } catch (error) {
+    if (!(error instanceof HorizonReached)) throw error;
+    // What happened up to the horizon is still checked: a schedule that stops the workload must not hide a violation.
+    unfinished = error;
+    outcome = { ...error.partial, metrics: {} };
+  }
   const checks: ArtifactCheck[] = checkRun(outcome.history, outcome.checkOptions).map((c: CheckResult) => ({ name: c.name, ok: c.ok, detail: c.detail, violations: c.violations }));
   checks.push(...(outcome.checks ?? []));
+  if (unfinished !== undefined) checks.unshift(horizonCheck(unfinished, outcome));
   // Every cluster the world ran (shards, and a restored cluster's predecessor), each named when there are several.
   const clusterViolations = outcome.world.clusters.flatMap((c) => c.cluster.violations.map((v) => (outcome.world.clusters.length === 1 ? v : `${c.name}: ${v}`)));
   checks.push({
@@ -88,5 +106,18 @@ export async function runScenario(scenario: Scenario, variantName: string | unde
     simulatedMs: outcome.world.kernel.now(),
     replay: options.artifactPath !== undefined ? replayFileCommand(options.artifactPath) : runCommand(scenario.name, variant === scenario.variants[0] ? undefined : variant.name, seed),
     ...(capture === undefined ? {} : { timeline: capture.result(outcome.world) }),
+  };
+}
+
+/** The failed check of a run that hit its horizon: what still waited, and which processes were not running then. */
+function horizonCheck(reached: HorizonReached, outcome: ScenarioOutcome): ArtifactCheck {
+  const { world } = outcome;
+  const processes = [...world.clients.map((c) => c.process), ...world.arbiters.map((a) => a.process), ...world.clusters.flatMap((c) => c.cluster.members.map((m) => m.process))];
+  const stopped = processes.filter((p) => p.state !== 'running').map((p) => `${p.name} ${p.state}`);
+  return {
+    name: HORIZON_CHECK,
+    ok: false,
+    detail: `did not finish: ${reached.message}${stopped.length === 0 ? '' : `; not running then: ${stopped.join(', ')}`}. A schedule that never lets the workload finish (a pause with no resume, a crash with no restart) ends here; resume or restart what it stops`,
+    violations: [reached.message],
   };
 }

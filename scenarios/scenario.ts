@@ -42,6 +42,8 @@ export interface ScenarioContext {
   readonly faults?: readonly Fault[];
   /** The kernel's trace options (the timeline capture's listener); every World the scenario builds takes them through worldBasics. */
   readonly trace?: TraceOptions;
+  /** Simulated ms after the workload starts by which the run ends (horizon.ts; default DEFAULT_HORIZON_MS). */
+  readonly horizonMs?: number;
 }
 
 /** What every scenario's World starts from: the seed, the host's yield, and the trace options of the run (runner.ts). */

@@ -20,7 +20,8 @@ import { isLockError } from '../core/lock-error.js';
 import { type ShardMap, homeOf, placementFor } from '../core/shards/shard-map.js';
 import { World, type ArbiterNode, type ClientNode } from '../sim/world/world.js';
 import { crossClusterExclusion, tokenMetrics } from './cross-cluster.js';
-import type { Fault } from './faults.js';
+import { horizonOf } from './horizon.js';
+import { type StartedFaults, startFaults } from './two-holders.js';
 import { DeadlineProbe } from './deadline-probe.js';
 import { collectHistory } from './history.js';
 import { type Attempt, fenceRejections, runLockLoop, settleLoops } from './lock-loop.js';
@@ -35,7 +36,6 @@ const WORKERS = 8;
 const ADD_SHARD_AT_MS = 2_000;
 const STOP_AT_MS = 13_000;
 /** After the run: time for calls still in flight to reach their deadlines (RPC 8 s + a wait). */
-const SETTLE_MS = 20_000;
 const RUN_FOR_MS = 15_000;
 /** The controller's polling of inspect and status; a bound on each wait. */
 const POLL_MS = 100;
@@ -146,6 +146,8 @@ export const shardMove: Scenario = {
     // Before any worker starts, so that the long job's grant is certain (see the header).
     const straddle = steps.straddle ? await Straddle.begin(world, map, arbiters, probe, world.kernel.now() + STOP_AT_MS) : undefined;
     const startMs = world.kernel.now();
+    // A given schedule (replay, `run --faults`, the explorer) runs beside the scenario's own restore or move; it has none of its own.
+    const schedule = startFaults(world, context, []);
     const beliefs: BeliefInterval[] = [];
     const attempts: Attempt[] = [];
     const plan = { className: CLASS.name, ttlSeconds: TTL_SECONDS, waitMs: 1_000, units: 2, prepareMs: 400, gapMs: 100, resource } as const;
@@ -162,8 +164,9 @@ export const shardMove: Scenario = {
       moving = moveRanges(world, map, arbiters, steps, controller, startMs + STOP_AT_MS);
     });
     await world.runUntil(startMs + RUN_FOR_MS);
-    await settleLoops(world, [...loops, moving, ...(straddle === undefined ? [] : [straddle.done])], SETTLE_MS);
-    return outcome(world, context, startMs, before, map.current, controller, attempts, beliefs, probe, straddle);
+    const finished = (): ScenarioOutcome => outcome(world, schedule, startMs, before, map.current, controller, attempts, beliefs, probe, straddle);
+    await settleLoops(world, [...loops, moving, ...(straddle === undefined ? [] : [straddle.done])], { horizon: horizonOf(context, startMs), partial: finished });
+    return finished();
   },
 };
 
@@ -313,7 +316,7 @@ async function advanceAbove(world: World, source: ArbiterNode, destination: Arbi
   }
 }
 
-function outcome(world: World, context: ScenarioContext, startMs: number, before: ShardMap, after: ShardMap, controller: ControllerLog, attempts: readonly Attempt[], beliefs: readonly BeliefInterval[], probe: DeadlineProbe, straddle: Straddle | undefined): ScenarioOutcome {
+function outcome(world: World, schedule: StartedFaults, startMs: number, before: ShardMap, after: ShardMap, controller: ControllerLog, attempts: readonly Attempt[], beliefs: readonly BeliefInterval[], probe: DeadlineProbe, straddle: Straddle | undefined): ScenarioOutcome {
   const grants = world.grants;
   const moved = new Set(controller.ranges.map((r) => r.unit));
   const windows = controller.ranges.map((r) => (r.flippedAtMs ?? Number.NaN) - r.drainedAtMs);
@@ -329,11 +332,10 @@ function outcome(world: World, context: ScenarioContext, startMs: number, before
   // not refused (placement is checked when an acquire arrives), so the drain waits for them too.
   const sourceGrants = (after: (r: MovedRange) => number | undefined): number =>
     controller.ranges.reduce((n, r) => n + grants.filter((g) => g.key === r.unit && g.cluster === r.from && g.grantedAtMs > (after(r) ?? Number.POSITIVE_INFINITY)).length, 0);
-  const faults: readonly Fault[] = context.faults ?? [];
   return {
     world,
-    faults,
-    appliedFaults: [],
+    faults: schedule.faults,
+    appliedFaults: schedule.appliedFaults,
     history: collectHistory(world, beliefs, probe, grants),
     checks: [crossClusterExclusion('cross-shard-exclusion', grants)],
     parameters: {

@@ -18,8 +18,10 @@ import { World } from '../sim/world/world.js';
 import { LogTap } from './contention.js';
 import { DeadlineProbe } from './deadline-probe.js';
 import { collectHistory } from './history.js';
+import { horizonOf, settleWithinHorizon } from './horizon.js';
 import { type LineWaiter, runLineWaiter } from './line-waiter.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
+import { startFaults } from './two-holders.js';
 
 const KEY = 'billing/run-invoices';
 const TTL_SECONDS = 10;
@@ -100,15 +102,20 @@ export const watchLoss: Scenario = {
       }
     };
     const startMs = world.kernel.now();
+    // The scenario's loss is its own switch, not a fault; a given schedule (replay, `run --faults`, the explorer) runs beside it.
+    const schedule = startFaults(world, context, []);
     const driven = drive().finally(() => (finished = true));
     await world.kernel.runUntilCondition(() => finished, { untilMs: startMs + MAX_RUN_MS });
-    await driven;
-    return {
+    const base = () => ({
       world,
-      faults: [],
-      appliedFaults: [],
+      faults: schedule.faults,
+      appliedFaults: schedule.appliedFaults,
       history: collectHistory(world, beliefs, probe),
       parameters: { rounds: ROUNDS, lossFromRound: LOSS_FROM_ROUND + 1, loss: compacting ? 'compaction past the watch start' : 'watch events dropped', holderHoldMs: HOLDER_HOLD_MS, pollIntervalMs: POLL_INTERVAL_MS, ttlSeconds: TTL_SECONDS },
+    });
+    await settleWithinHorizon(world, driven, { horizon: horizonOf(context, startMs), what: () => `the holder and the waiter (round ${rounds.length + 1} of ${ROUNDS})`, partial: base });
+    return {
+      ...base(),
       metrics: roundMetrics(rounds, results, tap),
     };
   },

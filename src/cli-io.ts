@@ -22,4 +22,9 @@ export const ExitCode = {
   fenced: 4,
   /** The lock service refused: sealed, unavailable, denied. */
   refused: 5,
+  /**
+   * An unexpected error: a bug in lockstep, or the system refusing an operation (a file that could not be
+   * written, a disk full). Never 1, which says a check failed. sysexits.h's EX_SOFTWARE.
+   */
+  internal: 70,
 } as const;

@@ -16,4 +16,10 @@ describe('parseDuration', () => {
   it.each(['', 'soon', '-1s', '10 days', '1d'])('refuses %j, naming the flag and the form', (text) => {
     expect(() => parseDuration(text, '--wait')).toThrow(/--wait .* is not a duration; write it like 500ms/);
   });
+
+  it('states a limit in the flag\'s words', () => {
+    const limit = { maxMs: 600_000, why: 'the longest wait in line the arbiter allows' };
+    expect(parseDuration('10m', '--wait', limit)).toBe(600_000);
+    expect(() => parseDuration('99999h', '--wait', limit)).toThrow('--wait "99999h" is longer than 10m, the longest wait in line the arbiter allows; give at most 10m');
+  });
 });

@@ -1,48 +1,56 @@
 // Reading policy documents (LockClass, PauseTestResult, LockGrant) from files, for every command that
-// takes them. Parsing and rules live in core/classes; this is only the file system side.
-import { readFile } from 'node:fs/promises';
+// takes them. Parsing and rules live in core/classes; this is only the file system side, and its limits:
+// a file of at most MAX_POLICY_FILE_BYTES, at most MAX_POLICY_DOCUMENTS documents in all (README,
+// docs/lock-classes.md). A class is a few hundred bytes, so both are far above any real class repository.
 import { type SourcedDocument, isDocumentSyntaxError, parseDocuments } from '../core/classes/index.js';
 import type { CliIo } from './cli-io.js';
+import { InputFileError, MIB, readInputFile } from './files/read-input.js';
+import { oneLine } from './terminal-text.js';
 
-/** Input that could not be read at all: a missing file, or text that is not YAML. */
+export const MAX_POLICY_FILE_BYTES = MIB;
+export const MAX_POLICY_DOCUMENTS = 10_000;
+
+/** Input that could not be read at all: a missing file, text that is not YAML, too much of it. */
 export type Unreadable = { file: string; line?: number; column?: number; message: string };
 
-export async function readDocumentFiles(files: readonly string[], io: CliIo): Promise<{ documents: SourcedDocument[]; unreadable: Unreadable[] }> {
+const POLICY_FILE = { what: 'a YAML file of LockClass, PauseTestResult or LockGrant documents', maxBytes: MAX_POLICY_FILE_BYTES, directoryFix: 'pass the YAML files in it, e.g. dir/*.yaml' };
+
+/** Every problem is returned (none printed): a command lists them and judges nothing from a partial read. `_io` is unused. */
+export async function readDocumentFiles(files: readonly string[], _io?: CliIo): Promise<{ documents: SourcedDocument[]; unreadable: Unreadable[] }> {
   const documents: SourcedDocument[] = [];
   const unreadable: Unreadable[] = [];
   for (const file of files) {
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      text = await readInputFile(file, POLICY_FILE);
     } catch (error) {
-      unreadable.push({ file, message: `cannot read the file: ${describeFsError(error)}` });
+      if (!(error instanceof InputFileError)) throw error;
+      unreadable.push({ file, message: error.reason });
       continue;
     }
+    let parsed: SourcedDocument[];
     try {
-      const parsed = parseDocuments(text, file).documents;
-      if (parsed.length === 0) io.err(`${file}: note: no documents in this file`);
-      documents.push(...parsed);
+      parsed = parseDocuments(text, file).documents;
     } catch (error) {
       if (!isDocumentSyntaxError(error)) throw error;
       unreadable.push({ file, line: error.line, column: error.column, message: `not readable YAML: ${error.reason}` });
+      continue;
     }
+    if (parsed.length === 0) unreadable.push({ file, message: 'has no documents; an empty or truncated file is not a policy (give LockClass, PauseTestResult or LockGrant documents)' });
+    if (documents.length + parsed.length > MAX_POLICY_DOCUMENTS) {
+      unreadable.push({ file, message: `brings the documents to ${documents.length + parsed.length}, above the limit of ${MAX_POLICY_DOCUMENTS} in one check; check fewer files at a time` });
+      break;
+    }
+    for (const document of parsed) documents.push(document);
   }
   return { documents, unreadable };
 }
 
 export function formatUnreadable(entry: Unreadable): string {
   const where = entry.line === undefined ? entry.file : `${entry.file}:${entry.line}:${entry.column ?? 1}`;
-  return `${where}: ${entry.message}`;
+  return oneLine(`${where}: ${entry.message}`);
 }
 
 export function todayUtc(): string {
   return new Date().toISOString().slice(0, 10);
-}
-
-function describeFsError(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (code === 'ENOENT') return 'no such file; check the path';
-  if (code === 'EISDIR') return 'it is a directory; pass the YAML files in it, e.g. dir/*.yaml';
-  if (code === 'EACCES') return 'permission denied';
-  return error instanceof Error ? error.message : String(error);
 }

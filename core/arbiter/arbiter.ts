@@ -55,7 +55,7 @@ export interface ArbiterOptions {
 }
 
 const DEFAULT_POLL_INTERVAL_MS = 1000;
-const DEFAULT_MAX_WAIT_MS = 10 * 60 * 1000;
+export const DEFAULT_MAX_WAIT_MS = 10 * 60 * 1000;
 
 export class Arbiter implements ArbiterApi {
   private readonly guard: SealGuard;

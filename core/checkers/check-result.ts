@@ -1,5 +1,6 @@
 // What every checker returns, so a run artifact (ARCHITECTURE.md, scenarios/) can list them alike.
 // Plain JSON data: tokens and revisions are decimal strings here, never bigints.
+import { formatMs } from '../numbers.js';
 
 export type CheckerName = 'exclusion' | 'token-order' | 'belief' | 'fence' | 'deadline' | 'linearizability';
 
@@ -79,9 +80,9 @@ export function checkResult(name: CheckerName, found: readonly Violation[], chec
   return { name, ok: false, verdict: 'violated', detail, violations: shown };
 }
 
-/** `12345 ms`: true time for messages (no locale: core/ output is the same everywhere). */
+/** `12345.7 ms`: true time for messages, through the one number formatter (core/numbers.ts; no locale: core/ output is the same everywhere). */
 export function ms(value: number): string {
-  return `${value} ms`;
+  return formatMs(value);
 }
 
 export function plural(count: number, one: string, many = `${one}s`): string {

@@ -2,7 +2,7 @@
 // expiry, force-release, epoch advance) at or before the revision that grants the next one. An end and
 // a grant in one txn share a revision and are a handover, not an overlap. Revisions order the log of
 // one cluster, so grants are compared per (cluster, key).
-import { type CheckResult, type Violation, checkResult, involvedIn, plural } from './check-result.js';
+import { type CheckResult, type Violation, checkResult, involvedIn, ms, plural } from './check-result.js';
 import { type GrantRecord, compareBigints, groupBy, holderLabel } from './run-history.js';
 
 export function checkExclusion(grants: readonly GrantRecord[]): CheckResult {
@@ -31,10 +31,10 @@ function overlap(earlier: GrantRecord, later: GrantRecord): Violation {
   const until =
     earlier.endedAtRevision === undefined
       ? 'still held it when the run ended'
-      : `held it until revision ${earlier.endedAtRevision}${earlier.endReason === undefined ? '' : ` (${earlier.endReason})`}${earlier.endedAtMs === undefined ? '' : ` at ${earlier.endedAtMs} ms`}`;
+      : `held it until revision ${earlier.endedAtRevision}${earlier.endReason === undefined ? '' : ` (${earlier.endReason})`}${earlier.endedAtMs === undefined ? '' : ` at ${ms(earlier.endedAtMs)}`}`;
   const message =
-    `key ${earlier.key}: holds overlap in the log: ${holderLabel(earlier)} was granted at revision ${earlier.revision} (${earlier.grantedAtMs} ms) and ${until}, ` +
-    `but ${holderLabel(later)} was granted at revision ${later.revision} (${later.grantedAtMs} ms)`;
+    `key ${earlier.key}: holds overlap in the log: ${holderLabel(earlier)} was granted at revision ${earlier.revision} (${ms(earlier.grantedAtMs)}) and ${until}, ` +
+    `but ${holderLabel(later)} was granted at revision ${later.revision} (${ms(later.grantedAtMs)})`;
   const revisions = [earlier.revision, ...(earlier.endedAtRevision === undefined ? [] : [earlier.endedAtRevision]), later.revision].map(String);
   return {
     kind: 'overlap',

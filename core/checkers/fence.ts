@@ -10,7 +10,7 @@
 // fence rule would have refused: a stale holder writing once, after the holder that followed it wrote,
 // overwrites a newer write without interleaving spans (the pause test's lost update, ADR-17).
 import { fenceAccepts } from '../fence/index.js';
-import { type CheckResult, type Violation, checkResult, involvedIn, plural } from './check-result.js';
+import { type CheckResult, type Violation, checkResult, involvedIn, ms, plural } from './check-result.js';
 import { type ResourceSpec, type ResourceWrite, compareBigints, groupBy, holderLabel } from './run-history.js';
 
 export function checkFence(writes: readonly ResourceWrite[], resources: readonly ResourceSpec[]): CheckResult {
@@ -48,8 +48,8 @@ function refusedByRule(writes: readonly ResourceWrite[]): Array<{ readonly write
 function belowMark(writes: readonly ResourceWrite[]): Violation[] {
   return refusedByRule(writes).map(({ write, mark }) => {
     const message =
-      `key ${write.key}: fenced resource ${write.resource} accepted token ${write.token} from ${write.holder} at ${write.atMs} ms, below its high-water mark ${mark.token} ` +
-      `(set by ${holderLabel(mark)} at ${mark.atMs} ms); a fence accepts only tokens at or above its mark (ADR-16)`;
+      `key ${write.key}: fenced resource ${write.resource} accepted token ${write.token} from ${write.holder} at ${ms(write.atMs)}, below its high-water mark ${mark.token} ` +
+      `(set by ${holderLabel(mark)} at ${ms(mark.atMs)}); a fence accepts only tokens at or above its mark (ADR-16)`;
     return { kind: 'fence-accepted-below-mark', key: write.key, message, involved: [involvedIn(mark), involvedIn(write)], atMs: write.atMs, resource: write.resource };
   });
 }
@@ -57,8 +57,8 @@ function belowMark(writes: readonly ResourceWrite[]): Violation[] {
 function staleAccepted(writes: readonly ResourceWrite[]): Violation[] {
   return refusedByRule(writes).map(({ write, mark }) => {
     const message =
-      `key ${write.key}: unfenced resource ${write.resource} took writes from two holders at once: a stale write, token ${write.token} from ${write.holder} at ${write.atMs} ms, ` +
-      `after ${holderLabel(mark)} had written at ${mark.atMs} ms, overwrote the newer holder's write; a fence would have refused it (ADR-16, ADR-01)`;
+      `key ${write.key}: unfenced resource ${write.resource} took writes from two holders at once: a stale write, token ${write.token} from ${write.holder} at ${ms(write.atMs)}, ` +
+      `after ${holderLabel(mark)} had written at ${ms(mark.atMs)}, overwrote the newer holder's write; a fence would have refused it (ADR-16, ADR-01)`;
     return { kind: 'unfenced-stale-write', key: write.key, message, involved: [involvedIn(mark), involvedIn(write)], atMs: write.atMs, resource: write.resource };
   });
 }
@@ -74,8 +74,8 @@ function interleaved(writes: readonly ResourceWrite[]): Violation[] {
       if (later.startMs > span.endMs) break;
       if (!shareAMoment(span, later)) continue;
       const message =
-        `key ${first.key}: unfenced resource ${first.resource} took writes from two holders at once: ${holderLabel(span)} wrote from ${span.startMs} ms to ${span.endMs} ms ` +
-        `(${plural(span.writes, 'write')}) and ${holderLabel(later)} from ${later.startMs} ms to ${later.endMs} ms (${plural(later.writes, 'write')}) (ADR-01)`;
+        `key ${first.key}: unfenced resource ${first.resource} took writes from two holders at once: ${holderLabel(span)} wrote from ${ms(span.startMs)} to ${ms(span.endMs)} ` +
+        `(${plural(span.writes, 'write')}) and ${holderLabel(later)} from ${ms(later.startMs)} to ${ms(later.endMs)} (${plural(later.writes, 'write')}) (ADR-01)`;
       found.push({ kind: 'unfenced-overlap', key: first.key, message, involved: [involvedIn(span), involvedIn(later)], atMs: later.startMs, resource: first.resource });
     }
   });

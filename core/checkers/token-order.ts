@@ -2,7 +2,7 @@
 // knows when each grant was applied, in true time. Revisions belong to one cluster, so the order is
 // checked per cluster; a key that moved between clusters (ADR-09) must also keep increasing, so it is
 // checked per key too. Grants at the same instant have no real-time order between them.
-import { type CheckResult, type Violation, checkResult, involvedIn, plural } from './check-result.js';
+import { type CheckResult, type Violation, checkResult, involvedIn, ms, plural } from './check-result.js';
 import { type GrantRecord, groupBy, holderLabel } from './run-history.js';
 
 type Indexed = { readonly grant: GrantRecord; readonly index: number };
@@ -31,8 +31,8 @@ function reusedTokens(group: readonly Indexed[], reported: Set<string>): Violati
     reported.add(pairKey(earlier, entry));
     const { grant } = entry;
     const message =
-      `token ${grant.token} was granted twice${clusterText(grant)}: to ${holderLabel(earlier.grant)} on key ${earlier.grant.key} at ${earlier.grant.grantedAtMs} ms ` +
-      `and to ${holderLabel(grant)} on key ${grant.key} at ${grant.grantedAtMs} ms; a token is never reused (ADR-02)`;
+      `token ${grant.token} was granted twice${clusterText(grant)}: to ${holderLabel(earlier.grant)} on key ${earlier.grant.key} at ${ms(earlier.grant.grantedAtMs)} ` +
+      `and to ${holderLabel(grant)} on key ${grant.key} at ${ms(grant.grantedAtMs)}; a token is never reused (ADR-02)`;
     found.push(violation('token-reused', earlier.grant, grant, message));
   }
   return found;
@@ -62,8 +62,8 @@ function backwards(group: readonly Indexed[], reported: Set<string>): Violation[
 
 function tokenWentBack(earlier: GrantRecord, later: GrantRecord): Violation {
   const message =
-    `key ${later.key}: tokens went backwards in real time${clusterText(later)}: ${holderLabel(earlier)} was granted key ${earlier.key} at ${earlier.grantedAtMs} ms, ` +
-    `then ${holderLabel(later)} was granted key ${later.key} at ${later.grantedAtMs} ms; tokens strictly increase (ADR-02)`;
+    `key ${later.key}: tokens went backwards in real time${clusterText(later)}: ${holderLabel(earlier)} was granted key ${earlier.key} at ${ms(earlier.grantedAtMs)}, ` +
+    `then ${holderLabel(later)} was granted key ${later.key} at ${ms(later.grantedAtMs)}; tokens strictly increase (ADR-02)`;
   return violation('token-not-increasing', earlier, later, message);
 }
 

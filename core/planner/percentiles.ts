@@ -35,9 +35,3 @@ function nearestRank(sorted: readonly number[], q: number): number {
   const rank = Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length)));
   return sorted[rank - 1]!;
 }
-
-export function roundTo(value: number, digits: number): number {
-  if (!Number.isFinite(value)) return value;
-  const scale = 10 ** digits;
-  return Math.round(value * scale) / scale;
-}

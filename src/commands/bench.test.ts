@@ -36,7 +36,7 @@ describe('lockstep bench: bad flags exit 2, name the flag and the fix', () => {
     [['--local', '1', '--concurrency', '0'], /from 1 to 1024/],
     [['--local', '1', '--sessions', '-3'], /--sessions "-3"/],
     [['--local', '1', '--json', '--md'], /--json and --md exclude each other/],
-    [['--local', '1', '--out', '/no/such/dir/report.json'], /--out \/no\/such\/dir\/report.json: the directory \/no\/such\/dir does not exist/],
+    [['--local', '1', '--out', '/no/such/dir/report.json'], /--out \/no\/such\/dir\/report.json: its directory \/no\/such\/dir does not exist/],
     [['--local', '1', '--nope'], /unknown option '--nope'/],
   ])('%j', async (args, message) => {
     const io = capture();

@@ -3,11 +3,12 @@
 // hardware (bench/), with raw etcd as the limit and the etcd3 package's Lock as the peer, in one run.
 import type { Command } from 'commander';
 import { BenchInterrupted, type BenchTarget, runBench } from '../../bench/run-bench.js';
-import { checkWritableTarget, writeFileAtomically } from '../../bench/atomic-write.js';
 import { formatMarkdown, formatText } from '../../bench/format.js';
 import type { BenchReport } from '../../bench/report.js';
 import { type CliIo, ExitCode, processIo } from '../cli-io.js';
 import { parseDuration } from '../duration.js';
+import { writeFileAtomically } from '../files/atomic-write.js';
+import { outputFileProblem } from '../files/output-path.js';
 
 interface BenchFlags {
   endpoints?: string;
@@ -113,9 +114,9 @@ async function runBenchCommand(flags: BenchFlags, io: CliIo): Promise<number> {
     return ExitCode.badInput;
   }
   for (const [flag, path] of [['--out', settings.out], ['--profile', settings.profile]] as const) {
-    const problem = path === undefined ? undefined : await checkWritableTarget(path);
+    const problem = path === undefined ? undefined : await outputFileProblem(path);
     if (problem !== undefined) {
-      io.err(`lockstep bench: ${flag} ${path}: ${problem}; create it or choose another path`);
+      io.err(`lockstep bench: ${flag} ${path}: ${problem}`);
       return ExitCode.badInput;
     }
   }
@@ -152,8 +153,7 @@ async function runBenchCommand(flags: BenchFlags, io: CliIo): Promise<number> {
       io.err(`lockstep bench: ${error.message}`);
       return INTERRUPTED_EXIT_CODE;
     }
-    io.err(`lockstep bench: ${error instanceof Error ? error.message : String(error)}`);
-    return ExitCode.failed;
+    throw error; // the CLI's error boundary: one line, exit 70 (src/cli.ts)
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

@@ -95,9 +95,9 @@ describe('lockstep check: input', () => {
     expect(result.err.at(-1)).toBe('... and 5 more problems');
   });
 
-  it('counts a history with nothing in it as linearizable', async () => {
+  it('refuses a history with nothing in it: a truncated file must not pass a gate', async () => {
     const result = await run('check', scratchFile('empty.jsonl', []), '--model', 'lock');
-    expect(result).toMatchObject({ code: 0, out: [expect.stringMatching(/^ok: linearizable: 0 operations on 0 keys/)] });
+    expect(result).toMatchObject({ code: 2, out: [], err: [expect.stringMatching(/empty\.jsonl: has no events; a history is one JSON event a line/)] });
   });
 
   it.each([

@@ -2,7 +2,6 @@
 // checks an external history for linearizability (ADR-23). The file is read and split into JSON lines
 // here, keeping line numbers; the event shape, the models and the search live in core/checkers.
 // docs/history-format.md describes the format and the exit codes.
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
   DEFAULT_STEPS_PER_KEY,
@@ -21,6 +20,8 @@ import {
   readHistoryEvent,
 } from '../../core/checkers/index.js';
 import type { CliIo } from '../cli-io.js';
+import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
+import { oneLine } from '../terminal-text.js';
 
 export type CheckCommandOptions = { model: string; resource?: string; budget?: string; json?: boolean };
 
@@ -28,6 +29,9 @@ export type CheckCommandOptions = { model: string; resource?: string; budget?: s
 export const CheckExit = { ok: 0, violation: 1, badInput: 2, unknown: 3 } as const;
 const PROBLEMS_SHOWN = 20;
 const MAX_BUDGET = 1_000_000_000;
+/** A history of millions of events fits; a V8 string cannot hold much more than 512 MiB at all. */
+export const MAX_HISTORY_BYTES = 256 * MIB;
+const HISTORY_FILE = { what: 'a JSON Lines history, one event a line (docs/history-format.md)', maxBytes: MAX_HISTORY_BYTES, directoryFix: 'pass a .jsonl file' };
 
 export function registerCheckCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   program
@@ -50,12 +54,15 @@ export async function runCheck(file: string, options: CheckCommandOptions, io: C
   if (typeof setup === 'string') return badInput(io, options, file, [], `lockstep check: ${setup}`);
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readInputFile(file, HISTORY_FILE);
   } catch (error) {
-    return badInput(io, options, file, [], `${file}: cannot read the file: ${describeFsError(error)}`);
+    if (!(error instanceof InputFileError)) throw error;
+    return badInput(io, options, file, [], error.message);
   }
   const parsed = parseHistoryText(text);
   if (parsed.problems.length > 0) return badInput(io, options, file, parsed.problems);
+  // A truncated or empty file is not a history that passed: nothing was checked.
+  if (parsed.events.length === 0) return badInput(io, options, file, [], `${file}: has no events; a history is one JSON event a line (docs/history-format.md)`);
   const json = options.json === true;
   if (setup.model === 'kv') return judge(kvModel(), parsed, file, setup.stepsPerKey, json, io);
   return judge(lockModel({ resource: setup.resource }), parsed, file, setup.stepsPerKey, json, io);
@@ -126,7 +133,8 @@ function judge<S, I, O>(model: Model<S, I, O>, parsed: { events: HistoryEvent[];
     };
     io.out(JSON.stringify(report));
   } else {
-    for (const key of illegal) io.out(explainKey(model, key, locate).join('\n'));
+    // Keys and values come from the file: each line of an explanation stays one line.
+    for (const key of illegal) io.out(explainKey(model, key, locate).map(oneLine).join('\n'));
     for (const key of unknown) io.out(`key ${JSON.stringify(key.key)}: unknown: the search spent its budget of ${stepsPerKey} steps on ${key.operations} operations; rerun with a larger --budget`);
     io.out(summary);
   }
@@ -175,19 +183,11 @@ function locateLines(op: Operation<unknown, unknown>, lineOf: (event: number) =>
 
 function badInput(io: CliIo, options: { json?: boolean }, file: string, problems: readonly LineProblem[], message?: string): number {
   const messages = message === undefined ? problems.map((p) => `${file}:${p.line}: ${p.message}`) : [message];
-  for (const text of messages.slice(0, PROBLEMS_SHOWN)) io.err(text);
+  for (const text of messages.slice(0, PROBLEMS_SHOWN)) io.err(oneLine(text));
   if (messages.length > PROBLEMS_SHOWN) io.err(`... and ${messages.length - PROBLEMS_SHOWN} more problems`);
   if (options.json === true) {
     const errors = message === undefined ? problems : [{ line: null, message }];
     io.out(JSON.stringify({ ok: false, verdict: 'bad-input', file, errors }));
   }
   return CheckExit.badInput;
-}
-
-function describeFsError(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (code === 'ENOENT') return 'no such file; check the path';
-  if (code === 'EISDIR') return 'it is a directory; pass a .jsonl file';
-  if (code === 'EACCES') return 'permission denied';
-  return error instanceof Error ? error.message : String(error);
 }

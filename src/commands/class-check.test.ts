@@ -103,7 +103,7 @@ describe('lockstep class check: unreadable input exits 2', () => {
     const result = await run('class', 'check', ...NOW, file, 'missing.yaml', 'examples');
     expect(result.code).toBe(2);
     expect(result.err.map((line) => line.split(':')[0])).toEqual([file, 'missing.yaml', 'examples']);
-    expect(result.err[2]).toMatch(/it is a directory/);
+    expect(result.err[2]).toMatch(/^examples: cannot read the file: it is a directory; pass the YAML files in it/);
   });
 
   it.each([['2026-02-30'], ['30.11.2026'], ['today']])('refuses --now %s', async (now) => {

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { type CheckResult, type Problem, checkDocuments, isCivilDate } from '../../core/classes/index.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
+import { oneLine } from '../terminal-text.js';
 
 export type ClassCheckOptions = { now?: string; json?: boolean };
 
@@ -48,7 +49,8 @@ export async function runClassCheck(files: readonly string[], options: ClassChec
 /** `file:line: namespace/name: field: what is wrong; how to fix` (the line is left out when unknown). */
 export function formatProblem(problem: Problem): string {
   const where = problem.line === undefined ? problem.source : `${problem.source}:${problem.line}`;
-  return `${where}: ${problem.namespace}/${problem.name}: ${problem.field}: ${problem.message}; ${problem.fix}`;
+  // Names, fields and values come from the file: one problem stays one line, whatever they hold.
+  return oneLine(`${where}: ${problem.namespace}/${problem.name}: ${problem.field}: ${problem.message}; ${problem.fix}`);
 }
 
 function summary(result: CheckResult, fileCount: number, documentCount: number, today: string): string {

@@ -5,7 +5,8 @@
 // schedule, saved as a run artifact, and printed with the command that replays it. `--shard i/n` runs every
 // n-th seed from the i-th, so n machines (a Kubernetes Indexed Job) cover the same seeds as one.
 // Exit 0: no run failed; 1: a run failed a check (with --mutant: the explorer caught the mutant); 2: bad input.
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { formatSeconds } from '../../core/numbers.js';
+import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -14,6 +15,9 @@ import { toJson } from '../../scenarios/history.js';
 import { MUTANTS, mutantNamed } from '../../scenarios/mutants.js';
 import type { RunArtifact } from '../../scenarios/runner.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
+import { OperationError } from '../cli-errors.js';
+import { writeFileAtomically } from '../files/atomic-write.js';
+import { outputDirectoryProblem } from '../files/output-path.js';
 import { type PoolResult, runPool } from '../explore/pool.js';
 import { type ProfileSpec, profileOf, profileSpec, watchdog, yieldToHost } from '../explore/profile.js';
 import { Progress, type ProgressSink } from '../explore/progress.js';
@@ -117,7 +121,7 @@ export async function explore(options: ExploreOptions, io: CliIo, progressSink: 
   else {
     const what = summary.mutant === null ? `${plan.spec.scenario} / ${plan.spec.variant}` : `${plan.spec.scenario} with mutant ${summary.mutant}`;
     const outcome = reports.length === 0 ? 'no failure' : `first failure after ${pool.runsToFirstFailure} runs`;
-    io.out(`explore ${what}: ${summary.runs} runs (seeds from ${plan.baseSeed}, shard ${summary.seeds.shard}, ${plan.workers} workers) in ${(wallMs / 1000).toFixed(1)} s: ${outcome}`);
+    io.out(`explore ${what}: ${summary.runs} runs (seeds from ${plan.baseSeed}, shard ${summary.seeds.shard}, ${plan.workers} workers) in ${formatSeconds(wallMs, 1)}: ${outcome}`);
   }
   return reports.length === 0 ? ExitCode.ok : ExitCode.failed;
 }
@@ -133,6 +137,9 @@ async function planOf(options: ExploreOptions): Promise<Plan> {
     if (options.scenario !== 'swarm') throw new RangeError(`--mutant runs on the swarm scenario, not ${options.scenario}`);
     if (options.variant !== undefined) throw new RangeError('--mutant chooses the variant; leave out --variant');
   }
+  // Failures are saved after thousands of runs: a directory that cannot take them is refused before the first.
+  const outDirProblem = await outputDirectoryProblem(options.outDir);
+  if (outDirProblem !== undefined) throw new RangeError(`--out-dir ${options.outDir}: ${outDirProblem}`);
   const spec = await profileSpec(options.scenario, options.mutant ?? options.variant);
   return { spec, runs: shardRuns(totalRuns, shard), totalRuns, baseSeed, workers, shard, shrinkBudget };
 }
@@ -149,7 +156,9 @@ async function reportFailures(plan: Plan, pool: PoolResult, outDir: string, io: 
   for (const [i, failure] of pool.failures.entries()) {
     const { verdict } = failure;
     const base = join(outDir, `${plan.spec.scenario}-${plan.spec.variant}-seed${verdict.seed}`);
-    await mkdir(outDir, { recursive: true });
+    await mkdir(outDir, { recursive: true }).catch((error: unknown) => {
+      throw new OperationError('create the directory', outDir, error);
+    });
     if (failure.artifactJson !== undefined) await save(`${base}-original.json`, withReplay(JSON.parse(failure.artifactJson) as RunArtifact, `${base}-original.json`));
     if (i > 0) {
       reports.push(reportOf(plan, verdict, failure.artifactJson === undefined ? crashNote(plan, verdict) : `${base}-original.json`));
@@ -200,9 +209,7 @@ function withReplay(artifact: RunArtifact, path: string): RunArtifact {
 }
 
 async function save(path: string, value: unknown): Promise<void> {
-  const temp = `${path}.tmp-${process.pid}`;
-  await writeFile(temp, `${toJson(value, 2)}\n`);
-  await rename(temp, path);
+  await writeFileAtomically(path, `${toJson(value, 2)}\n`);
 }
 
 async function saveCrash(path: string, plan: Plan, verdict: RunVerdict, shrunk: Shrunk<unknown>): Promise<string> {

@@ -11,6 +11,7 @@ import { DEFAULT_FENCE_MARGIN_MS } from '../../core/client/client-session.js';
 import { LockClient } from '../../core/client/lock-client.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { createCryptoRandom, createRealClock, sleepMs } from '../clock/index.js';
+import { DEFAULT_MAX_WAIT_MS } from '../../core/arbiter/arbiter.js';
 import { parseDuration } from '../duration.js';
 import { EndpointSyntaxError, parseEndpointList } from '../etcd/endpoint-address.js';
 import { createEtcdLockLog } from '../etcd/index.js';
@@ -109,7 +110,7 @@ async function loadSetup(keyText: string, command: readonly string[], options: L
   let waitMs: number;
   let killAfterMs: number;
   try {
-    waitMs = parseDuration(options.wait, '--wait');
+    waitMs = parseDuration(options.wait, '--wait', { maxMs: DEFAULT_MAX_WAIT_MS, why: 'the longest wait in line the arbiter allows' });
     killAfterMs = parseDuration(options.killAfter, '--kill-after');
   } catch (error) {
     return fail((error as Error).message);

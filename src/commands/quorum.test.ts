@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { formatNumber } from '../../core/numbers.js';
+import { quorumBounds } from '../../core/planner/quorum-bounds.js';
 import { main } from '../cli.js';
+import { loadTopology } from './quorum.js';
 
 function io() {
   const out: string[] = [];
@@ -71,6 +74,20 @@ describe('lockstep quorum', () => {
     expect(text).toMatch(/assumes .*clients and the arbiter in hall use-a \(us-east\)/);
     expect(text).toContain("the arbiter's etcd client on etcd-use");
     expect(text).toMatch(/etcd-euw \(eu-west\) +p50 [\d.]+ \/ p99 [\d.]+ ms \(simulated, 1 run\)/);
+  });
+
+  it('--compare prints the topologies side by side in one table, not one report after the other', async () => {
+    const { io: cli, out } = io();
+    expect(await main(['quorum', '--topology', 'regional-3', '--compare', 'stretched-3-region', '--runs', '1', '--samples', '10'], cli)).toBe(0);
+    const lines = out.join('\n').split('\n');
+    expect(lines[0]).toBe('quorum: regional-3 beside stretched-3-region');
+    expect(lines[1]).toMatch(/^figure +regional-3 +stretched-3-region +source$/);
+    const figure = (name: string): string => lines.find((line) => line.startsWith(name)) ?? '';
+    // One row per figure with a cell per topology: the same ms figures the JSON gives, rounded for reading.
+    const [regional, stretched] = await Promise.all(['regional-3', 'stretched-3-region'].map(async (name) => quorumBounds(await loadTopology(name))));
+    expect(figure('floor ms')).toMatch(new RegExp(`^floor ms +${formatNumber(regional!.floorMs, 2)} +${formatNumber(stretched!.floorMs, 2)} +analytic`));
+    expect(figure('p50 / p99 / p999 ms')).toMatch(/^p50 \/ p99 \/ p999 ms +[\d.]+ \/ [\d.]+ \/ [\d.]+ +[\d.]+ \/ [\d.]+ \/ [\d.]+ +simulated/);
+    expect(lines.filter((line) => line.includes('acquisition latency (simulated'))).toEqual([]);
   });
 
   it('a bad topology file is refused with the field named', async () => {

@@ -1,16 +1,19 @@
 // `lockstep quorum`: a quorum topology priced (ADR-06/07/08): acquisition latency from the full simulated
 // protocol beside its analytic floor and bound, the throughput ceiling, and what losing a region or a hall
 // does. Topologies are data: a preset name (examples/topologies/NAME.json) or a file.
-import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { summarise, roundTo } from '../../core/planner/percentiles.js';
+import { formatMs, formatNumber, roundTo } from '../../core/numbers.js';
+import { summarise } from '../../core/planner/percentiles.js';
 import { quorumBounds } from '../../core/planner/quorum-bounds.js';
 import { TopologyError, validateTopology, type Topology } from '../../core/planner/topology.js';
 import { DEFAULT_REQUEST_COST_MS } from '../../sim/cluster/timing.js';
 import { simulateAcquisitions, simulateLosses } from '../../sim/planner/quorum-run.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
+import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
+import { oneLine } from '../terminal-text.js';
+import { textTable } from '../text-table.js';
 
 interface QuorumOptions {
   topology: string;
@@ -48,9 +51,10 @@ export async function loadTopology(nameOrFile: string): Promise<Topology> {
   const file = (PRESETS as readonly string[]).includes(nameOrFile) ? join(PRESET_DIR, `${nameOrFile}.json`) : nameOrFile;
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    throw new TopologyError('--topology', `${JSON.stringify(nameOrFile)} is neither a preset nor a readable file`, `use one of ${PRESETS.join(', ')} or a path to a topology JSON file`);
+    text = await readInputFile(file, { what: 'a topology JSON file (examples/topologies/)', maxBytes: MIB });
+  } catch (error) {
+    if (!(error instanceof InputFileError)) throw error;
+    throw new TopologyError('--topology', `${JSON.stringify(nameOrFile)} is neither a preset nor a topology file (${error.reason})`, `use one of ${PRESETS.join(', ')} or a path to a topology JSON file`);
   }
   let value: unknown;
   try {
@@ -85,7 +89,8 @@ async function runQuorum(options: QuorumOptions, io: CliIo): Promise<number> {
   const results = [];
   for (const topology of topologies) results.push(await priceTopology(topology, runs ?? topology.members.length, samples, options.seed));
   if (options.json === true) io.out(JSON.stringify({ topologies: results }));
-  else for (const r of results) io.out(render(r));
+  else if (results.length === 1) io.out(render(results[0] as Priced));
+  else io.out(renderComparison(results));
   return ExitCode.ok;
 }
 
@@ -156,20 +161,72 @@ async function priceTopology(topology: Topology, runs: number, samplesPerRun: nu
   };
 }
 
-function render(r: Awaited<ReturnType<typeof priceTopology>>): string {
-  const lines = [
-    `${r.name}: acquisition latency (simulated, ${r.runs} runs x ${r.samples / r.runs} acquisitions)`,
+type Priced = Awaited<ReturnType<typeof priceTopology>>;
+
+function render(r: Priced): string {
+  return [
+    `${oneLine(r.name)}: acquisition latency (simulated, ${r.runs} runs x ${r.samples / r.runs} acquisitions)`,
     `  assumes                 ${r.assumptions.clients};`,
     `                          ${r.assumptions.arbiterEndpoint};`,
     `                          leader ${r.assumptions.leader}`,
-    `  p50 / p99 / p999        ${r.p50Ms} / ${r.p99Ms} / ${r.p999Ms} ms  (simulated, every leader placement weighed equally)`,
-    `  floor                   ${r.floorMs} ms  (analytic: best leader, median links and disks; fastest majority alone ${r.quorumFloorMs} ms)`,
-    `  upper bound             ${r.upperBoundMs} ms  (analytic: worst leader, every part at p99, one acquisition in flight)`,
-    `    under load            ${r.loadedUpperBoundMs} ms  (analytic: as above, and every Ready on the path first waits for an fsync in progress; the ${r.assumptions.clientCount} simulated clients keep the disks busy)`,
-    '  by leader placement:',
-    ...r.byLeader.map((l) => `    ${`${l.leader} (${l.region})`.padEnd(24)} p50 ${l.p50Ms ?? '-'} / p99 ${l.p99Ms ?? '-'} ms (simulated, ${l.runs} run${l.runs === 1 ? '' : 's'}); median ${l.medianMs} / p99 bound ${l.p99BoundMs} / under load ${l.loadedP99BoundMs} ms (analytic)`),
-    `  after a client failover ${r.failoverUpperBoundMs} ms  (analytic p99 bound: the arbiter's etcd client moved to the worst member, e.g. after its own member failed)`,
+    `  p50 / p99 / p999        ${latencies(r)} ms  (simulated, every leader placement weighed equally)`,
+    `  floor                   ${formatMs(r.floorMs, 2)}  (analytic: best leader, median links and disks; fastest majority alone ${formatMs(r.quorumFloorMs, 2)})`,
+    `  upper bound             ${formatMs(r.upperBoundMs, 2)}  (analytic: worst leader, every part at p99, one acquisition in flight)`,
+    `    under load            ${formatMs(r.loadedUpperBoundMs, 2)}  (analytic: as above, and every Ready on the path first waits for an fsync in progress; the ${r.assumptions.clientCount} simulated clients keep the disks busy)`,
+    ...leaderLines(r),
+    `  after a client failover ${formatMs(r.failoverUpperBoundMs, 2)}  (analytic p99 bound: the arbiter's etcd client moved to the worst member, e.g. after its own member failed)`,
     `  throughput ceiling      ${r.throughputPerSecond} grants/s  (analytic: simulator CPU model, ${DEFAULT_REQUEST_COST_MS} ms per request, grant + release)`,
+    ...lossLines(r),
+  ].join('\n');
+}
+
+/** `--compare`: the figures of every topology side by side in one table, then what each one's leader placements and losses do. */
+function renderComparison(results: readonly Priced[]): string {
+  const row = (figure: string, cell: (r: Priced) => string, source: string): string[] => [figure, ...results.map(cell), source];
+  const table = textTable(
+    [
+      ['figure', ...results.map((r) => oneLine(r.name)), 'source'],
+      row('p50 / p99 / p999 ms', latencies, 'simulated, every leader placement weighed equally'),
+      row('floor ms', (r) => formatNumber(r.floorMs, 2), 'analytic: best leader, median links and disks'),
+      row('upper bound ms', (r) => formatNumber(r.upperBoundMs, 2), 'analytic: worst leader, every part at p99, one acquisition in flight'),
+      row('  under load ms', (r) => formatNumber(r.loadedUpperBoundMs, 2), 'analytic: every Ready on the path first waits for an fsync in progress'),
+      row('after a client failover ms', (r) => formatNumber(r.failoverUpperBoundMs, 2), "analytic p99 bound: the arbiter's etcd client on the worst member"),
+      row('best leader p99 ms', (r) => bestLeader(r), 'simulated, by leader placement'),
+      row('throughput grants/s', (r) => String(r.throughputPerSecond), `analytic: simulator CPU model, ${DEFAULT_REQUEST_COST_MS} ms per request`),
+      row('worst loss', (r) => worstLoss(r), 'simulated, 1 run per place'),
+      row('runs x acquisitions', (r) => `${r.runs} x ${r.samples / r.runs}`, 'simulated'),
+    ],
+    { rightAligned: (i) => i > 0 && i <= results.length },
+  );
+  const details = results.flatMap((r) => ['', `${oneLine(r.name)}: ${r.assumptions.clients}`, ...leaderLines(r), ...lossLines(r)]);
+  return [`quorum: ${results.map((r) => oneLine(r.name)).join(' beside ')}`, ...table, ...details].join('\n');
+}
+
+function latencies(r: Priced): string {
+  return [r.p50Ms, r.p99Ms, r.p999Ms].map((ms) => formatNumber(ms, 2)).join(' / ');
+}
+
+function bestLeader(r: Priced): string {
+  const simulated = r.byLeader.filter((l) => l.p99Ms !== null);
+  const best = simulated.reduce<(typeof simulated)[number] | undefined>((b, l) => (b === undefined || (l.p99Ms ?? Infinity) < (b.p99Ms ?? Infinity) ? l : b), undefined);
+  return best === undefined ? '-' : `${formatNumber(best.p99Ms ?? Number.NaN, 2)} (${best.leader})`;
+}
+
+function worstLoss(r: Priced): string {
+  const worst = r.regionLoss.cases.find((c) => c.lost === r.regionLoss.worst);
+  if (worst === undefined) return '-';
+  return worst.quorumSurvives ? `${worst.lost}: grants resume ${worst.grantsResumeMs === null ? 'never' : formatMs(worst.grantsResumeMs, 0)}` : `${worst.lost}: quorum lost`;
+}
+
+function leaderLines(r: Priced): string[] {
+  return [
+    '  by leader placement:',
+    ...r.byLeader.map((l) => `    ${`${l.leader} (${l.region})`.padEnd(24)} p50 ${l.p50Ms === null ? '-' : formatNumber(l.p50Ms, 2)} / p99 ${l.p99Ms === null ? '-' : formatNumber(l.p99Ms, 2)} ms (simulated, ${l.runs} run${l.runs === 1 ? '' : 's'}); median ${formatNumber(l.medianMs, 2)} / p99 bound ${formatNumber(l.p99BoundMs, 2)} / under load ${formatNumber(l.loadedP99BoundMs, 2)} ms (analytic)`),
+  ];
+}
+
+function lossLines(r: Priced): string[] {
+  const lines = [
     '  loss (etcd members of the place crash at once, the leader among them; simulated, 1 run each; a write in flight to a lost',
     "        leader or through a lost member waits out etcd's 7 s request timeout, so a closed loop whose clients all wait resumes late):",
   ];
@@ -178,8 +235,8 @@ function render(r: Awaited<ReturnType<typeof priceTopology>>): string {
       lines.push(`    ${c.lost.padEnd(22)} quorum lost: no grants until it returns (ADR-04 fails closed)`);
       continue;
     }
-    const analytic = c.newLeaderMsAnalytic === null ? '' : ` (analytic ${Math.round(c.newLeaderMsAnalytic[0])}..${Math.round(c.newLeaderMsAnalytic[1])} ms)`;
-    lines.push(`    ${c.lost.padEnd(22)} new leader ${c.newLeaderMs ?? 'none'} ms${analytic}, grants resume ${c.grantsResumeMs ?? 'never'} ms, ~${c.grantsLost ?? '?'} grants lost, ${c.failedAcquisitions} acquisitions failed`);
+    const analytic = c.newLeaderMsAnalytic === null ? '' : ` (analytic ${formatNumber(c.newLeaderMsAnalytic[0], 0)}..${formatMs(c.newLeaderMsAnalytic[1], 0)})`;
+    lines.push(`    ${c.lost.padEnd(22)} new leader ${c.newLeaderMs === null ? 'none' : formatMs(c.newLeaderMs, 0)}${analytic}, grants resume ${c.grantsResumeMs === null ? 'never' : formatMs(c.grantsResumeMs, 0)}, ~${c.grantsLost ?? '?'} grants lost, ${c.failedAcquisitions} acquisitions failed`);
   }
-  return lines.join('\n');
+  return lines;
 }

@@ -45,7 +45,7 @@ describe('lockstep list / run / replay', () => {
   });
 
   it.each([
-    [['run', 'pause-test', '--html', '/no/such/dir/r.html'], /cannot write the report to \/no\/such\/dir\/r\.html: .*give --html a file in a directory that exists/],
+    [['run', 'pause-test', '--html', '/no/such/dir/r.html'], /--html "\/no\/such\/dir\/r\.html": its directory \/no\/such\/dir does not exist; create it or choose another path/],
     [['run', '--all', '--html', 'r.html'], /--html writes the report of one run/],
     [['run', 'no-such-scenario'], /no scenario "no-such-scenario"/],
     [['run', 'pause-test', '--variant', 'nope'], /has no variant "nope"/],

@@ -1,11 +1,13 @@
 // `lockstep shards`: how many entity shards a grant rate needs (ADR-07/09), measured on a key sample
 // with the same rendezvous hashing the arbiter homes keys with. Every figure says where it comes from.
-import { readFile } from 'node:fs/promises';
+import { formatPercent, roundTo } from '../../core/numbers.js';
 import type { Command } from 'commander';
 import { checkDocuments } from '../../core/classes/index.js';
 import { BenchFileError, parseBenchText } from '../../core/planner/measured-bench.js';
 import { drainSecondsMax, maxOverMean, movedFraction, shardsNeeded, syntheticUnits } from '../../core/planner/shard-sizing.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
+import { BENCH_FILE } from '../files/bench-file.js';
+import { InputFileError, readInputFile } from '../files/read-input.js';
 import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
 
 interface ShardsOptions {
@@ -83,16 +85,16 @@ async function runShards(options: ShardsOptions, io: CliIo): Promise<number> {
   const report = {
     grantsPerSecond: g as number,
     sampleKeys: k as number,
-    shardCeilingPerSecond: ceiling === undefined ? null : round(ceiling, 1),
+    shardCeilingPerSecond: ceiling === undefined ? null : roundTo(ceiling, 1),
     shardCeilingSource: measured === undefined ? (w === undefined ? null : 'given: --shard-ceiling') : (measured as { source: string }).source,
     shardsNeeded: sized?.shardsNeeded ?? null,
     shards: shardCount,
-    maxOverMean: round(spread, 3),
-    hottestShardGrantsPerSecond: round(((g as number) / shardCount) * spread, 1),
-    hottestShardUtilisation: ceiling === undefined ? null : round((((g as number) / shardCount) * spread) / ceiling, 3),
+    maxOverMean: roundTo(spread, 3),
+    hottestShardGrantsPerSecond: roundTo(((g as number) / shardCount) * spread, 1),
+    hottestShardUtilisation: ceiling === undefined ? null : roundTo((((g as number) / shardCount) * spread) / ceiling, 3),
     add: m as number,
-    movedFraction: round(movedFraction(units, shardCount, m as number), 4),
-    idealMovedFraction: round((m as number) / (shardCount + (m as number)), 4),
+    movedFraction: roundTo(movedFraction(units, shardCount, m as number), 4),
+    idealMovedFraction: roundTo((m as number) / (shardCount + (m as number)), 4),
     drainSecondsMax: drainSecondsMax(ttls.length > 0 ? ttls : [DEFAULT_TTL_SECONDS]),
     ttlSource: ttls.length > 0 ? 'classes' : `default ${DEFAULT_TTL_SECONDS} s (ADR-11)`,
   };
@@ -103,8 +105,8 @@ async function runShards(options: ShardsOptions, io: CliIo): Promise<number> {
   io.out(`entity shards for ${report.grantsPerSecond} grants/s (spread measured on ${report.sampleKeys} sample keys with rendezvous hashing):`);
   if (report.shardsNeeded !== null) io.out(`  shards needed          ${report.shardsNeeded}  (hottest shard under the ${report.shardCeilingPerSecond} grants/s ceiling; ${report.shardCeilingSource})`);
   io.out(`  at ${report.shards} shards: hottest/mean  ${report.maxOverMean}  (measured on the sample)`);
-  io.out(`  hottest shard          ${report.hottestShardGrantsPerSecond} grants/s${report.hottestShardUtilisation === null ? '' : ` = ${Math.round(report.hottestShardUtilisation * 100)}% of its ceiling`}`);
-  io.out(`  adding ${report.add} moves        ${(report.movedFraction * 100).toFixed(1)}% of keys  (measured; ideal ${(report.idealMovedFraction * 100).toFixed(1)}%)`);
+  io.out(`  hottest shard          ${report.hottestShardGrantsPerSecond} grants/s${report.hottestShardUtilisation === null ? '' : ` = ${formatPercent(report.hottestShardUtilisation, 0)} of its ceiling`}`);
+  io.out(`  adding ${report.add} moves        ${formatPercent(report.movedFraction)} of keys  (measured; ideal ${formatPercent(report.idealMovedFraction)})`);
   io.out(`  drain window, max      ${report.drainSecondsMax} s  (analytic: longest TTL (${report.ttlSource}) + 0.5 s expiry scan + 1 s leader-change extension)`);
   return ExitCode.ok;
 }
@@ -114,14 +116,15 @@ async function benchCeiling(file: string, alsoGiven: boolean): Promise<{ grantsP
   if (alsoGiven) return '--from-bench and --shard-ceiling both give the ceiling; choose one';
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readInputFile(file, BENCH_FILE);
   } catch (error) {
-    return `--from-bench ${file}: cannot read it (${(error as Error).message}); give the file lockstep bench --json, --out or --profile wrote`;
+    if (!(error instanceof InputFileError)) throw error;
+    return `--from-bench ${error.message}`;
   }
   try {
     const bench = parseBenchText(text);
     if (bench.writeCeilingPerSecond === null) return `--from-bench ${file}: ${bench.writeCeilingSource}; give --shard-ceiling W instead`;
-    return { grantsPerSecond: bench.writeCeilingPerSecond / 2, source: `half of ${round(bench.writeCeilingPerSecond, 1)} writes/s, a grant and its release; the writes: ${bench.writeCeilingSource}` };
+    return { grantsPerSecond: bench.writeCeilingPerSecond / 2, source: `half of ${roundTo(bench.writeCeilingPerSecond, 1)} writes/s, a grant and its release; the writes: ${bench.writeCeilingSource}` };
   } catch (error) {
     if (!(error instanceof BenchFileError)) throw error;
     return `--from-bench ${file}: ${error.message}`;
@@ -137,9 +140,4 @@ async function classTtls(files: readonly string[], io: CliIo): Promise<number[] 
   }
   const checked = checkDocuments(documents, { today: todayUtc() });
   return checked.classes.filter((c) => c.tier === 'entity').map((c) => c.ttlSeconds);
-}
-
-function round(value: number, digits: number): number {
-  const scale = 10 ** digits;
-  return Math.round(value * scale) / scale;
 }

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatNumber, formatSeconds } from '../../core/numbers.js';
 import { keepalivesPerSecond, livenessBound, writesPerSecond } from '../../core/planner/liveness.js';
 import { main } from '../cli.js';
 import type { ClassRow } from './ttl.js';
@@ -17,9 +18,7 @@ async function ttl(args: readonly string[]): Promise<{ code: number; out: string
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(2)} s`;
-}
+const seconds = (ms: number): string => formatSeconds(ms);
 
 describe('lockstep ttl', () => {
   it('prices every class in examples/classes (a directory) with a verdict, as JSON', async () => {
@@ -50,7 +49,8 @@ describe('lockstep ttl', () => {
     expect(row('false fences per session-hour')).toContain('simulated');
     expect(row('keepalives/s at the etcd leader')).toContain(`| ${keepalivesPerSecond(3000, 10)} | analytic`);
     expect(row('share of the write ceiling')).toContain('n/a (give --bench FILE)');
-    expect(out.trimEnd().split('\n').at(-1)).toBe('**Verdict:** OK: within 5..300 s and the advisory floor, no rule problems (ADR-11)');
+    // ledger-writes is fenced: the advisory floor is not its rule, and the verdict says so.
+    expect(out.trimEnd().split('\n').at(-1)).toBe("**Verdict:** OK: 10 s is within ADR-11's range of 5..300 s (a fenced class: the advisory floor of 30 s does not apply); no rule problems");
   });
 
   it('--format md: a class outside the range gets NOT OK, its problem with the fix, exit 1, and no simulation', async () => {
@@ -76,7 +76,7 @@ describe('lockstep ttl', () => {
     expect(sweep.at(-1)!.reacquireMsP50!).toBeGreaterThan(sweep[0]!.reacquireMsP50!);
     const md = await ttl([LEDGER, '--sessions', '100', '--runs', '1', '--sweep', 'ttl=5..30', '--format', 'md']);
     expect(md.out).toContain('| TTL s | liveness bound s (analytic) | reacquire p50 s (simulated) | false fences/session-hour: simulated (analytic) |');
-    for (const point of sweep) expect(md.out).toContain(`| ${point.ttlSeconds} | ${(point.livenessBoundMs / 1000).toFixed(2)} |`);
+    for (const point of sweep) expect(md.out).toContain(`| ${point.ttlSeconds} | ${formatNumber(point.livenessBoundMs / 1000, 2)} |`);
   });
 
   it('--sweep outside the ADR-11 range or backwards is refused, naming the flag', async () => {
@@ -125,6 +125,29 @@ describe('lockstep ttl', () => {
       expect(refused.code).toBe(2);
       expect(refused.err).toMatch(/--bench .*other\.json: \(document\): is neither a bench report .* nor a hardware profile/);
     });
+  });
+
+  it('--json prints what --format json prints; an advisory class is judged against the floor, in words', async () => {
+    const json = await ttl(['examples/classes/cache-warmer.yaml', '--sessions', '10', '--runs', '1', '--json']);
+    const format = await ttl(['examples/classes/cache-warmer.yaml', '--sessions', '10', '--runs', '1', '--format', 'json']);
+    expect(json.code).toBe(0);
+    expect(json.out).toBe(format.out);
+    const [row] = (JSON.parse(json.out) as { classes: ClassRow[] }).classes;
+    expect(row?.enforcement).toBe('advisory');
+    const table = await ttl(['examples/classes/cache-warmer.yaml', '--sessions', '10', '--runs', '1']);
+    expect(table.out).toContain(`verdict: OK: ${row?.ttlSeconds} s is within ADR-11's range of 5..300 s and at or above the advisory floor of 30 s; no rule problems`);
+    expect((await ttl([LEDGER, '--sessions', '10', '--json', '--format', 'md'])).code).toBe(2);
+  });
+
+  it('refuses an empty class file: a truncated file must not pass a gate', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lockstep-ttl-empty-'));
+    const empty = join(dir, 'empty.yaml');
+    await writeFile(empty, '');
+    const { code, out, err } = await ttl([empty, '--sessions', '10']);
+    await rm(dir, { recursive: true, force: true });
+    expect(code).toBe(2);
+    expect(out).toBe('');
+    expect(err).toMatch(/empty\.yaml: has no documents; an empty or truncated file is not a policy/);
   });
 
   it('names the flag when --sessions is wrong', async () => {

@@ -1,18 +1,23 @@
 // `lockstep ttl`: what a class's TTL costs and buys (ADR-10/11/12), per class, every figure labelled
 // analytic, simulated (runs, seeds) or measured (a bench profile). `--format md` prints the comment a
 // class pull request carries.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { checkDocuments } from '../../core/classes/index.js';
 import { DEFAULT_ETCD_TIMERS, falseFencesPerSessionHourFromPauses, keepalivesPerSecond, livenessBound, poissonUpper95, quorumLossBound, writesPerSecond } from '../../core/planner/liveness.js';
 import { BenchFileError, parseBenchText } from '../../core/planner/measured-bench.js';
-import { percentile, roundTo } from '../../core/planner/percentiles.js';
+import { formatNumber, formatPercent, formatSeconds, roundTo } from '../../core/numbers.js';
+import { percentile } from '../../core/planner/percentiles.js';
 import { ttlVerdict, type TtlVerdict } from '../../core/planner/ttl-verdict.js';
-import { TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../../core/classes/index.js';
+import { ADVISORY_TTL_FLOOR_SECONDS, TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../../core/classes/index.js';
 import { compileDistribution, type DistributionSpec } from '../../sim/kernel/distribution.js';
 import { falseFences, GC_PAUSES, type PauseProfile, reacquireRun } from '../../sim/planner/ttl-runs.js';
+import { BadInput } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
+import { BENCH_FILE } from '../files/bench-file.js';
+import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
+import { oneLine } from '../terminal-text.js';
 import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
 
 interface TtlOptions {
@@ -24,10 +29,14 @@ interface TtlOptions {
   runs: string;
   sweep?: string;
   format: string;
+  json?: boolean;
   seed: string;
 }
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
+const PAUSE_PROFILE_FILE = { what: 'a JSON pause profile {pausesPerHour, durationMs}', maxBytes: MIB };
+/** A round trip of ten seconds is already past every timeout the simulated client has. */
+const MAX_RTT_MS = 10_000;
 const FALSE_FENCE_SESSIONS = 8;
 const FALSE_FENCE_MS = 10 * 60_000;
 
@@ -44,6 +53,7 @@ export function registerTtlCommand(program: Command, io: CliIo, setExitCode: (co
     .option('--runs <R>', 'simulated runs (seeds) per figure', '3')
     .option('--sweep <ttl=A..B>', 'print the curve of liveness bound and false-fence rate against TTL')
     .option('--format <md|json|table>', 'output format', 'table')
+    .option('--json', 'print {classes: [...], sweep?} as JSON (the same as --format json)')
     .option('--seed <S>', 'base seed', 'ttl')
     .action(async (files: string[], options: TtlOptions) => {
       setExitCode(await runTtl(files, options, io));
@@ -60,29 +70,32 @@ async function parseOptions(options: TtlOptions): Promise<Parsed | string> {
   const runs = Number(options.runs);
   if (!(Number.isInteger(runs) && runs >= 1 && runs <= 50)) return `--runs ${JSON.stringify(options.runs)} must be a whole number from 1 to 50`;
   if (!['md', 'json', 'table'].includes(options.format)) return `--format ${JSON.stringify(options.format)} must be md, json or table`;
+  if (options.json === true && options.format === 'md') return '--json and --format md exclude each other; choose one';
   const parsed: Parsed = { sessions, holds, runs, pauses: undefined, pauseLabel: 'none' };
   if (options.pauses === 'gc') Object.assign(parsed, { pauses: GC_PAUSES, pauseLabel: 'gc' });
   else if (options.pauses !== 'none') {
     try {
-      const profile = JSON.parse(await readFile(options.pauses, 'utf8')) as PauseProfile;
+      const profile = JSON.parse(await readInputFile(options.pauses, PAUSE_PROFILE_FILE)) as PauseProfile;
       if (!(profile.pausesPerHour >= 0)) return `--pauses ${options.pauses}: pausesPerHour must be a number >= 0`;
       compileDistribution(profile.durationMs, `--pauses ${options.pauses}: durationMs`);
       Object.assign(parsed, { pauses: profile, pauseLabel: options.pauses });
     } catch (error) {
-      return `--pauses ${options.pauses}: ${(error as Error).message}; give none, gc or a JSON file {"pausesPerHour": 60, "durationMs": {"kind": "lognormal", "medianMs": 50, "p99Ms": 1500}}`;
+      const reason = error instanceof InputFileError ? error.reason : (error as Error).message;
+      return `--pauses ${options.pauses}: ${reason}; give none, gc or a JSON file {"pausesPerHour": 60, "durationMs": {"kind": "lognormal", "medianMs": 50, "p99Ms": 1500}}`;
     }
   }
   if (options.rtt !== undefined) {
     const [median, p99] = options.rtt.split(':').map(Number);
-    if (!(median !== undefined && median > 0 && (p99 === undefined || p99 >= median))) return `--rtt ${JSON.stringify(options.rtt)} must be MEDIAN or MEDIAN:P99 in ms, e.g. 2:10`;
+    if (!(median !== undefined && median > 0 && median <= MAX_RTT_MS && (p99 === undefined || (p99 >= median && p99 <= MAX_RTT_MS)))) return `--rtt ${JSON.stringify(options.rtt)} must be MEDIAN or MEDIAN:P99 in ms, above 0 and at most ${MAX_RTT_MS}, e.g. 2:10`;
     parsed.rpc = p99 === undefined || p99 === median ? { kind: 'constant', ms: median / 2 } : { kind: 'lognormal', medianMs: median / 2, p99Ms: p99 / 2 };
   }
   if (options.bench !== undefined) {
     let text: string;
     try {
-      text = await readFile(options.bench, 'utf8');
+      text = await readInputFile(options.bench, BENCH_FILE);
     } catch (error) {
-      return `--bench ${options.bench}: cannot read it (${(error as Error).message}); give the file lockstep bench --json, --out or --profile wrote`;
+      if (!(error instanceof InputFileError)) throw error;
+      return `--bench ${error.message}`;
     }
     try {
       const measured = parseBenchText(text);
@@ -107,6 +120,8 @@ async function parseOptions(options: TtlOptions): Promise<Parsed | string> {
 export interface ClassRow {
   namespace: string;
   name: string;
+  /** fenced or advisory as the class says (ADR-01); the advisory floor applies to advisory classes only. */
+  enforcement: string | null;
   ttlSeconds: number;
   keepalivesPerSecond: number;
   writesPerSecond: number;
@@ -132,7 +147,7 @@ export interface ClassRow {
   verdict: TtlVerdict;
 }
 
-type Priced = Omit<ClassRow, 'namespace' | 'name' | 'verdict' | 'keepalivesPerSecond' | 'writesPerSecond' | 'writeCeilingShare' | 'writeCeilingPerSecond' | 'keepaliveCeilingShare'>;
+type Priced = Omit<ClassRow, 'namespace' | 'name' | 'enforcement' | 'verdict' | 'keepalivesPerSecond' | 'writesPerSecond' | 'writeCeilingShare' | 'writeCeilingPerSecond' | 'keepaliveCeilingShare'>;
 
 function analyticOnly(ttlSeconds: number, p: Parsed): Priced {
   const bound = livenessBound(ttlSeconds, DEFAULT_ETCD_TIMERS);
@@ -190,13 +205,21 @@ function afterQuorumReturnMs(ttlSeconds: number): number {
   return bound.totalMs!;
 }
 
-/** Directories stand for the class files directly in them (examples/classes, not its invalid/ examples). */
+/** Directories stand for the class files directly in them (examples/classes, not its invalid/ examples); one with none is bad input. */
 async function expandDirectories(paths: readonly string[]): Promise<string[]> {
   const files: string[] = [];
   for (const path of paths) {
-    const isDirectory = await stat(path).then((s) => s.isDirectory(), () => false);
-    if (!isDirectory) files.push(path);
-    else files.push(...(await readdir(path)).filter((name) => /\.ya?ml$/.test(name)).sort().map((name) => join(path, name)));
+    const isDirectory = await stat(path).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    if (!isDirectory) {
+      files.push(path);
+      continue;
+    }
+    const inside = (await readdir(path)).filter((name) => /\.ya?ml$/.test(name)).sort();
+    if (inside.length === 0) throw new BadInput(`${path}: is a directory with no .yaml or .yml files in it; pass class files, e.g. examples/classes/*.yaml, or a directory of them`);
+    for (const name of inside) files.push(join(path, name));
   }
   return files;
 }
@@ -230,6 +253,7 @@ async function runTtl(paths: readonly string[], options: TtlOptions, io: CliIo):
     rows.push({
       namespace,
       name,
+      enforcement: typeof doc.spec?.enforcement === 'string' ? doc.spec.enforcement : null,
       ...priced,
       keepalivesPerSecond: roundTo(keepalivesPerSecond(parsed.sessions, ttlSeconds), 1),
       writesPerSecond: roundTo(writes, 1),
@@ -244,18 +268,26 @@ async function runTtl(paths: readonly string[], options: TtlOptions, io: CliIo):
     sweep = [];
     for (const ttl of parsed.sweep) sweep.push(await priceTtl(ttl, { ...parsed, runs: 1 }, `${options.seed}-sweep`));
   }
-  if (options.format === 'json') io.out(JSON.stringify({ classes: rows, ...(sweep === undefined ? {} : { sweep }) }));
+  if (options.format === 'json' || options.json === true) io.out(JSON.stringify({ classes: rows, ...(sweep === undefined ? {} : { sweep }) }));
   else io.out(render(rows, parsed, options.format === 'md', sweep, options.seed));
   return rows.every((r) => r.verdict.ok) ? ExitCode.ok : ExitCode.failed;
 }
 
 function seconds(ms: number | null): string {
   if (ms === null) return 'not simulated';
-  return Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : 'never (within the run)';
+  return Number.isFinite(ms) ? formatSeconds(ms) : 'never (within the run)';
 }
 
 function percent(share: number): string {
-  return `${(share * 100).toFixed(2)}%`;
+  return formatPercent(share, 2);
+}
+
+/** ADR-11's verdict in words: the floor is named only where it applies (an advisory class). */
+function verdictText(r: ClassRow): string {
+  if (!r.verdict.ok) return `NOT OK: ${r.verdict.problems.length} problem(s)`;
+  const range = `${r.ttlSeconds} s is within ADR-11's range of ${TTL_MIN_SECONDS}..${TTL_MAX_SECONDS} s`;
+  const floor = r.enforcement === 'advisory' ? ` and at or above the advisory floor of ${ADVISORY_TTL_FLOOR_SECONDS} s` : ` (a ${r.enforcement ?? 'fenced'} class: the advisory floor of ${ADVISORY_TTL_FLOOR_SECONDS} s does not apply)`;
+  return `OK: ${range}${floor}; no rule problems`;
 }
 
 function render(rows: readonly ClassRow[], p: Parsed, md: boolean, sweep: readonly Priced[] | undefined, seed: string): string {
@@ -263,7 +295,8 @@ function render(rows: readonly ClassRow[], p: Parsed, md: boolean, sweep: readon
   const lines: string[] = [];
   if (md) lines.push(`Figures are **analytic** (closed form), **simulated** (the deterministic simulator, seed \`${seed}\`) or **measured** (a bench file); each row says which.`, '');
   for (const r of rows) {
-    lines.push(md ? `### TTL review: ${r.namespace}/${r.name} (ttlSeconds: ${r.ttlSeconds})` : `${r.namespace}/${r.name}  ttl ${r.ttlSeconds} s`);
+    const className = oneLine(`${r.namespace}/${r.name}`);
+    lines.push(md ? `### TTL review: ${className} (ttlSeconds: ${r.ttlSeconds})` : `${className}  ttl ${r.ttlSeconds} s`);
     const item = (label: string, value: string, source: string): string => (md ? `| ${label} | ${value} | ${source} |` : `  ${label.padEnd(36)} ${value}  (${source})`);
     if (md) lines.push('', '| figure | value | source |', '|---|---|---|');
     lines.push(item('keepalives/s at the etcd leader', `${r.keepalivesPerSecond}`, `analytic: ${p.sessions} sessions / (TTL/3)`));
@@ -283,14 +316,14 @@ function render(rows: readonly ClassRow[], p: Parsed, md: boolean, sweep: readon
       lines.push(item('false fences per session-hour', `${r.falseFencePerSessionHour} (95% upper ${r.falseFenceUpper95PerSessionHour})`, `simulated, ${r.simulatedSessionHours} session-hours, pauses ${p.pauseLabel}`));
     }
     lines.push(item('  from pauses alone', `${r.falseFenceAnalyticPerSessionHour}`, 'analytic: P(pause > TTL - 1 s - phase)'));
-    const verdict = r.verdict.ok ? 'OK: within 5..300 s and the advisory floor, no rule problems (ADR-11)' : `NOT OK: ${r.verdict.problems.length} problem(s)`;
+    const verdict = verdictText(r);
     lines.push(md ? `\n**Verdict:** ${verdict}` : `  verdict: ${verdict}`);
-    for (const problem of r.verdict.problems) lines.push(`${md ? '- ' : '    - '}${problem.field} ${problem.message}. Fix: ${problem.fix}`);
+    for (const problem of r.verdict.problems) lines.push(`${md ? '- ' : '    - '}${oneLine(`${problem.field} ${problem.message}. Fix: ${problem.fix}`)}`);
     lines.push('');
   }
   if (sweep !== undefined) {
     lines.push(md ? '### TTL sweep (1 simulated run per point)\n\n| TTL s | liveness bound s (analytic) | reacquire p50 s (simulated) | false fences/session-hour: simulated (analytic) |\n|---|---|---|---|' : 'sweep: TTL s, liveness bound (analytic), reacquire p50 (simulated, 1 run), false fences/session-hour (simulated | analytic)');
-    for (const s of sweep) lines.push(md ? `| ${s.ttlSeconds} | ${(s.livenessBoundMs / 1000).toFixed(2)} | ${s.reacquireMsP50 === null ? '-' : (s.reacquireMsP50 / 1000).toFixed(2)} | ${s.falseFencePerSessionHour} (${s.falseFenceAnalyticPerSessionHour}) |` : `  ${String(s.ttlSeconds).padStart(4)}  ${seconds(s.livenessBoundMs).padStart(9)}  ${seconds(s.reacquireMsP50).padStart(9)}  ${s.falseFencePerSessionHour} | ${s.falseFenceAnalyticPerSessionHour}`);
+    for (const s of sweep) lines.push(md ? `| ${s.ttlSeconds} | ${formatNumber(s.livenessBoundMs / 1000, 2)} | ${s.reacquireMsP50 === null ? '-' : formatNumber(s.reacquireMsP50 / 1000, 2)} | ${s.falseFencePerSessionHour} (${s.falseFenceAnalyticPerSessionHour}) |` : `  ${String(s.ttlSeconds).padStart(4)}  ${seconds(s.livenessBoundMs).padStart(9)}  ${seconds(s.reacquireMsP50).padStart(9)}  ${s.falseFencePerSessionHour} | ${s.falseFenceAnalyticPerSessionHour}`);
   }
   return lines.join('\n');
 }

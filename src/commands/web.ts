@@ -3,12 +3,14 @@
 // until Ctrl-C. Binds 127.0.0.1 unless told otherwise: the simulator runs in the visitor's browser, but
 // the page is a workbench for the person at this machine, not a service. Every response carries the
 // workbench's Content-Security-Policy (src/web-server/workbench-csp.ts).
+import { formatNumber, formatSeconds } from '../../core/numbers.js';
 import { relative } from 'node:path';
 import type { Command } from 'commander';
 import { buildWorkbench, DEFAULT_OUT_DIR, REPO_DIR, staleReason } from '../web-server/build-workbench.js';
 import { startStaticServer, type StaticServer } from '../web-server/static-server.js';
 import { parseAllowedOrigin, workbenchHeaders } from '../web-server/workbench-csp.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
+import { oneLine } from '../terminal-text.js';
 
 export const DEFAULT_WEB_PORT = 4178;
 
@@ -26,7 +28,7 @@ export interface WebOptions {
 export function registerWebCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   program
     .command('web')
-    .description('Serve the web workbench (scenario runner, run timeline, TTL sizing, quorum pricing; the simulator runs in your browser). Builds dist/web first when it is missing or older than its sources. Ctrl-C stops it. Exit 2 on bad input or a port in use.')
+    .description('Serve the web workbench (scenario runner, run timeline, TTL sizing, quorum pricing; the simulator runs in your browser). Builds dist/web first when it is missing or older than its sources. Ctrl-C stops it. Exit 2 on bad input or a port in use; 70 when the build fails.')
     .option('--port <P>', 'port to listen on (0 picks a free one)', String(DEFAULT_WEB_PORT))
     .option('--host <H>', 'address to bind (0.0.0.0 shares the workbench with your network)', '127.0.0.1')
     .option('--rebuild', 'build dist/web even when it looks up to date')
@@ -82,10 +84,11 @@ export async function startWorkbench(options: WebOptions, io: CliIo): Promise<St
     const startedMs = performance.now();
     try {
       const built = await buildWorkbench(outDir);
-      io.err(`lockstep web: built ${built.files} files, ${(built.bytes / 1024).toFixed(0)} KiB, in ${((performance.now() - startedMs) / 1000).toFixed(1)} s`);
+      io.err(`lockstep web: built ${built.files} files, ${formatNumber(built.bytes / 1024, 0)} KiB, in ${formatSeconds(performance.now() - startedMs, 1)}`);
     } catch (error) {
-      io.err(`lockstep web: the build failed: ${(error as Error).message}; fix the error above, then run lockstep web --rebuild`);
-      return ExitCode.failed;
+      // Not a check that failed (exit 1): an unexpected error, named with the operation and its input (src/cli.ts).
+      io.err(`lockstep web: cannot build the workbench into ${shown}: ${oneLine((error as Error).message)}; fix the error above, then run lockstep web --rebuild (exit ${ExitCode.internal})`);
+      return ExitCode.internal;
     }
   }
   let server: StaticServer;

@@ -1,5 +1,6 @@
 // The explorer's progress line on a terminal (stderr, redrawn in place); silent when stderr is not a TTY,
 // so logs and pipes get only the result.
+import { formatNumber } from '../../core/numbers.js';
 
 export interface ProgressSink {
   readonly isTTY?: boolean;
@@ -15,7 +16,7 @@ export function progressLine(done: number, total: number, failures: number, elap
   const rate = elapsedMs > 0 ? (done * 1000) / elapsedMs : 0;
   const etaSeconds = rate > 0 ? Math.ceil((total - done) / rate) : undefined;
   const failed = failures === 0 ? 'no failure' : failures === 1 ? '1 FAILURE' : `${failures} FAILURES`;
-  return `[${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${done}/${total} runs, ${failed}, ${rate.toFixed(1)} runs/s${etaSeconds === undefined ? '' : `, ~${etaSeconds} s left`}`;
+  return `[${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${done}/${total} runs, ${failed}, ${formatNumber(rate, 1)} runs/s${etaSeconds === undefined ? '' : `, ~${etaSeconds} s left`}`;
 }
 
 export class Progress {

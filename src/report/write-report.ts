@@ -1,6 +1,6 @@
 // Writes a run's offline report: the viewer bundle (built on demand) and the artifact, in one HTML file,
-// written to a temporary name and renamed, so a reader never opens half a report.
-import { rename, writeFile } from 'node:fs/promises';
+// written atomically (src/files/atomic-write.ts), so a reader never opens half a report.
+import { writeFileAtomically } from '../files/atomic-write.js';
 import { EXTERNAL_REFERENCE, reportHtml } from './html.js';
 import { viewerBundle } from './viewer-bundle.js';
 
@@ -19,8 +19,6 @@ export async function writeReport(path: string, input: ReportInput): Promise<num
   if (external !== null) {
     throw new Error(`report: the viewer would fetch from the network (${JSON.stringify(viewerJs.slice(external.index, external.index + 80))}); the page must be self-contained: inline what the viewer needs (src/report/viewer-bundle.ts)`);
   }
-  const temp = `${path}.tmp-${process.pid}`;
-  await writeFile(temp, html);
-  await rename(temp, path);
+  await writeFileAtomically(path, html);
   return Buffer.byteLength(html);
 }

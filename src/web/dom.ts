@@ -1,5 +1,6 @@
 // A small element builder for the workbench's forms and tables: the views are mostly static markup
 // with a few live regions, so a framework would cost more than it saves.
+import { formatSeconds } from '../../core/numbers.js';
 
 type Attrs = Readonly<Record<string, string | number | boolean | undefined>>;
 type Child = Node | string | null | undefined | false;
@@ -40,7 +41,7 @@ export function figuresTable(id: string, caption: string, columns: readonly stri
 
 /** Milliseconds as seconds with two decimals, or a dash for a figure that has none. */
 export function seconds(ms: number | null): string {
-  return ms === null || !Number.isFinite(ms) ? '—' : `${(ms / 1000).toFixed(2)} s`;
+  return ms === null || !Number.isFinite(ms) ? '—' : formatSeconds(ms);
 }
 
 /** Saves text as a file download (Save artifact). */

@@ -1,6 +1,7 @@
 // What the page says while the worker works and when it fails (issue 7): a progress line with the
 // elapsed time and the worker's latest report, shown once a job has taken a second (a shorter one would
 // only flicker), a Cancel button, and an alert region for errors, which name the input at fault.
+import { formatSeconds } from '../../core/numbers.js';
 import { el } from './dom.js';
 import { type Job, JobCancelledError, type WorkbenchClient } from './workbench-client.js';
 import type { ProgressReport } from './workbench-api.js';
@@ -70,7 +71,7 @@ export class JobStatus {
       const elapsedMs = performance.now() - startedMs;
       if (elapsedMs < SHOW_AFTER_MS) return;
       const step = latest?.done !== undefined && latest.total !== undefined ? ` (${latest.done}/${latest.total})` : '';
-      this.line.textContent = `${label}: ${latest?.label ?? 'working'}${step}, ${(elapsedMs / 1000).toFixed(1)} s`;
+      this.line.textContent = `${label}: ${latest?.label ?? 'working'}${step}, ${formatSeconds(elapsedMs, 1)}`;
       this.progressBox.hidden = false;
     };
     const timer = setInterval(render, TICK_MS);

@@ -74,7 +74,8 @@ describe('the worker API, run in node', () => {
   it.each([
     [{ scenario: 'no-such', variant: 'fenced', seed: '1' }, /no scenario "no-such"/],
     [{ scenario: 'pause-test', variant: 'nope', seed: '1' }, /has no variant "nope"/],
-    [{ scenario: 'pause-test', variant: 'fenced', seed: '  ' }, /seed is empty/],
+    [{ scenario: 'pause-test', variant: 'fenced', seed: '  ' }, /seed " {2}" is not a seed; give a whole number from 0 to/],
+    [{ scenario: 'pause-test', variant: 'fenced', seed: 'abc' }, /seed "abc" is not a seed/],
   ])('refuses %j, naming the input', async (request, message) => {
     await expect(api.runScenario(request)).rejects.toThrow(message);
   });

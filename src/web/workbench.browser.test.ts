@@ -19,7 +19,7 @@ import { BROWSER_SETUP_TIMEOUT_MS, launchChromium } from '../testing/chromium.js
 import { FORGED_REPLAY, forgedArtifactText, honestFailingRun } from '../testing/forged-artifact.js';
 import { REPO_DIR } from '../web-server/build-workbench.js';
 import { type StaticServer, startStaticServer } from '../web-server/static-server.js';
-import { formatFaultSchedule } from './fault-schedule.js';
+import { formatFaultSchedule } from '../../scenarios/fault-schedule.js';
 
 const SCREENSHOTS = join(REPO_DIR, 'test-artifacts');
 const FENCE_REJECTION: MarkKind = 'fence-rejection';
@@ -215,6 +215,27 @@ describe('the web workbench in Chromium', () => {
     expect(errors.filter((e) => !/Failed to load resource: .* 404/.test(e))).toEqual([]);
   });
 
+  it('says so when ?scenario= or ?variant= names nothing it has, instead of passing over it', async () => {
+    const { page, errors } = await open('?scenario=nope');
+    await page.waitForSelector('#error:not([hidden])');
+    expect(await page.textContent('#error')).toMatch(/\?scenario=nope: no scenario "nope"; the scenarios: pause-test, .*\. The form shows pause-test instead\./);
+    const wrongVariant = await open('?scenario=hot-key&variant=nope');
+    await wrongVariant.page.waitForSelector('#error:not([hidden])');
+    expect(await wrongVariant.page.textContent('#error')).toMatch(/\?variant=nope: scenario hot-key has no variant "nope"; its variants: /);
+    expect(await wrongVariant.page.inputValue('#scenario')).toBe('hot-key');
+    expect([...errors, ...wrongVariant.errors]).toEqual([]);
+  });
+
+  it('ends a schedule that never lets the workload finish at the horizon, with a verdict (it spun for ever before)', async () => {
+    const { page, errors } = await open();
+    await page.waitForSelector('#faults-status[data-schedule="own"]', { timeout: 30_000 });
+    await page.fill('#faults', formatFaultSchedule([{ atMs: 1000, kind: 'pause', target: 'alice' }]));
+    await page.click('form.run-form button[type=submit]');
+    await page.waitForSelector(`${checkRows}[data-check="horizon"]`, { timeout: 120_000 });
+    expect(await page.getAttribute(`${checkRows}[data-check="horizon"]`, ATTR.ok)).toBe('false');
+    expect(errors).toEqual([]);
+  });
+
   it('moves between views with the keyboard (arrow keys, Home, End), one tab stop, the URL naming the view', async () => {
     const { page, errors } = await open();
     await page.focus('#tab-runner');
@@ -308,7 +329,7 @@ describe('the web workbench in Chromium', () => {
     await page.fill('#quorum-samples', '2000');
     await page.click('#view-quorum button[type=submit]');
     await page.waitForSelector('#progress:not([hidden])', { timeout: 30_000 });
-    expect(await page.textContent('#progress')).toMatch(/Quorum pricing: .*\d+\.\d s/);
+    expect(await page.textContent('#progress')).toMatch(/Quorum pricing: .*\d+(\.\d)? s/);
     await page.click('#progress button');
     await page.waitForSelector('#error:not([hidden])');
     expect(await page.textContent('#error')).toMatch(/cancelled; the simulator was restarted/);

@@ -1,5 +1,6 @@
 // Time on the x axis: simulated milliseconds from the start of the run, shown in the unit a reader
 // would use at the current zoom (ms for a close look, s for a run, min:s for a long one).
+import { formatNumber } from '../../core/numbers.js';
 
 /** The tick text for `ms` when the visible window is `spanMs` wide. */
 export function formatTime(ms: number, spanMs: number): string {
@@ -16,7 +17,7 @@ export function formatMs(ms: number): string {
 }
 
 function trim(value: number, decimals: number): string {
-  return value.toFixed(decimals).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+  return formatNumber(value, decimals);
 }
 
 /** The zoom that shows `window` across `widthPx`, given a base scale mapping the whole run to [0, widthPx]. */

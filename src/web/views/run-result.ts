@@ -5,6 +5,7 @@
 // metrics, the trace hash and the command that replays the run from a terminal, which the page builds
 // from checked fields (replay-command.ts), never the artifact's own `replay`, with a button that copies it.
 import type { ReplayComparison } from '../../../scenarios/replay-comparison.js';
+import { formatNumber } from '../../../core/numbers.js';
 import { ATTR } from '../../../viz/timeline/dom-contract.js';
 import type { ArtifactJson } from '../artifact-file.js';
 import { el } from '../dom.js';
@@ -65,7 +66,7 @@ export function runResult(shown: ShownRun): HTMLElement {
     ),
   );
   const applied = Array.isArray(a['appliedFaults']) ? (a['appliedFaults'] as unknown[]).map(String) : [];
-  const metrics = Object.entries(a.metrics ?? {}).map(([k, v]) => el('li', {}, el('code', {}, k), ` ${Number.isInteger(v) ? v : v.toFixed(1)}`));
+  const metrics = Object.entries(a.metrics ?? {}).map(([k, v]) => el('li', {}, el('code', {}, k), ` ${formatNumber(v)}`));
   return el(
     'div',
     { class: 'run-result', 'data-scenario': a.scenario, 'data-run-ok': String(a.ok), 'data-verified': verifiedState(shown.verification) },

@@ -92,12 +92,17 @@ export class RunnerView {
     void this.schedule.load({ scenario: this.scenario.value, variant: this.variant.value, seed: this.seed.value });
   }
 
-  /** Selects a scenario and variant in the form (the page's ?scenario= and ?variant= parameters). */
+  /** Selects a scenario and variant in the form (the page's ?scenario= and ?variant= parameters); a name it does not know is shown as an error, not passed over. */
   select(scenario: string, variant?: string): void {
-    if (!this.scenarios.some((s) => s.name === scenario)) return;
+    if (!this.scenarios.some((s) => s.name === scenario)) {
+      this.status.showError(`?scenario=${scenario}: no scenario ${JSON.stringify(scenario)}; the scenarios: ${this.scenarios.map((s) => s.name).join(', ')}. The form shows ${this.scenario.value} instead.`);
+      return;
+    }
     this.scenario.value = scenario;
     this.fillVariants();
-    if (variant !== undefined && [...this.variant.options].some((o) => o.value === variant)) this.variant.value = variant;
+    if (variant !== undefined && ![...this.variant.options].some((o) => o.value === variant)) {
+      this.status.showError(`?variant=${variant}: scenario ${scenario} has no variant ${JSON.stringify(variant)}; its variants: ${[...this.variant.options].map((o) => o.value).join(', ')}. The form shows ${this.variant.value} instead.`);
+    } else if (variant !== undefined) this.variant.value = variant;
     this.describeVariant();
   }
 

@@ -1,11 +1,11 @@
 // The scenario runner's parameters (issue 7): the chosen variant's fault schedule (scenarios/faults.ts)
 // as editable JSON, one fault a line. The variant's own schedule is read by one run of it in the worker
 // (scenarios build it inside their run, some from the seed) and kept per scenario, variant and seed.
-// Left as shown, the run uses the variant's own schedule; edited, the page checks it (fault-schedule.ts:
+// Left as shown, the run uses the variant's own schedule; edited, the page checks it (scenarios/fault-schedule.ts:
 // the fault's index and field, the rule, what is allowed) and the run takes it, its artifact records it.
 import type { Fault } from '../../../scenarios/faults.js';
 import { el } from '../dom.js';
-import { FaultScheduleError, formatFaultSchedule, parseFaultSchedule, sameFaultSchedule, type ScheduleContext } from '../fault-schedule.js';
+import { FaultScheduleError, formatFaultSchedule, parseFaultSchedule, sameFaultSchedule, type ScheduleContext } from '../../../scenarios/fault-schedule.js';
 import type { JobStatus } from '../job-status.js';
 import type { DefaultSchedule, ScheduleRequest } from '../workbench-api.js';
 

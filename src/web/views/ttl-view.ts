@@ -2,6 +2,7 @@
 // with its 95% upper bound, and analytic from the pause profile) in one panel, and the liveness bound
 // after a holder crash (analytic, beside the simulated reacquire) in the other; the keepalive load of N
 // sessions in the table. Every figure says whether it is simulated or analytic.
+import { formatSeconds } from '../../../core/numbers.js';
 import { renderLineChart } from '../../../viz/charts/line-chart.js';
 import { el, field, figuresTable, numberInput, seconds } from '../dom.js';
 import type { JobStatus } from '../job-status.js';
@@ -55,7 +56,7 @@ export class TtlView {
       title: 'Key blocked after a holder crash',
       xLabel: 'TTL, s',
       yLabel: 'seconds until a waiter is granted',
-      formatY: (v) => `${v.toFixed(2)} s`,
+      formatY: (v) => formatSeconds(v * 1000),
       series: [
         { id: 'liveness-bound', label: 'liveness bound, with a leader change', source: 'analytic', points: p.map((x) => ({ x: x.ttlSeconds, y: x.livenessBoundMs / 1000 })) },
         { id: 'liveness-bound-no-leader-change', label: 'liveness bound, same leader', source: 'analytic', points: p.map((x) => ({ x: x.ttlSeconds, y: x.livenessBoundNoLeaderChangeMs / 1000 })) },

@@ -3,7 +3,8 @@
 // same split by the member that led each run, and the analytic floor and bounds beside them
 // (core/planner/quorum-bounds.ts), as `lockstep quorum` prices them (src/commands/quorum.ts, whose node
 // imports keep it out of the worker). The page draws the samples as CDFs; it gets them sorted.
-import { roundTo, summarise } from '../../../core/planner/percentiles.js';
+import { roundTo } from '../../../core/numbers.js';
+import { summarise } from '../../../core/planner/percentiles.js';
 import { quorumBounds } from '../../../core/planner/quorum-bounds.js';
 import type { Topology } from '../../../core/planner/topology.js';
 import { simulateAcquisitions, type QuorumRun } from '../../../sim/planner/quorum-run.js';

@@ -5,7 +5,9 @@ import { SCENARIOS, scenarioNamed } from '../../../scenarios/registry.js';
 import { type ReplayComparison, compareReplay } from '../../../scenarios/replay-comparison.js';
 import { runScenario as runScenarioInWorld } from '../../../scenarios/runner.js';
 import { type ArtifactJson, artifactFileName, artifactText, checkArtifact } from '../artifact-file.js';
-import { checkFaultSchedule, type KnownProcess } from '../fault-schedule.js';
+import type { KnownProcess } from '../../../scenarios/fault-schedule.js';
+import { checkSeed } from '../../../scenarios/seed.js';
+import { checkGivenSchedule, variantSchedule } from '../../../scenarios/variant-schedule.js';
 import { type OnProgress, safeProgress } from './progress.js';
 
 export interface VariantInfo {
@@ -47,15 +49,10 @@ export function listScenarios(): ScenarioInfo[] {
   return SCENARIOS.map((s) => ({ name: s.name, description: s.description, variants: s.variants.map((v) => ({ name: v.name, expect: v.expect, description: v.description })) }));
 }
 
-/**
- * The schedule a variant uses when given none. Scenarios build it inside their run (some from the seed),
- * so the cheapest way to see it without changing them is one run: tens of milliseconds for every scenario
- * but hot-key's few hundred. No timeline is kept, only its list of processes.
- */
+/** The schedule a variant uses when given none, and what a schedule given instead may target (one run of the variant). */
 export async function defaultSchedule(request: ScheduleRequest, yieldToHost: () => Promise<void>): Promise<DefaultSchedule> {
-  const scenario = scenarioNamed(request.scenario);
-  const artifact = await runScenarioInWorld(scenario, request.variant, checkSeed(request.seed), { yieldToHost, timeline: { maxRecords: 0 } });
-  return { faults: JSON.parse(JSON.stringify(artifact.faults)) as unknown[], processes: (artifact.timeline?.processes ?? []).map((p) => ({ name: p.name, role: p.role })) };
+  const own = await variantSchedule(scenarioNamed(request.scenario), request.variant, checkSeed(request.seed), yieldToHost);
+  return { faults: own.faults, processes: own.context.processes };
 }
 
 export async function runScenario(request: RunRequest, yieldToHost: () => Promise<void>, onProgress?: OnProgress): Promise<ArtifactJson> {
@@ -63,7 +60,7 @@ export async function runScenario(request: RunRequest, yieldToHost: () => Promis
   const scenario = scenarioNamed(request.scenario);
   const variant = `${scenario.name} / ${request.variant}`;
   // Checked here too: a schedule from a loaded file reaches the simulator without the page's editor.
-  const faults = request.faults === undefined ? undefined : checkFaultSchedule(request.faults, { variant });
+  const faults = request.faults === undefined ? undefined : await checkGivenSchedule(request.faults, scenario, request.variant, seed, yieldToHost);
   safeProgress(onProgress)({ label: `running ${variant}, seed ${seed}${faults === undefined ? '' : `, ${faults.length} faults given`}` });
   // `lockstep run NAME --seed S` reruns the variant's own schedule; a given one lives in the artifact, so
   // its replay command names the file Save writes.
@@ -78,10 +75,4 @@ export async function replayArtifact(saved: unknown, yieldToHost: () => Promise<
   const artifact = checkArtifact(saved, 'replay');
   const again = await runScenario({ scenario: artifact.scenario, variant: artifact.variant, seed: artifact.seed, ...(artifact.faults === undefined ? {} : { faults: artifact.faults }) }, yieldToHost, onProgress);
   return { artifact: again, comparison: compareReplay(artifact, again) };
-}
-
-function checkSeed(seed: string): string {
-  const trimmed = seed.trim();
-  if (trimmed === '') throw new RangeError('seed is empty; give any text, e.g. 1 (every random choice of the run derives from it)');
-  return trimmed;
 }

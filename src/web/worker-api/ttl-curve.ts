@@ -4,7 +4,8 @@
 // reacquire time), and the keepalive load of N sessions. The same planner functions and seeds as
 // `lockstep ttl --sweep` (src/commands/ttl.ts), so the page and the CLI agree.
 import { DEFAULT_ETCD_TIMERS, falseFencesPerSessionHourFromPauses, keepalivesPerSecond, livenessBound, poissonUpper95 } from '../../../core/planner/liveness.js';
-import { percentile, roundTo } from '../../../core/planner/percentiles.js';
+import { roundTo } from '../../../core/numbers.js';
+import { percentile } from '../../../core/planner/percentiles.js';
 import { compileDistribution } from '../../../sim/kernel/distribution.js';
 import { falseFences, GC_PAUSES, reacquireAfterCrash } from '../../../sim/planner/ttl-runs.js';
 import { type OnProgress, safeProgress } from './progress.js';

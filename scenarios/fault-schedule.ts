@@ -1,9 +1,12 @@
-// A fault schedule typed into the scenario runner (issue 7's "parameters": a scenario's parameters are its
-// fault schedule, scenarios/faults.ts), checked before it reaches the simulator: every refusal names the
-// fault's index and field, the rule, and what is allowed. The rules are written per fault kind against
-// the Fault type itself, so a kind or field added to scenarios/faults.ts fails to compile here until it is
-// checked too. Targets are checked against the processes the variant's own run had (when known).
-import type { Fault } from '../../scenarios/faults.js';
+// A fault schedule given to a run (scenarios/faults.ts), checked before it reaches the simulator, by the one
+// validator every way in shares: `lockstep replay` and `lockstep run --faults FILE` (src/commands/run.ts),
+// the web runner's editor and its worker (src/web), and the explorer (explore.ts). Every refusal names the
+// fault's index and field, the rule, and what is allowed. The rules are written per fault kind against the
+// Fault type itself, so a kind or field added to faults.ts fails to compile here until it is checked too.
+// Targets are checked against the processes the variant's own run had (when known, variant-schedule.ts);
+// every time is inside the run's horizon (horizon.ts), so a schedule that passes runs to a verdict.
+import type { Fault } from './faults.js';
+import { DEFAULT_HORIZON_MS } from './horizon.js';
 
 /** A process of the run as the timeline lists it (scenarios/timeline-capture.ts TimelineProcess). */
 export interface KnownProcess {
@@ -16,6 +19,8 @@ export interface ScheduleContext {
   readonly processes?: readonly KnownProcess[];
   /** For messages: "pause-test / fenced". */
   readonly variant?: string;
+  /** The run's horizon (ms after the workload starts): no fault time or duration may reach past it. Default DEFAULT_HORIZON_MS. */
+  readonly horizonMs?: number;
 }
 
 export class FaultScheduleError extends Error {
@@ -27,8 +32,11 @@ export class FaultScheduleError extends Error {
 
 /** Put a limit on everything (STYLE.md): far more than any scenario's own schedule or the explorer's. */
 export const MAX_FAULTS = 200;
+/** Process names a refusal lists before it says how many more there are. */
+const MAX_NAMES_SHOWN = 12;
 const ROLES = ['@leader', '@follower', '@member-N', '@holder'] as const;
 const MEMBER_ROLES = ['@leader', '@follower', '@member-N'] as const;
+const MILLION = 1_000_000;
 const EXAMPLE = '[{"atMs": 1000, "kind": "pause", "target": "alice", "forMs": 15000}]';
 
 interface Check {
@@ -47,15 +55,17 @@ type FieldRules<F> = { readonly [P in Exclude<keyof F, 'kind'>]-?: undefined ext
 const describe = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : v === undefined ? 'missing' : JSON.stringify(v) ?? String(v));
 
 const number =
-  (rule: string, ok: (n: number) => boolean): Rule =>
-  (v) =>
-    typeof v === 'number' && Number.isFinite(v) && ok(v) ? undefined : `is ${describe(v)}; it must be ${rule}`;
-const msFromStart = number('a number of ms from the start of the workload, 0 or more', (n) => n >= 0);
-const durationMs = number('a number of ms above 0', (n) => n > 0);
-const extraMs = number('a number of ms, 0 or more', (n) => n >= 0);
-const anyMs = number('a number of ms (negative steps the clock back)', () => true);
-// sim/process/local-clock.ts: the clock must run forwards.
-const ppm = number('a number of ppm above -1000000 (the clock must run forwards)', (n) => n > -1_000_000);
+  (rule: (horizonMs: number) => string, ok: (n: number, horizonMs: number) => boolean): Rule =>
+  (v, { context }) => {
+    const horizonMs = context.horizonMs ?? DEFAULT_HORIZON_MS;
+    return typeof v === 'number' && Number.isFinite(v) && ok(v, horizonMs) ? undefined : `is ${describe(v)}; it must be ${rule(horizonMs)}`;
+  };
+const msFromStart = number((h) => `a number of ms from the start of the workload, from 0 to the run's horizon (${h})`, (n, h) => n >= 0 && n <= h);
+const durationMs = number((h) => `a number of ms above 0, at most the run's horizon (${h})`, (n, h) => n > 0 && n <= h);
+const extraMs = number((h) => `a number of ms from 0 to the run's horizon (${h})`, (n, h) => n >= 0 && n <= h);
+const anyMs = number((h) => `a number of ms from -${h} to ${h}, the run's horizon (negative steps the clock back)`, (n, h) => Math.abs(n) <= h);
+// sim/process/local-clock.ts: the clock must run forwards; and at most twice as fast, which is far past any real drift.
+const ppm = number(() => `a number of ppm above -${MILLION} and at most ${MILLION} (the clock must run forwards, at most twice as fast)`, (n) => n > -MILLION && n <= MILLION);
 const flag: Rule = (v) => (typeof v === 'boolean' ? undefined : `is ${describe(v)}; it must be true or false`);
 const text: Rule = (v) => (typeof v === 'string' && v.trim() !== '' ? undefined : `is ${describe(v)}; it must be a non-empty string`);
 const oneOf =
@@ -73,7 +83,9 @@ function target(roles: readonly string[], processRoles?: readonly string[]): Rul
     const known = context.processes?.filter((p) => processRoles === undefined || processRoles.includes(p.role)).map((p) => p.name);
     if (known === undefined || known.includes(v)) return undefined;
     const kind = processRoles === undefined ? 'a process' : `a process of role ${processRoles.join(' or ')}`;
-    return `is ${describe(v)}, not ${kind} of ${context.variant ?? 'this variant'}; allowed: ${[...known, ...roles].join(', ')}`;
+    // A variant may have hundreds of processes (hot-key's waiters): the message names the first few.
+    const shown = known.length > MAX_NAMES_SHOWN ? [...known.slice(0, MAX_NAMES_SHOWN), `... (${known.length - MAX_NAMES_SHOWN} more)`] : known;
+    return `is ${describe(v)}, not ${kind} of ${context.variant ?? 'this variant'}; allowed: ${[...shown, ...roles].join(', ')}`;
   };
 }
 
@@ -101,6 +113,14 @@ const snapshotBeforeRestore: Rule = (v, check) => {
   return msFromStart(v, check) ?? (typeof atMs === 'number' && (v as number) > atMs ? `is ${describe(v)}; the snapshot is taken at or before the restore (atMs ${atMs})` : undefined);
 };
 
+/** A partition's or slow link's id names one fault: a heal must know which it ends. */
+const ownId: Rule = (v, check) => {
+  const why = text(v, check);
+  if (why !== undefined) return why;
+  const first = check.all.findIndex((f) => (f['kind'] === 'partition' || f['kind'] === 'slow-link') && f['id'] === v);
+  return check.all[first] === check.fault ? undefined : `is ${describe(v)}, already the id of faults[${first}]; give each partition and slow link an id of its own`;
+};
+
 const req = (rule: Rule): Required => ({ rule });
 const opt = (rule: Rule): Optional => ({ rule, optional: true });
 const anyTarget = req(target(ROLES));
@@ -110,12 +130,12 @@ const FIELDS: { readonly [K in Fault['kind']]: FieldRules<FaultOf<Fault, K>> } =
   resume: { atMs: req(msFromStart), target: anyTarget },
   restart: { atMs: req(msFromStart), target: anyTarget },
   crash: { atMs: req(msFromStart), target: anyTarget, powerLoss: opt(flag) },
-  partition: { atMs: req(msFromStart), id: req(text), from: req(targets(ROLES)), to: req(targets(ROLES)), oneWay: opt(flag) },
+  partition: { atMs: req(msFromStart), id: req(ownId), from: req(targets(ROLES)), to: req(targets(ROLES)), oneWay: opt(flag) },
   heal: { atMs: req(msFromStart), id: req(healedId) },
   'stall-disk': { atMs: req(msFromStart), target: req(target(MEMBER_ROLES, ['member'])), durationMs: req(durationMs) },
   'clock-drift': { atMs: req(msFromStart), target: anyTarget, ppm: req(ppm) },
   'clock-step': { atMs: req(msFromStart), target: anyTarget, deltaMs: req(anyMs) },
-  'slow-link': { atMs: req(msFromStart), id: req(text), from: req(targets(ROLES)), to: req(targets(ROLES)), extraDelayMs: req(extraMs), oneWay: opt(flag) },
+  'slow-link': { atMs: req(msFromStart), id: req(ownId), from: req(targets(ROLES)), to: req(targets(ROLES)), extraDelayMs: req(extraMs), oneWay: opt(flag) },
   brownout: { atMs: req(msFromStart), target: anyTarget, extraDelayMs: req(extraMs), freezeAfterMs: req(extraMs), freezeForMs: req(extraMs), recoverMs: req(extraMs) },
   'advance-epoch': { atMs: req(msFromStart), via: req(target([], ['arbiter'])) },
   restore: { atMs: req(msFromStart), snapshotAtMs: req(snapshotBeforeRestore), clusterToken: req(text), arbiters: opt(oneOf('reconnect', 'restart')), ifEpochUnchanged: opt(flag) },
@@ -148,13 +168,16 @@ export function checkFaultSchedule(value: unknown, context: ScheduleContext = {}
         throw new FaultScheduleError(`${at}.${name}`, `is missing; a ${f['kind']} fault needs ${fields.filter((n) => n === 'kind' || rules[n]?.optional !== true).join(', ')}`);
       }
       const why = rule(f[name], { fault: f, all, context });
-      if (why !== undefined) throw new FaultScheduleError(`${at}.${name}`, why);
+      if (why === undefined) continue;
+      // A list's rule names the element: "[1] is ..." becomes the field faults[i].from[1].
+      const element = /^(\[\d+\]) ([\s\S]*)$/.exec(why);
+      throw element === null ? new FaultScheduleError(`${at}.${name}`, why) : new FaultScheduleError(`${at}.${name}${element[1]}`, element[2] ?? '');
     }
   });
   return value as Fault[];
 }
 
-/** Parses and checks the editor's text. */
+/** Parses and checks a schedule's text (the web editor's, a `--faults` file's). */
 export function parseFaultSchedule(text: string, context: ScheduleContext = {}): Fault[] {
   let value: unknown;
   try {

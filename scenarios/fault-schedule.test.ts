@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SCENARIOS } from '../../scenarios/registry.js';
-import { runScenario } from '../../scenarios/runner.js';
+import { SCENARIOS } from './registry.js';
+import { runScenario } from './runner.js';
 import { checkFaultSchedule, FaultScheduleError, formatFaultSchedule, MAX_FAULTS, parseFaultSchedule, sameFaultSchedule } from './fault-schedule.js';
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
@@ -35,12 +35,18 @@ describe('checkFaultSchedule', () => {
     ['an unknown kind', [{ ...pause, kind: 'pauze' }], 'faults[0].kind', /is "pauze"; allowed: pause, resume, restart, crash, partition, heal/],
     ['a missing field', [{ atMs: 5, kind: 'stall-disk', target: 'etcd-1' }], 'faults[0].durationMs', /is missing; a stall-disk fault needs kind, atMs, target, durationMs/],
     ['a field the kind does not have', [{ ...pause, forMS: 10 }], 'faults[0].forMS', /is not a field of a pause fault; its fields: kind, atMs, target, forMs/],
-    ['a negative time', [{ ...pause, atMs: -1 }], 'faults[0].atMs', /is -1; it must be a number of ms from the start of the workload, 0 or more/],
+    ['a negative time', [{ ...pause, atMs: -1 }], 'faults[0].atMs', /is -1; it must be a number of ms from the start of the workload, from 0 to the run's horizon \(300000\)/],
+    ['a time past the horizon', [{ ...pause, atMs: 300_001 }], 'faults[0].atMs', /is 300001; .*from 0 to the run's horizon \(300000\)/],
+    ['a pause longer than the horizon', [{ ...pause, forMs: 1e12 }], 'faults[0].forMs', /is 1000000000000; it must be a number of ms above 0, at most the run's horizon \(300000\)/],
+    ['a clock step past the horizon', [{ atMs: 0, kind: 'clock-step', target: 'alice', deltaMs: -400_000 }], 'faults[0].deltaMs', /from -300000 to 300000/],
+    ['a clock more than twice as fast', [{ atMs: 0, kind: 'clock-drift', target: 'alice', ppm: 1e9 }], 'faults[0].ppm', /at most 1000000/],
+    ['a text where a time goes', [{ ...pause, atMs: '1000' }], 'faults[0].atMs', /is "1000"; it must be a number/],
+    ['two partitions of one id', [{ atMs: 5, kind: 'partition', id: 'cut', from: ['etcd-1'], to: ['etcd-2'] }, { atMs: 6, kind: 'slow-link', id: 'cut', from: ['alice'], to: ['arbiter-1'], extraDelayMs: 5 }], 'faults[1].id', /is "cut", already the id of faults\[0\]/],
     ['a process the variant does not have', [{ ...pause, target: 'carol' }], 'faults[0].target', /is "carol", not a process of pause-test \/ fenced; allowed: alice, bob, arbiter-1, etcd-1, etcd-2, ledger-db, @leader/],
     ['a role that does not exist', [{ ...pause, target: '@primary' }], 'faults[0].target', /is "@primary", not a role here/],
     ['a disk stall on a client', [{ atMs: 5, kind: 'stall-disk', target: 'alice', durationMs: 100 }], 'faults[0].target', /not a process of role member of pause-test \/ fenced; allowed: etcd-1, etcd-2, @leader, @follower, @member-N/],
     ['a partition side that is empty', [{ atMs: 5, kind: 'partition', id: 'p', from: [], to: ['etcd-1'] }], 'faults[0].from', /must be a non-empty list/],
-    ['a partition side naming a stranger', [{ atMs: 5, kind: 'partition', id: 'p', from: ['etcd-1', 'zed'], to: ['etcd-2'] }], 'faults[0].from', /\[1\] is "zed", not a process/],
+    ['a partition side naming a stranger', [{ atMs: 5, kind: 'partition', id: 'p', from: ['etcd-1', 'zed'], to: ['etcd-2'] }], 'faults[0].from[1]', /faults\[0\]\.from\[1\] is "zed", not a process/],
     ['a heal of nothing', [{ atMs: 5, kind: 'partition', id: 'cut', from: ['etcd-1'], to: ['etcd-2'] }, { atMs: 9, kind: 'heal', id: 'cuts' }], 'faults[1].id', /must be the id of a partition or slow-link fault in this schedule: "cut"/],
     ['a clock that runs backwards', [{ atMs: 0, kind: 'clock-drift', target: 'alice', ppm: -1_000_000 }], 'faults[0].ppm', /above -1000000/],
     ['an epoch advance via a client', [{ atMs: 0, kind: 'advance-epoch', via: 'alice' }], 'faults[0].via', /not a process of role arbiter .*; allowed: arbiter-1$/],
@@ -57,6 +63,16 @@ describe('checkFaultSchedule', () => {
     const schedule = [{ ...pause, target: 'someone' }, { atMs: 2, kind: 'crash', target: '@member-3', powerLoss: true }, { atMs: 3, kind: 'pause', target: '@holder', forMs: 10 }];
     expect(checkFaultSchedule(schedule)).toEqual(schedule);
     expect(() => checkFaultSchedule([{ ...pause, target: '@member-0' }])).toThrow(/not a role here/);
+  });
+
+  it('keeps every time inside the horizon it is given', () => {
+    expect(() => checkFaultSchedule([{ ...pause, atMs: 50_000 }], { horizonMs: 60_000 })).not.toThrow();
+    expect(() => checkFaultSchedule([{ ...pause, atMs: 70_000 }], { horizonMs: 60_000 })).toThrow(/faults\[0\]\.atMs is 70000; .*horizon \(60000\)/);
+  });
+
+  it('names the first twelve processes of a large variant, and how many more', () => {
+    const many = Array.from({ length: 20 }, (_, i) => ({ name: `waiter-${i}`, role: 'client' }));
+    expect(() => checkFaultSchedule([{ ...pause, target: 'zed' }], { processes: many, variant: 'hot-key / memory' })).toThrow(/allowed: waiter-0, .*, waiter-11, \.\.\. \(8 more\), @leader, @follower, @member-N, @holder$/);
   });
 
   it(`refuses more than ${MAX_FAULTS} faults`, () => {
