@@ -46,7 +46,8 @@ describe('the horizon of a run', () => {
   it('gives the same trace twice for a run that hits its horizon', async () => {
     const pauseTest = SCENARIOS.find((s) => s.name === 'pause-test');
     if (pauseTest === undefined) throw new Error('no pause-test');
-    const faults: Fault[] = [{ atMs: 1000, kind: 'pause', target: 'alice' }];
+    // Both holders frozen for good: the kit, which runs on the second holder's clock, never finishes.
+    const faults: Fault[] = [{ atMs: 1000, kind: 'pause', target: 'alice' }, { atMs: 1000, kind: 'pause', target: 'bob' }];
     const [a, b] = [await runScenario(pauseTest, 'fenced', '3', { yieldToHost, faults, horizonMs: HORIZON_MS }), await runScenario(pauseTest, 'fenced', '3', { yieldToHost, faults, horizonMs: HORIZON_MS })];
     expect(a.traceHash).toBe(b.traceHash);
     expect(a.checks[0]?.name).toBe(HORIZON_CHECK);

@@ -15,6 +15,7 @@ import { World } from '../sim/world/world.js';
 import { DeadlineProbe } from './deadline-probe.js';
 import { type Fault, scheduleFaults } from './faults.js';
 import { collectHistory } from './history.js';
+import { horizonOf, settleWithinHorizon } from './horizon.js';
 import { simFirstHolder, simResourcePort } from './pause-test-ports.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
 
@@ -78,16 +79,25 @@ export const pauseTest: Scenario = {
     };
     const ports = { clock: bob.process.clock(), lock, firstHolder: simFirstHolder(alice, resource, hold, beliefs), resource: simResourcePort(bob, resource, KEY) };
     const startMs = world.kernel.now();
-    void runPauseTest(ports, { ...hold, runId: `seed-${context.seed}`, points: [BEFORE_WRITE] }, () => {}).then((r) => (report = r));
-    // The kit's promise is not awaited past the run's end: a schedule that never resumes the holder leaves it waiting.
+    // The kit bounds each of its waits (core/pause-test/within.ts): one that expires (a first holder never
+    // resumed) ends the kit inconclusive, kitPassed -1, not the run.
+    const kit = runPauseTest(ports, { ...hold, runId: `seed-${context.seed}`, points: [BEFORE_WRITE] }, () => {}).then(
+      (r) => (report = r),
+      () => undefined,
+    );
     await world.runUntil(startMs + RUN_FOR_MS);
-    const secondWrites = resource.writes.filter((w) => w.holder === bob.identity);
-    return {
+    const base = () => ({
       world,
       faults,
       appliedFaults,
       history: collectHistory(world, beliefs, probe),
       parameters: { ttlSeconds: TTL_SECONDS, pauseAtMs: PAUSE_AT_MS, pauseForMs: PAUSE_FOR_MS, resource: fenced ? 'fenced' : 'unfenced', pausePoints: [BEFORE_WRITE] },
+    });
+    // A schedule that freezes the kit's own side (the second holder) leaves it waiting: the run then ends at its horizon.
+    await settleWithinHorizon(world, kit, { horizon: horizonOf(context, startMs), what: 'the pause test kit (alice, bob)', partial: base });
+    const secondWrites = resource.writes.filter((w) => w.holder === bob.identity);
+    return {
+      ...base(),
       metrics: {
         ...staleWrites(resource.writes, alice.identity, secondGrantedAtMs),
         kitPassed: kitVerdict(report),

@@ -98,18 +98,19 @@ describe('lockstep replay: bad input exits 2, names it, runs and writes nothing'
 });
 
 describe('lockstep run and replay: a schedule that never lets the workload finish', () => {
-  it('ends at the horizon with a verdict (exit 1, the horizon check failed), and --out keeps the artifact', async () => {
+  it('ends at the horizon with a verdict (the horizon check failed; exit 3, since the edited artifact still records its old checks), and --out keeps the artifact', async () => {
     // Before the horizon, this replay exited 13 with no output: node found nothing left to run.
-    const path = await edited('frozen.json', { faults: [{ atMs: 1000, kind: 'pause', target: 'alice' }] });
+    // Both holders frozen for good: the kit runs on the second holder's clock, so it never finishes (alice alone: the kit gives up on her, inconclusive).
+    const path = await edited('frozen.json', { faults: [{ atMs: 1000, kind: 'pause', target: 'alice' }, { atMs: 1000, kind: 'pause', target: 'bob' }] });
     const out = join(scratch.dir, 'frozen-again.json');
     const run = await runCli('replay', path, '--out', out, '--json');
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(3); // the record (ok) is not the replay's (horizon failed): issue 18's exit for an edited artifact
     const result = JSON.parse(run.out.at(-1) ?? '{}') as { checks: { name: string; ok: boolean; detail: string }[]; replay: string };
     expect(result.checks[0]).toMatchObject({ name: 'horizon', ok: false });
     expect(result.checks[0]?.detail).toMatch(/had not finished by the run's horizon, 300000 ms .*not running then: alice paused/);
     expect(result.replay).toBe(`lockstep replay ${out}`);
     const saved = JSON.parse(await readFile(out, 'utf8')) as { faults: unknown[]; checks: { name: string }[] };
-    expect(saved.faults).toEqual([{ atMs: 1000, kind: 'pause', target: 'alice' }]);
+    expect(saved.faults).toEqual([{ atMs: 1000, kind: 'pause', target: 'alice' }, { atMs: 1000, kind: 'pause', target: 'bob' }]);
     expect(saved.checks[0]?.name).toBe('horizon');
   });
 

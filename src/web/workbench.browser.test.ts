@@ -229,7 +229,8 @@ describe('the web workbench in Chromium', () => {
   it('ends a schedule that never lets the workload finish at the horizon, with a verdict (it spun for ever before)', async () => {
     const { page, errors } = await open();
     await page.waitForSelector('#faults-status[data-schedule="own"]', { timeout: 30_000 });
-    await page.fill('#faults', formatFaultSchedule([{ atMs: 1000, kind: 'pause', target: 'alice' }]));
+    // Both holders frozen for good: the kit runs on bob's clock, so it never finishes (alice alone: it gives up on her).
+    await page.fill('#faults', formatFaultSchedule([{ atMs: 1000, kind: 'pause', target: 'alice' }, { atMs: 1000, kind: 'pause', target: 'bob' }]));
     await page.click('form.run-form button[type=submit]');
     await page.waitForSelector(`${checkRows}[data-check="horizon"]`, { timeout: 120_000 });
     expect(await page.getAttribute(`${checkRows}[data-check="horizon"]`, ATTR.ok)).toBe('false');
@@ -380,7 +381,7 @@ describe('the workbench and what it is given (issue 18)', () => {
     expect(await page.locator(`${checkRows}[${ATTR.ok}="false"]`).count()).toBe(1);
     await page.setInputFiles('#artifact-file', join(outDir, UNREPLAYABLE_ARTIFACT));
     await page.waitForSelector(`${verified}[data-verified="not-verified"]`, { timeout: 30_000 });
-    expect(await page.textContent('#error')).toMatch(/Replay unreplayable\.json to verify its checks: .*no process named mallory/);
+    expect(await page.textContent('#error')).toMatch(/Replay unreplayable\.json to verify its checks: fault schedule: faults\[0\]\.target is "mallory", not a process of pause-test \/ unfenced/);
     expect(await page.textContent('#run-result h2')).toContain('pause-test / unfenced, seed 1: NOT VERIFIED (the artifact says: VIOLATION)');
     expect(await page.textContent('#run-result [role="alert"]')).toMatch(/^NOT VERIFIED: these are the artifact's own checks; replaying it failed/);
     expect(await page.textContent('#run-result caption')).toBe('Checks the artifact records (not verified)');
