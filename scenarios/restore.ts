@@ -110,8 +110,10 @@ export const restore: Scenario = {
     {
       name: 'same-token-no-regression-seal',
       expect: 'violation',
-      shows: ['restore-token-order', 'belief'],
-      description: 'same token (same cluster ID) and arbiters started after the restore: nothing seals, tokens regress below ones already issued and reach holders (checks: restore-token-order, belief)',
+      shows: ['restore-token-order', 'token-order'],
+      // belief fails too at most seeds, but only when a regressed token repeats one the same key was granted
+      // before the restore (the checker then finds the earlier grant of that token): a seed-dependent collision.
+      description: 'same token (same cluster ID) and arbiters started after the restore: nothing seals, tokens regress below ones already issued and reach holders (checks: restore-token-order, token-order)',
     },
     { name: 'same-token-running-arbiters', expect: 'violation', shows: ['restore-token-order'], description: 'same token, arbiters left running: they seal on revision-regression, again one write late (a committed hold with a regressed token) (checks: restore-token-order)' },
   ],

@@ -2,8 +2,10 @@
 // derived from one seed, all data, so a run can be saved, shrunk and replayed. Each scenario has named
 // variants that declare whether they should pass or show a violation: the failing ones show why a rule
 // of the design exists.
+import type { TailerSeams } from '../core/audit/seams.js';
 import type { CheckRunOptions, RunHistory } from '../core/checkers/index.js';
 import type { TraceOptions } from '../sim/trace/trace.js';
+import { DEFAULT_AUDIT_PLAN, SCENARIO_ELECTION_TTL_SECONDS } from '../sim/world/audit-node.js';
 import type { World, WorldOptions } from '../sim/world/world.js';
 import type { Fault } from './faults.js';
 
@@ -44,11 +46,18 @@ export interface ScenarioContext {
   readonly trace?: TraceOptions;
   /** Simulated ms after the workload starts by which the run ends (horizon.ts; default DEFAULT_HORIZON_MS). */
   readonly horizonMs?: number;
+  /** Test support only (scenarios/audit-mutants.ts): the audit tailer's seams. Default honest. */
+  readonly auditSeams?: TailerSeams;
 }
 
-/** What every scenario's World starts from: the seed, the host's yield, and the trace options of the run (runner.ts). */
-export function worldBasics(context: ScenarioContext): Pick<WorldOptions, 'seed' | 'yieldToHost' | 'kernel'> {
-  return { seed: context.seed, yieldToHost: context.yieldToHost, ...(context.trace === undefined ? {} : { kernel: { trace: context.trace } }) };
+/**
+ * What every scenario's World starts from: the seed, the host's yield, the trace options of the run
+ * (runner.ts), and the audit tailer (ADR-21) with its crash, compaction and restart, whose store the
+ * audit-complete checker holds against the log (scenarios/history.ts collects it).
+ */
+export function worldBasics(context: ScenarioContext): Pick<WorldOptions, 'seed' | 'yieldToHost' | 'kernel' | 'audit'> {
+  const audit = { plan: DEFAULT_AUDIT_PLAN, electionTtlSeconds: SCENARIO_ELECTION_TTL_SECONDS, ...(context.auditSeams === undefined ? {} : { seams: context.auditSeams }) };
+  return { seed: context.seed, yieldToHost: context.yieldToHost, audit, ...(context.trace === undefined ? {} : { kernel: { trace: context.trace } }) };
 }
 
 export interface ScenarioOutcome {

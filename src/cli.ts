@@ -7,6 +7,7 @@
 import { Command, CommanderError } from 'commander';
 import { BadInput, OperationError } from './cli-errors.js';
 import { type CliIo, ExitCode, processIo } from './cli-io.js';
+import { registerAuditCommands } from './commands/audit.js';
 import { registerBenchCommand } from './commands/bench.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerClassCommands } from './commands/class-check.js';
@@ -49,6 +50,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
   registerScenarioCommands(program, io, setExitCode);
   registerExploreCommand(program, io, setExitCode);
   registerWebCommand(program, io, setExitCode);
+  registerAuditCommands(program, io, setExitCode);
   for (const command of [program, ...everySubcommand(program)]) command.addHelpText('after', EXIT_CODES_HELP);
   return program;
 }

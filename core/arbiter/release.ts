@@ -10,6 +10,7 @@ import { unpackToken } from '../token.js';
 import type { FencingToken, LeaseId, Revision } from '../units.js';
 import { EPOCH_RECORD_READ, type EpochState, epochUnchanged } from './epoch-state.js';
 import type { LogGateway } from './log-gateway.js';
+import { releaseMarkerOps } from '../audit/markers.js';
 
 /** Epoch changes seen in one release before giving up (TigerStyle: every retry loop has a maximum). */
 const MAX_EPOCH_RELOADS = 3;
@@ -40,7 +41,8 @@ export async function releaseHold(gateway: LogGateway, epochState: EpochState, k
             ]
           : []),
       ],
-      success: sameEpoch ? [{ type: 'delete', key: holderKey }] : [],
+      // ADR-21: the release marker, in the same txn, is how the audit tells this release from an expiry.
+      success: sameEpoch ? [{ type: 'delete', key: holderKey }, ...releaseMarkerOps(sessionId, revision)] : [],
       failure: [EPOCH_RECORD_READ],
     });
     if (response.succeeded) return sameEpoch ? { released: true, atRevision: response.header.revision } : { released: false, atRevision: undefined };

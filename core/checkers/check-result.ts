@@ -2,7 +2,7 @@
 // Plain JSON data: tokens and revisions are decimal strings here, never bigints.
 import { formatMs } from '../numbers.js';
 
-export type CheckerName = 'exclusion' | 'token-order' | 'belief' | 'fence' | 'deadline' | 'linearizability';
+export type CheckerName = 'exclusion' | 'token-order' | 'belief' | 'fence' | 'deadline' | 'linearizability' | 'audit-complete';
 
 export type ViolationKind =
   /** Two holds of one key overlap in the log's applied order. */
@@ -28,7 +28,21 @@ export type ViolationKind =
   /** The log expired a hold whose running holder's library never fenced it. */
   | 'fence-never-called'
   /** The operations of a key have no legal sequential order under the model. */
-  | 'not-linearizable';
+  | 'not-linearizable'
+  /** A committed lock event is not in the audit, and no recorded gap covers its revision: silence. */
+  | 'audit-missing'
+  /** A committed lock event is in the audit more than once. */
+  | 'audit-duplicate'
+  /** The audit has the event with another kind (a release for an expiry), token or holder. */
+  | 'audit-wrong-event'
+  /** The audit has a lock event the log never committed. */
+  | 'audit-extra'
+  /** The run ended with a committed event still not in the audit, long after it was committed. */
+  | 'audit-behind'
+  /** The audit records a gap that no compaction of the log explains. */
+  | 'audit-gap-unfounded'
+  /** A replay stored another reading of an event than the first one. */
+  | 'audit-conflict';
 
 export interface Involved {
   /** The holder's identity, or the process of an operation. */

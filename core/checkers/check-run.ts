@@ -1,6 +1,8 @@
 // Every checker over one simulated run (ARCHITECTURE.md, scenarios/): exclusion and token order always,
 // belief when the run recorded beliefs, fence when it recorded writes, deadline when it recorded the
-// holders' fences, linearizability when it recorded the client-visible history.
+// holders' fences, linearizability when it recorded the client-visible history, audit-complete when it ran
+// the audit tailer (ADR-21).
+import { checkAuditComplete } from './audit-complete.js';
 import { checkBelief } from './belief.js';
 import type { CheckResult } from './check-result.js';
 import { checkHistory } from './check-history.js';
@@ -34,5 +36,6 @@ export function checkRun(history: RunHistory, options: CheckRunOptions = {}): Ch
     }
     results.push(linearizabilityCheckResult(model, checked.result));
   }
+  if (history.audit !== undefined) results.push(checkAuditComplete(history.grants, history.audit));
   return results;
 }

@@ -22,6 +22,8 @@ export { type Describer, type Locate, PREFIX_SHOWN, explainKey, linearizabilityC
 export { type HistoryCheck, checkHistory } from './check-history.js';
 export { type CheckResult, type CheckerName, type Involved, MAX_VIOLATIONS, type Violation, type ViolationKind } from './check-result.js';
 export {
+  type AuditRun,
+  type AuditedCluster,
   type BeliefInterval,
   type FenceRecord,
   type GrantRecord,
@@ -36,5 +38,6 @@ export { checkTokenOrder } from './token-order.js';
 export { checkBelief } from './belief.js';
 export { checkFence } from './fence.js';
 export { checkDeadline } from './deadline.js';
+export { checkAuditComplete } from './audit-complete.js';
 export { type CheckRunOptions, checkRun } from './check-run.js';
 export { type SyntheticHold, type SyntheticLockHistory, type SyntheticLockHistoryOptions, syntheticLockHistory } from './synthetic-history.js';

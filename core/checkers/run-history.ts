@@ -1,6 +1,7 @@
 // What a simulated run records for the direct checkers (exclusion, token order, belief, fence, deadline):
 // pure data the scenarios produce from the simulator, which knows true time and the log's applied order.
 // Tokens and revisions are bigints in memory (ADR-02); a run artifact writes them as decimal strings.
+import type { AuditCheckpoint, AuditGap, AuditRecord } from '../audit/events.js';
 import type { HistoryEvent } from './history.js';
 
 /** How a hold ended in the log. */
@@ -82,6 +83,35 @@ export interface ResourceSpec {
   readonly fenced: boolean;
 }
 
+/** One etcd cluster as the run's recorder saw it, for the audit-complete checker. */
+export interface AuditedCluster {
+  /** The world's name of it: GrantRecord.cluster of its grants. */
+  readonly name: string;
+  readonly clusterId: bigint;
+  /** The recorded history begins after this revision (a restored cluster's snapshot revision; 1 for a fresh log). */
+  readonly fromRevision: bigint;
+  /** Every compaction the log applied: a gap in the audit must end at one. */
+  readonly compactions: readonly bigint[];
+  /** False once a restore replaced it: it took no more writes, and its audit is judged up to the last checkpoint. */
+  readonly current: boolean;
+}
+
+/** What the audit tailer (ADR-21) stored during the run, beside what the log did. */
+export interface AuditRun {
+  readonly clusters: readonly AuditedCluster[];
+  readonly records: readonly AuditRecord[];
+  readonly gaps: readonly AuditGap[];
+  readonly checkpoints: readonly AuditCheckpoint[];
+  /** Replays that offered a different event under a stored event's (cluster, revision, key). */
+  readonly conflicts: number;
+  /** Tailer runs that ended on their own: a log that went backwards under the same cluster ID. */
+  readonly stops: readonly { readonly reason: string; readonly clusterId?: bigint; readonly revision?: bigint }[];
+  /** True time of the run's end. */
+  readonly endedAtMs: number;
+  /** How long a committed event may take to reach the store by the end of the run (a crash, an election, a flush). */
+  readonly maxLagMs: number;
+}
+
 export interface RunHistory {
   readonly grants: readonly GrantRecord[];
   readonly beliefs?: readonly BeliefInterval[];
@@ -94,6 +124,8 @@ export interface RunHistory {
   readonly fences?: readonly FenceRecord[];
   /** When holders' processes could not run; the deadline checker excuses a late fence only then. */
   readonly outages?: readonly HolderOutage[];
+  /** The audit tailer's store, when the run had one; its absence skips the audit-complete checker. */
+  readonly audit?: AuditRun;
 }
 
 /** Describes one holder in a message: `holder a (token 5)`. */

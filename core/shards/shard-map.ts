@@ -7,6 +7,9 @@ import { parseLockKey } from '../lock-key.js';
 import type { Placement } from '../arbiter/policy.js';
 import { rendezvousPick } from './rendezvous.js';
 
+/** Where the versioned map lives on the coord cluster (ARCHITECTURE.md, Keys); the audit records each change of it (ADR-21). */
+export const SHARD_MAP_KEY = '/sys/shardmap';
+
 export interface RegionShards {
   /** The coord-tier cluster of the region. */
   readonly coord: string;

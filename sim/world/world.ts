@@ -36,6 +36,7 @@ import type { PartitionId, PartitionSpec } from '../net/partition.js';
 import type { ClockSpec } from '../process/local-clock.js';
 import { SimProcess } from '../process/process.js';
 import { type ArbiterRpcMessage, SimArbiterClient, serveArbiter } from '../rpc/arbiter-rpc.js';
+import { AuditNode, type AuditNodeOptions } from './audit-node.js';
 import { LogRecorder } from './log-recorder.js';
 import { ReconnectingLog } from './reconnecting-log.js';
 import { ResourceClient, type ResourceMessage, type ResourceOptions, SimResource } from './resource.js';
@@ -63,6 +64,8 @@ export interface WorldOptions {
   readonly seams?: { readonly arbiter?: ArbiterSeams; readonly client?: ClientSeams };
   /** The name of the first cluster: its GrantRecords' `cluster` and addArbiter's default. Default 'cluster-1'. */
   readonly clusterName?: string;
+  /** Run the audit tailer (ADR-21) once the world has started (audit-node.ts). Default: none. */
+  readonly audit?: AuditNodeOptions;
 }
 
 /** Another arbiter process (addArbiter). */
@@ -146,6 +149,7 @@ export class World {
   private readonly arbiterNodes: MutableArbiterNode[] = [];
   private readonly clientNodes: ClientNode[] = [];
   private readonly processes = new Map<string, SimProcess>();
+  private auditNode: AuditNode | undefined;
 
   constructor(private readonly options: WorldOptions) {
     this.kernel = new Kernel({ ...options.kernel, seed: options.seed, yieldToHost: options.yieldToHost });
@@ -159,6 +163,11 @@ export class World {
   /** The first cluster (after a restore of it, the restored one). */
   get cluster(): SimCluster {
     return (this.slots[0] as ClusterSlot).current.cluster;
+  }
+
+  /** The audit tailer, when the world runs one (WorldOptions.audit): started by start(). */
+  get audit(): AuditNode | undefined {
+    return this.auditNode;
   }
 
   /** Every cluster the world has run, replaced ones included (raft safety is checked on all of them). */
@@ -244,6 +253,7 @@ export class World {
     const recorder = new LogRecorder(() => this.kernel.now(), `${slot.name}/restored-${slot.restores}`, {
       revision: restored.store.currentRev,
       epoch: epochKv === undefined ? 0 : (parseEpochRecord(epochKv.value)?.epoch ?? 0),
+      compactRevision: restored.store.compactRev, // the snapshot's own history was compacted there (the audit's gaps rest on it)
     });
     const cluster = restoreSimCluster(this.kernel, this.clusterNetwork, options.snapshot, {
       ...slot.options,
@@ -330,6 +340,14 @@ export class World {
       }
       if (!ready) throw new Error(`world: ${node.process.name} could not read the epoch within ${maxMs} ms of virtual time`);
     }
+    this.startAudit();
+  }
+
+  private startAudit(): void {
+    const options = this.options.audit;
+    if (options === undefined || this.auditNode !== undefined) return;
+    const cluster = this.slot(options.cluster ?? (this.slots[0] as ClusterSlot).name);
+    this.auditNode = new AuditNode({ kernel: this.kernel, network: this.clusterNetwork, clusterName: cluster.name, cluster: () => cluster.current.cluster, register: (p) => this.register(p) }, options);
   }
 
   /**

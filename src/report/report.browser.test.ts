@@ -92,7 +92,7 @@ describe('lockstep run --html: the offline report', () => {
     expect(await page.locator(`[${ATTR.kind}="leader"]`).count()).toBeGreaterThan(0);
     expect(await page.locator(`[${ATTR.kind}="keepalive"]`).count()).toBeGreaterThan(0);
     const checks = await page.locator(`[${ATTR.check}]`).evaluateAll((nodes) => nodes.map((n) => `${n.getAttribute('data-check')}=${n.getAttribute('data-ok')}`));
-    expect(checks).toEqual(['exclusion=true', 'token-order=true', 'belief=true', 'fence=true', 'deadline=true', 'raft-safety=true']);
+    expect(checks).toEqual(['exclusion=true', 'token-order=true', 'belief=true', 'fence=true', 'deadline=true', 'audit-complete=true', 'raft-safety=true']);
     expect(await page.locator(`[${ATTR.violation}]`).count()).toBe(0);
 
     // Keyboard: focus the timeline, End selects the last event, ← the one before; the details follow.
