@@ -12,6 +12,7 @@
 // This measures the simulator itself, so it imports sim/ (the one exception bench/ makes).
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import type { SimClusterOptions } from '../sim/cluster/cluster.js';
 import { Kernel } from '../sim/kernel/kernel.js';
 import { startLockWorkload, workloadPolicy } from '../sim/world/lock-workload.js';
 import { World } from '../sim/world/world.js';
@@ -22,6 +23,12 @@ import { World } from '../sim/world/world.js';
  */
 const PER_MESSAGE_KINDS = ['net.send', 'net.deliver', 'raft.send'];
 const MB = 1024 * 1024;
+/**
+ * The standard workload's members run as a long-lived etcd is run (issue 16): periodic auto-compaction
+ * with a one-minute retention (--auto-compaction-mode periodic --auto-compaction-retention 1m), so the
+ * MVCC history holds one to two minutes of revisions, whatever the run's length.
+ */
+const STANDARD_CLUSTER: SimClusterOptions = { timing: { autoCompaction: { mode: 'periodic', retentionMs: 60_000 } } };
 
 // The host yield goes through node's tick queue, which node runs only once the microtask queue is
 // empty: a drain as complete as an immediate's (sim/trace/determinism.test.ts checks the hashes agree)
@@ -46,7 +53,7 @@ async function kernelEventsPerSecond(): Promise<number> {
 async function standardRun(seed: string, minutes: number, progress: (text: string) => void) {
   const clients = 200;
   const ttlSeconds = 15;
-  const world = new World({ seed, yieldToHost, ...workloadPolicy(ttlSeconds, clients), kernel: { trace: { keepRecords: false, omitKinds: PER_MESSAGE_KINDS } } });
+  const world = new World({ seed, yieldToHost, ...workloadPolicy(ttlSeconds, clients), cluster: STANDARD_CLUSTER, kernel: { trace: { keepRecords: false, omitKinds: PER_MESSAGE_KINDS } } });
   await world.start();
   const workload = startLockWorkload({ world, clients, ttlSeconds, grantsPerSecond: 100, keys: 1000, holdMs: 50, waitMs: 1000 });
   const simulatedMs = minutes * 60_000;
