@@ -1,6 +1,7 @@
 // `lockstep lock --endpoints H:P[,..] --class FILE --identity ID <namespace/key> -- <command...>`
 // Wires the real world together: the etcd LockLog, the real clock, the in-process arbiter and the
 // client library, around one command (src/lock/run-locked-command.ts).
+import { actingAs, unauthenticated } from '../../core/ports/caller.js';
 import type { Command } from 'commander';
 import { PrefixGrants, namespaceGrant } from '../../core/authz/index.js';
 import { ClassRegistry, type LockClass, checkDocuments, isCivilDate } from '../../core/classes/index.js';
@@ -69,7 +70,7 @@ async function runLock(keyText: string, command: string[], options: LockOptions,
   const log = createEtcdLockLog({ endpoints: setup.endpoints });
   const clock = createRealClock();
   const arbiter = new Arbiter({ log, clock, random: createCryptoRandom(), classes: setup.classes, authorizer: setup.grants });
-  const client = new LockClient({ arbiter, clock, identity: options.identity });
+  const client = new LockClient({ arbiter: actingAs(arbiter, unauthenticated(options.identity)), clock, identity: options.identity }) // ADR-19: --identity is asserted, not proven;
   try {
     return await runLockedCommand({
       client,
