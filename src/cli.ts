@@ -14,6 +14,8 @@ import { registerClassCommands } from './commands/class-check.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerLockCommand } from './commands/lock.js';
+import { registerServeCommand } from './commands/serve.js';
+import { runServeDev } from './commands/serve-dev.js';
 import { registerPauseTestCommand } from './commands/pause-test.js';
 import { registerShardsCommand } from './commands/shards.js';
 import { registerTtlCommand } from './commands/ttl.js';
@@ -41,6 +43,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
   registerCheckCommand(program, io, setExitCode);
   registerInitCommand(program, io, setExitCode);
   registerLockCommand(program, io, setExitCode);
+  registerServeCommand(program, io, setExitCode, runServeDev);
   registerPauseTestCommand(program, io, setExitCode);
   registerDemoCommand(program, io, setExitCode);
   registerBenchCommand(program, io, setExitCode);
