@@ -13,13 +13,13 @@ export function adminServiceImpl(arbiter: ArbiterService, guard: CallGuard): Ser
       guard.run(context, async (caller) => {
         const proposal = await arbiter.requestForceRelease(caller, { key: request.key, expectedToken: request.expectedToken, reason: request.reason, acknowledgeUnfenced: request.acknowledgeUnfenced });
         return { requestId: proposal.requestId, key: proposal.key, holder: holderToWire(proposal.holder), enforcement: enforcementToWire(proposal.enforcement), requester: proposal.requester, reason: proposal.reason };
-      }),
+      }, true),
     approveForceRelease: (request, context) =>
       guard.run(context, async (caller) => {
         const done = await arbiter.approveForceRelease(caller, { requestId: request.requestId, acknowledgeUnfenced: request.acknowledgeUnfenced });
         return { released: done.released, enforcement: enforcementToWire(done.enforcement), recordKey: done.recordKey, requester: done.requester, approver: done.approver };
       }),
-    requestEpochAdvance: (request, context) => guard.run(context, (caller) => arbiter.requestEpochAdvance(caller, { reason: request.reason })),
+    requestEpochAdvance: (request, context) => guard.run(context, (caller) => arbiter.requestEpochAdvance(caller, { reason: request.reason }), true),
     approveEpochAdvance: (request, context) =>
       guard.run(context, async (caller) => {
         const done = await arbiter.approveEpochAdvance(caller, { requestId: request.requestId });

@@ -26,7 +26,12 @@ export class CallGuard {
     return this.#draining;
   }
 
-  /** New calls are answered `unavailable` from now on; calls in flight go on to their end. */
+  /**
+   * Calls that would start something (a session, a hold, an operator request) are answered `unavailable`
+   * from now on, so their callers go to another arbiter; calls that end or keep what exists (release,
+   * keepalive, close, reads) are still served while connections stay open, so a holder's release is not
+   * turned into a hold left to expire. Calls in flight go on to their end.
+   */
   drain(): void {
     this.#draining = true;
   }
@@ -37,8 +42,8 @@ export class CallGuard {
     return new Promise((done) => this.#idle.push(done));
   }
 
-  async run<T>(context: HandlerContext, call: (caller: Caller) => Promise<T>): Promise<T> {
-    if (this.#draining) throw toConnectError(new LockError('unavailable', 'this arbiter is shutting down; call another arbiter (the client fails over)'));
+  async run<T>(context: HandlerContext, call: (caller: Caller) => Promise<T>, starts = false): Promise<T> {
+    if (this.#draining && starts) throw toConnectError(new LockError('unavailable', 'this arbiter is shutting down; call another arbiter (the client fails over)'));
     const outcome = context.values.get(CALLER);
     if ('refused' in outcome) throw toConnectError(outcome.refused);
     this.#inFlight += 1;

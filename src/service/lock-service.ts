@@ -8,13 +8,16 @@ import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
 import type { CallGuard } from './call-guard.js';
 import { grantToWire, inspectToWire } from './wire-messages.js';
 
+/** Refused while the server drains (call-guard.ts): they would start a session or a hold. */
+const STARTS = true;
+
 export function lockServiceImpl(arbiter: ArbiterService, guard: CallGuard): ServiceImpl<typeof LockService> {
   return {
     openSession: (request, context) =>
       guard.run(context, async (caller) => {
         const session = await arbiter.openSession(caller, { ttlSeconds: request.ttlSeconds });
         return { session: { sessionId: session.sessionId, identity: session.identity, ttlSeconds: session.ttlSeconds } };
-      }),
+      }, STARTS),
     // One stream per session: each request is one renewal, answered in order (lock.proto).
     async *keepAlive(requests, context) {
       for await (const request of requests) {
@@ -31,7 +34,7 @@ export function lockServiceImpl(arbiter: ArbiterService, guard: CallGuard): Serv
       guard.run(context, async (caller) => {
         const grant = await arbiter.acquire(caller, { sessionId: leaseId(request.sessionId), key: request.key, className: request.className, waitMs: request.waitMs });
         return { grant: grantToWire(grant) };
-      }),
+      }, STARTS),
     release: (request, context) =>
       guard.run(context, async (caller) => {
         // core's token rule (ADR-02): a malformed token is invalid-argument, before the arbiter is asked.
