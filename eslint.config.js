@@ -23,7 +23,7 @@ const layer = (forbidden, why) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.lockstep-tmp/**', 'test-artifacts/**'] },
+  { ignores: ['node_modules/**', 'src/gen/**', 'dist/**', 'coverage/**', '.lockstep-tmp/**', 'test-artifacts/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

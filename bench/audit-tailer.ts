@@ -6,6 +6,7 @@
 //   closed-loop grant load (the bench's grant path: acquire on a fresh key, release), and for each grant the
 //   time from its commit to the progress line of the checkpoint that covered it; and the grant rate with
 //   the tailer as a ratio of the rate without it (on one machine they share its cores).
+import { authenticated } from '../core/ports/caller.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -71,9 +72,9 @@ async function grantLoad(endpoints: readonly string[], workers: number, seconds:
     await Promise.all(
       world.sessions.map(async (session, worker) => {
         for (let i = 0; performance.now() < endMs; i += 1) {
-          const grant = await world.arbiter.acquire({ identity: session.identity, sessionId: session.sessionId, key: `${BENCH_NAMESPACE}/${runId}/w${worker}-${i}`, className: BENCH_CLASS.name, waitMs: 0 });
+          const grant = await world.arbiter.acquire(authenticated(session.identity), { sessionId: session.sessionId, key: `${BENCH_NAMESPACE}/${runId}/w${worker}-${i}`, className: BENCH_CLASS.name, waitMs: 0 });
           samples.push({ revision: revision(grant.revision), atMs: Date.now() });
-          await world.arbiter.release({ identity: session.identity, sessionId: session.sessionId, key: grant.key, token: grant.token });
+          await world.arbiter.release(authenticated(session.identity), { sessionId: session.sessionId, key: grant.key, token: grant.token });
         }
       }),
     );

@@ -4,6 +4,8 @@ import type { SealReason } from './ports/arbiter-api.js';
 export type LockErrorCode =
   /** Bad input: key, token, TTL, identity or request shape. Nothing was read or written. */
   | 'invalid-argument'
+  /** The transport did not prove the caller's identity, and the action needs a proven one (ADR-19/20). */
+  | 'unauthenticated'
   /** The identity has no prefix grant covering the key (ADR-19). Same error whether or not the key exists. */
   | 'denied'
   /** No LockClass of that name in the key's namespace. */

@@ -65,8 +65,10 @@ export function recordingApi(api: ArbiterApi, kernel: Kernel, calls: CallRecord[
     release: (request) => timed('release', () => api.release(request)),
     validate: (request) => timed('validate', () => api.validate(request)),
     inspect: (key) => timed('inspect', () => api.inspect(key)),
-    forceRelease: (request) => timed('forceRelease', () => api.forceRelease(request)),
-    advanceEpoch: (request) => timed('advanceEpoch', () => api.advanceEpoch(request)),
+    requestForceRelease: (request) => timed('requestForceRelease', () => api.requestForceRelease(request)),
+    approveForceRelease: (request) => timed('approveForceRelease', () => api.approveForceRelease(request)),
+    requestEpochAdvance: (request) => timed('requestEpochAdvance', () => api.requestEpochAdvance(request)),
+    approveEpochAdvance: (request) => timed('approveEpochAdvance', () => api.approveEpochAdvance(request)),
     status: () => timed('status', () => api.status()),
   };
 }

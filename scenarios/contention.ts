@@ -104,8 +104,8 @@ export class LogTap {
 }
 
 /** lock.v1 calls whose effect may have happened when the connection breaks (as in sim/rpc). */
-const MUTATING: ReadonlySet<keyof ArbiterApi> = new Set(['openSession', 'closeSession', 'acquire', 'release', 'forceRelease', 'advanceEpoch']);
-const METHODS: readonly (keyof ArbiterApi)[] = ['openSession', 'keepAlive', 'closeSession', 'acquire', 'release', 'validate', 'inspect', 'forceRelease', 'advanceEpoch', 'status'];
+const MUTATING: ReadonlySet<keyof ArbiterApi> = new Set(['openSession', 'closeSession', 'acquire', 'release', 'requestForceRelease', 'approveForceRelease', 'requestEpochAdvance', 'approveEpochAdvance']);
+const METHODS: readonly (keyof ArbiterApi)[] = ['openSession', 'keepAlive', 'closeSession', 'acquire', 'release', 'validate', 'inspect', 'requestForceRelease', 'approveForceRelease', 'requestEpochAdvance', 'approveEpochAdvance', 'status'];
 /** The reset crosses the same link as an answer would (World's default lock.v1 latency). */
 const RESET_LATENCY_MS = 0.25;
 

@@ -54,7 +54,9 @@ export class DeadlineProbe {
       openSession: (request) => api.openSession(request),
       keepAlive: (request) => api.keepAlive(request),
       closeSession: (request) => {
-        const id = sessionId(request.identity, request.sessionId);
+        // ADR-19: the request names no identity; the process's client does.
+        const identity = this.world.clients.find((client) => client.process === process)?.identity ?? process.name;
+        const id = sessionId(identity, request.sessionId);
         if (!this.fencedAtMs.has(id)) this.fencedAtMs.set(id, this.world.kernel.now());
         return api.closeSession(request);
       },
@@ -62,8 +64,10 @@ export class DeadlineProbe {
       release: (request) => api.release(request),
       validate: (request) => api.validate(request),
       inspect: (key) => api.inspect(key),
-      forceRelease: (request) => api.forceRelease(request),
-      advanceEpoch: (request) => api.advanceEpoch(request),
+      requestForceRelease: (request) => api.requestForceRelease(request),
+      approveForceRelease: (request) => api.approveForceRelease(request),
+      requestEpochAdvance: (request) => api.requestEpochAdvance(request),
+      approveEpochAdvance: (request) => api.approveEpochAdvance(request),
       status: () => api.status(),
     };
   };

@@ -12,9 +12,11 @@ import { EPOCH_KEY, parseEpochRecord } from '../core/arbiter/records.js';
 import type { EtcdSnapshot } from '../sim/cluster/snapshot.js';
 import type { SimProcess } from '../sim/process/process.js';
 import type { World } from '../sim/world/world.js';
+import { advanceEpochByTwo } from '../core/arbiter/two-person.js';
+import { SIM_OPERATORS, SIM_OPERATOR_CALLERS } from '../sim/world/operators.js';
 
 /** The two operators of an `advance-epoch` fault (ADR-03: two different people approve). */
-export const FAULT_APPROVERS = ['spiffe://ops/fault-schedule-1', 'spiffe://ops/fault-schedule-2'] as const;
+export const FAULT_APPROVERS = SIM_OPERATORS;
 
 export type Fault =
   /** With `forMs`, a pause resumes the very process it stopped (a role is resolved once). */
@@ -220,7 +222,7 @@ function advanceEpochFault(world: World, via: string, later: Log): string {
   const node = world.arbiters.find((a) => a.process.name === via);
   if (node === undefined) return `skip: advance the epoch via ${via} (no such arbiter)`;
   if (node.process.state !== 'running') return `skip: advance the epoch via ${via} (it is ${node.process.state})`;
-  node.arbiter.advanceEpoch({ approvers: [FAULT_APPROVERS[0], FAULT_APPROVERS[1]], reason: 'an epoch advance from the fault schedule' }).then(
+  advanceEpochByTwo(node.arbiter, SIM_OPERATOR_CALLERS, 'an epoch advance from the fault schedule').then(
     (done) => later(`epoch advanced to ${done.epoch} via ${via}, ${done.holdsDeleted} holds deleted`),
     (error: unknown) => later(`epoch advance via ${via} failed: ${error instanceof Error ? error.message : String(error)}`),
   );

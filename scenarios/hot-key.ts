@@ -34,11 +34,11 @@ function hotClass(fairness: Fairness): LockClass {
 }
 
 /** Records, per identity, the order in which first acquires were sent (= reached the arbiter: one ordered link each). */
-function arrivalRecorder(arrivals: Map<string, number>): (api: ArbiterApi) => ArbiterApi {
-  return (api) => ({
+function arrivalRecorder(arrivals: Map<string, number>): (api: ArbiterApi, identity: string) => ArbiterApi {
+  return (api, identity) => ({
     ...api,
     acquire: (request) => {
-      if (!arrivals.has(request.identity)) arrivals.set(request.identity, arrivals.size);
+      if (!arrivals.has(identity)) arrivals.set(identity, arrivals.size);
       return api.acquire(request);
     },
   });
@@ -71,7 +71,7 @@ export const hotKey: Scenario = {
     if (arbiter === undefined) throw new Error('hot-key: the world has no arbiter');
     const arrivals = new Map<string, number>();
     const record = arrivalRecorder(arrivals);
-    const nodes = names.map((name) => world.addClient(name, { wrapApi: (api, process) => probe.wrapApi(record(resetWhenArbiterDies(api, arbiter.process, process)), process) }));
+    const nodes = names.map((name) => world.addClient(name, { wrapApi: (api, process) => probe.wrapApi(record(resetWhenArbiterDies(api, arbiter.process, process), `spiffe://sim/${name}`), process) }));
     const faults: readonly Fault[] = context.faults ?? (restart ? [
       { atMs: CRASH_AT_MS, kind: 'crash', target: arbiter.process.name },
       { atMs: CRASH_AT_MS + RESTART_AFTER_MS, kind: 'restart', target: arbiter.process.name },

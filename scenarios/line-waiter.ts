@@ -83,7 +83,7 @@ async function release(node: ClientNode, handle: LockHandle, random: ReturnType<
   for (let tries = 0; outcome === 'broken' && tries < MAX_RELEASE_TRIES; tries += 1) {
     await node.process.clock().sleep(randomInt(random, REJOIN_BACKOFF_MIN_MS, REJOIN_BACKOFF_MAX_MS));
     outcome = await node.api
-      .release({ identity: node.identity, sessionId: grant.sessionId, key: grant.key, token: grant.token })
+      .release({ sessionId: grant.sessionId, key: grant.key, token: grant.token })
       .then(() => 'done' as const, (failure: unknown) => (broken(failure) ? 'broken' : 'done'));
   }
   return outcome === 'done';

@@ -23,6 +23,8 @@ import { PrefixGrants, namespaceGrant } from '../core/authz/index.js';
 import { ClassRegistry, type LockClass } from '../core/classes/index.js';
 import type { BeliefInterval } from '../core/checkers/index.js';
 import type { ArbiterStatus } from '../core/ports/arbiter-api.js';
+import { advanceEpochByTwo } from '../core/arbiter/two-person.js';
+import { SIM_OPERATOR_CALLERS } from '../sim/world/operators.js';
 import type { EtcdSnapshot } from '../sim/cluster/snapshot.js';
 import { World } from '../sim/world/world.js';
 import { describeToken, highestGrant, lowestGrant, tokenMetrics, tokensAbove } from './cross-cluster.js';
@@ -47,7 +49,7 @@ const STATUS_POLL_MS = 250;
 const STOP_AT_MS = 17_000;
 /** After the run: time for calls still in flight to reach their deadlines (RPC 8 s + a wait). */
 const RUN_FOR_MS = 19_000;
-const APPROVERS = ['spiffe://ops/alice', 'spiffe://ops/bob'] as const;
+
 
 const CLASS: LockClass = { namespace: 'orders', name: 'order-writes', purpose: 'correctness', enforcement: 'fenced', resource: 'sim://orders-db', ttlSeconds: TTL_SECONDS, tier: 'entity', onQuorumLoss: 'closed', fairness: 'memory' };
 
@@ -226,7 +228,7 @@ async function runOperator(world: World, untilMs: number, log: OperatorLog): Pro
   while (kernel.now() < untilMs && log.advancedAtMs === undefined) {
     log.advanceAttempts += 1;
     const reason = 'restored the orders lock log from the 03:00 snapshot (drill)';
-    const advanced = await (world.arbiters[0] as (typeof world.arbiters)[number]).arbiter.advanceEpoch({ approvers: [APPROVERS[0], APPROVERS[1]], reason }).catch(() => undefined);
+    const advanced = await advanceEpochByTwo((world.arbiters[0] as (typeof world.arbiters)[number]).arbiter, SIM_OPERATOR_CALLERS, reason).catch(() => undefined);
     if (advanced === undefined) {
       await kernel.sleep(STATUS_POLL_MS);
       continue;

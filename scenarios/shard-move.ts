@@ -13,6 +13,8 @@
 // been answered by the destination. That is the hold the drain exists to wait for (ADR-09).
 import { PrefixGrants, namespaceGrant } from '../core/authz/index.js';
 import type { Placement } from '../core/arbiter/policy.js';
+import { advanceEpochByTwo } from '../core/arbiter/two-person.js';
+import { SIM_OPERATOR_CALLERS } from '../sim/world/operators.js';
 import { ClassRegistry, type LockClass } from '../core/classes/index.js';
 import type { BeliefInterval, GrantRecord } from '../core/checkers/index.js';
 import type { LockHandle } from '../core/client/lock-client.js';
@@ -40,7 +42,7 @@ const RUN_FOR_MS = 15_000;
 /** The controller's polling of inspect and status; a bound on each wait. */
 const POLL_MS = 100;
 const MAX_DRAIN_WAIT_MS = 3 * TTL_SECONDS * 1_000;
-const APPROVERS = ['spiffe://ops/alice', 'spiffe://ops/bob'] as const;
+
 
 const CLASS: LockClass = { namespace: 'orders', name: 'order-writes', purpose: 'correctness', enforcement: 'fenced', resource: 'sim://orders-db', ttlSeconds: TTL_SECONDS, tier: 'entity', onQuorumLoss: 'closed', fairness: 'memory' };
 
@@ -290,7 +292,7 @@ async function moveRanges(world: World, map: MapHolder, arbiters: ReadonlyMap<st
 
 /** 'none' when the source's log holds no hold on the key; 'held' or 'unknown' (could not read) otherwise. */
 async function holderOf(source: ArbiterNode, key: string): Promise<'none' | 'held' | 'unknown'> {
-  const inspected = await source.arbiter.inspect(key).catch(() => undefined);
+  const inspected = await source.arbiter.inspect(SIM_OPERATOR_CALLERS[0], key).catch(() => undefined);
   return inspected === undefined ? 'unknown' : inspected.holder === undefined ? 'none' : 'held';
 }
 
@@ -308,7 +310,7 @@ async function advanceAbove(world: World, source: ArbiterNode, destination: Arbi
     log.destinationEpoch = to;
     if (to > from || !advance) return;
     const reason = `move ranges to ${NEW_SHARD}: its tokens must start above ${source.process.name}'s epoch ${from}`;
-    const advanced = await destination.arbiter.advanceEpoch({ approvers: [APPROVERS[0], APPROVERS[1]], reason }).catch(() => undefined);
+    const advanced = await advanceEpochByTwo(destination.arbiter, SIM_OPERATOR_CALLERS, reason).catch(() => undefined);
     if (advanced !== undefined) {
       log.advances += 1;
       log.holdsDeletedByAdvance += advanced.holdsDeleted;

@@ -15,6 +15,8 @@
 // A restore follows docs/seal-and-epochs.md with the arbiters stopped, and only from a backup of the
 // current epoch (explore-schedule.ts says why: the two other ways are known gaps, not news).
 import type { Placement } from '../core/arbiter/policy.js';
+import { advanceEpochByTwo } from '../core/arbiter/two-person.js';
+import { SIM_OPERATOR_CALLERS } from '../sim/world/operators.js';
 import { PrefixGrants, namespaceGrant } from '../core/authz/index.js';
 import { CancelSource } from '../core/cancel.js';
 import type { BeliefInterval } from '../core/checkers/index.js';
@@ -27,7 +29,7 @@ import type { SimProcess } from '../sim/process/process.js';
 import type { SimResource } from '../sim/world/resource.js';
 import { type ClientNode, World } from '../sim/world/world.js';
 import { type Episode, FIRST_FAULT_MS, SWARM_ARBITERS, arbiterIndexOf, drawEpisodes, faultMix, swarmClientName, toFaults } from './explore-schedule.js';
-import { type Fault, FAULT_APPROVERS, scheduleFaults } from './faults.js';
+import { type Fault, scheduleFaults } from './faults.js';
 import { DeadlineProbe } from './deadline-probe.js';
 import { collectHistory } from './history.js';
 import { MUTANTS, type Mutant, mutantNamed } from './mutants.js';
@@ -299,11 +301,11 @@ async function maintenance(world: World, via: string, floor: Floor, counters: Co
     floor.draining = false;
     return log(`skip: advance the epoch via ${via} (${quiet() ? `${via} is not running` : 'holders still at work'})`);
   }
-  const request = { approvers: [FAULT_APPROVERS[0], FAULT_APPROVERS[1]] as const, reason: 'swarm maintenance: drain, advance the epoch, reopen (ADR-09)' };
+  const reason = 'swarm maintenance: drain, advance the epoch, reopen (ADR-09)';
   // The range reopens only once the advance's outcome is known: an advance still in flight (its arbiter
   // frozen), or one that may or may not have committed, would delete the holds of holders working again.
   const incarnation = node.process.incarnation;
-  const answer = node.arbiter.advanceEpoch(request).then(
+  const answer = advanceEpochByTwo(node.arbiter, SIM_OPERATOR_CALLERS, reason).then(
     (done) => ({ known: true, line: `epoch advanced to ${done.epoch} via ${via} after a drain, ${done.holdsDeleted} holds deleted`, advanced: true }),
     (error: unknown) => {
       const code = isLockError(error) ? error.code : 'error';

@@ -19,6 +19,15 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['check'], load: async () => (await import('./commands/check.js')).registerCheckCommand },
   { names: ['init'], load: async () => (await import('./commands/init.js')).registerInitCommand },
   { names: ['lock'], load: async () => (await import('./commands/lock.js')).registerLockCommand },
+  {
+    names: ['serve'],
+    load: async () => {
+      const { registerServeCommand } = await import('./commands/serve.js');
+      // --dev's throwaway etcd and certificates load only when asked for.
+      const runDev: Parameters<typeof registerServeCommand>[3] = async (options, io) => (await import('./commands/serve-dev.js')).runServeDev(options, io);
+      return (program, io, setExitCode) => registerServeCommand(program, io, setExitCode, runDev);
+    },
+  },
   { names: ['pause-test'], load: async () => (await import('./commands/pause-test.js')).registerPauseTestCommand },
   { names: ['demo'], load: async () => (await import('./commands/demo.js')).registerDemoCommand },
   { names: ['bench'], load: async () => (await import('./commands/bench.js')).registerBenchCommand },

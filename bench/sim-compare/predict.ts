@@ -2,6 +2,7 @@
 // closed loop of acquire (waitMs 0, a fresh key each time) and release per worker, but on a simulated
 // etcd cluster whose disks, links and CPUs carry the costs measured on this machine (calibration.ts).
 // This is the one place bench/ imports sim/ (ARCHITECTURE.md, Layers: "except to compare a prediction").
+import { authenticated } from '../../core/ports/caller.js';
 import { initLog } from '../../core/arbiter/init-log.js';
 import { Arbiter } from '../../core/arbiter/arbiter.js';
 import type { LockLog } from '../../core/ports/lock-log.js';
@@ -64,7 +65,7 @@ export async function predictGrant(options: PredictOptions): Promise<SimPredicti
     await driver.wait(initLog(log)); // the operator's first step on the new simulated log
     const sessions: Session[] = [];
     for (let i = 0; i < options.concurrency; i++) {
-      sessions.push(await driver.wait(arbiter.openSession({ identity: workerIdentity(i), ttlSeconds: BENCH_CLASS.ttlSeconds })));
+      sessions.push(await driver.wait(arbiter.openSession(authenticated(workerIdentity(i)), { ttlSeconds: BENCH_CLASS.ttlSeconds })));
     }
     const acquire = new LatencyHistogram();
     const cycle = new LatencyHistogram();
@@ -77,9 +78,9 @@ export async function predictGrant(options: PredictOptions): Promise<SimPredicti
       for (let iteration = 0; clock.now() < endMs && failure === undefined; iteration++) {
         const key = `${BENCH_NAMESPACE}/sim/w${index}-${iteration}`;
         const startMs = clock.now();
-        const grant = await arbiter.acquire({ identity: session.identity, sessionId: session.sessionId, key, className: BENCH_CLASS.name, waitMs: 0 });
+        const grant = await arbiter.acquire(authenticated(session.identity), { sessionId: session.sessionId, key, className: BENCH_CLASS.name, waitMs: 0 });
         const acquiredMs = clock.now() - startMs;
-        await arbiter.release({ identity: session.identity, sessionId: session.sessionId, key, token: grant.token });
+        await arbiter.release(authenticated(session.identity), { sessionId: session.sessionId, key, token: grant.token });
         const endedMs = clock.now();
         if (endedMs < measureFromMs || endedMs > endMs) continue;
         operations += 1;

@@ -1,5 +1,6 @@
 // The lockstep side of the bench: an in-process Arbiter over the real etcd LockLog, wired as
 // `lockstep lock` wires it (src/commands/lock.ts), with one bench class and a grant per worker identity.
+import { authenticated } from '../../core/ports/caller.js';
 import { Arbiter } from '../../core/arbiter/arbiter.js';
 import { PrefixGrants, namespaceGrant } from '../../core/authz/index.js';
 import { ClassRegistry, type LockClass } from '../../core/classes/index.js';
@@ -59,13 +60,13 @@ export async function openBenchWorld(endpoints: readonly string[], identities: n
   let stopRenewal = () => {};
   const close = async (): Promise<void> => {
     stopRenewal();
-    await Promise.all(sessions.map((s) => arbiter.closeSession({ identity: s.identity, sessionId: s.sessionId }).catch(() => undefined)));
+    await Promise.all(sessions.map((s) => arbiter.closeSession(authenticated(s.identity), { sessionId: s.sessionId }).catch(() => undefined)));
     arbiter.close();
     await log.close();
   };
   try {
     // Sequential, not all at once: a few hundred lease grants in one burst is a load test of its own.
-    for (const identity of names) sessions.push(await arbiter.openSession({ identity, ttlSeconds: BENCH_CLASS.ttlSeconds }));
+    for (const identity of names) sessions.push(await arbiter.openSession(authenticated(identity), { ttlSeconds: BENCH_CLASS.ttlSeconds }));
   } catch (error) {
     await close();
     throw error;

@@ -2,10 +2,11 @@
 // Both need two different people and a reason; both are one txn, so they either happen whole or not.
 import { LockError } from '../lock-error.js';
 import { type LockKey, holderKeyOf, parseLockKey, HOLDER_PREFIX, WAITER_PREFIX } from '../lock-key.js';
-import type { AdvanceEpochRequest, ForceReleaseRequest, ForceReleaseResponse } from '../ports/arbiter-api.js';
+import type { ForceReleaseRequest, ForceReleaseResponse, Holder } from '../ports/arbiter-api.js';
 import type { KeyValue } from '../ports/lock-log.js';
 import { EPOCH_LIMIT, formatToken, parseToken } from '../token.js';
 import type { Revision } from '../units.js';
+import { checkReason } from './approvals.js';
 import type { HoldRead } from './inspect.js';
 import type { LogGateway } from './log-gateway.js';
 import type { ClassLookup } from './policy.js';
@@ -14,7 +15,18 @@ import { checkIdentity } from './sessions.js';
 
 /** Force records live a day on their own lease, long enough for the audit tailer to copy them (ADR-20/21). */
 export const FORCE_RECORD_TTL_SECONDS = 24 * 60 * 60;
-const MIN_REASON_LENGTH = 10;
+
+/** A force-release once a second operator approved it (approvals.ts). */
+export interface ApprovedForceRelease extends ForceReleaseRequest {
+  readonly requester: string;
+  readonly approver: string;
+}
+
+/** An epoch advance once a second operator approved it. */
+export interface ApprovedAdvance {
+  readonly approvers: readonly [string, string];
+  readonly reason: string;
+}
 
 function checkTwoPeople(first: string, second: string, roles: string): void {
   checkIdentity(first, roles.split(' and ')[0]);
@@ -24,11 +36,26 @@ function checkTwoPeople(first: string, second: string, roles: string): void {
   }
 }
 
-function checkReason(reason: unknown): string {
-  if (typeof reason !== 'string' || reason.trim().length < MIN_REASON_LENGTH) {
-    throw new LockError('approval-required', `a reason of at least ${MIN_REASON_LENGTH} characters is required, saying why (it is kept with the record for audit)`);
+/** What the requester is shown before anyone approves (ADR-20): the hold and whether its class is fenced. */
+export async function proposeForceRelease(classes: ClassLookup, request: ForceReleaseRequest, readHold: (key: LockKey) => Promise<HoldRead>): Promise<{ holder: Holder; enforcement: 'fenced' | 'advisory' }> {
+  checkReason(request.reason);
+  const key = parseLockKey(request.key);
+  const expected = parseToken(request.expectedToken);
+  const { holder, token } = await readHold(key);
+  if (holder === undefined || token !== expected) {
+    throw new LockError('stale', `${key.text} is no longer held with token ${request.expectedToken}; inspect it again before requesting a release`);
   }
-  return reason.trim();
+  const enforcement = checkEnforcement(classes, key, holder.className, request.acknowledgeUnfenced);
+  return { holder: { ...holder, token }, enforcement };
+}
+
+function checkEnforcement(classes: ClassLookup, key: LockKey, className: string, acknowledged: boolean | undefined): 'fenced' | 'advisory' {
+  const enforcement = classes.get(key.namespace, className)?.enforcement ?? 'advisory';
+  if (enforcement === 'advisory' && acknowledged !== true) {
+    // ADR-20: tell the operator whether the action is safe at the moment they choose it.
+    throw new LockError('approval-required', `${key.text} is guarded by advisory class ${className}: its resource does not check tokens, so the current holder may keep writing after this release. Acknowledge that two writers may act at once to proceed`);
+  }
+  return enforcement;
 }
 
 /**
@@ -36,7 +63,7 @@ function checkReason(reason: unknown): string {
  * the hold with the epoch record in one txn: the token the operator saw is compared with the hold packed
  * with the log's epoch, not a cached one (issue 11, S2).
  */
-export async function forceRelease(gateway: LogGateway, classes: ClassLookup, request: ForceReleaseRequest, readHold: (key: LockKey) => Promise<HoldRead>): Promise<ForceReleaseResponse> {
+export async function forceRelease(gateway: LogGateway, classes: ClassLookup, request: ApprovedForceRelease, readHold: (key: LockKey) => Promise<HoldRead>): Promise<ForceReleaseResponse> {
   checkTwoPeople(request.requester, request.approver, 'requester and approver');
   const reason = checkReason(request.reason);
   const key = parseLockKey(request.key);
@@ -46,11 +73,7 @@ export async function forceRelease(gateway: LogGateway, classes: ClassLookup, re
   if (kv === undefined || holder === undefined || token !== expected) {
     throw new LockError('stale', `${key.text} is no longer held with token ${request.expectedToken}; inspect it again before releasing`);
   }
-  const enforcement = classes.get(key.namespace, holder.className)?.enforcement ?? 'advisory';
-  if (enforcement === 'advisory' && request.acknowledgeUnfenced !== true) {
-    // ADR-20: tell the operator whether the action is safe at the moment they choose it.
-    throw new LockError('approval-required', `${key.text} is guarded by advisory class ${holder.className}: its resource does not check tokens, so the current holder may keep writing after this release. Acknowledge that two writers may act at once to proceed`);
-  }
+  const enforcement = checkEnforcement(classes, key, holder.className, request.acknowledgeUnfenced);
   const lease = await gateway.leaseGrant(FORCE_RECORD_TTL_SECONDS);
   const recordKey = `${FORCE_PREFIX}${key.text}/${kv.createRevision}`;
   const record = formatForceRecord({
@@ -74,7 +97,7 @@ export async function forceRelease(gateway: LogGateway, classes: ClassLookup, re
     await gateway.leaseRevoke(lease.id, ['lease-not-found']).catch(() => undefined);
     throw new LockError('stale', `${key.text} changed hands while the force-release was being written; inspect it again`);
   }
-  return { released: true, enforcement, recordKey };
+  return { released: true, enforcement, recordKey, requester: request.requester, approver: request.approver };
 }
 
 export interface EpochAdvanced {
@@ -90,7 +113,7 @@ export interface EpochAdvanced {
  * hold and durable waiter, so no restored hold survives into the new epoch. Runs while sealed.
  * `servedEpoch` is the highest epoch this arbiter has minted tokens in (0 if none).
  */
-export async function advanceEpoch(gateway: LogGateway, request: AdvanceEpochRequest, servedEpoch: number): Promise<EpochAdvanced> {
+export async function advanceEpoch(gateway: LogGateway, request: ApprovedAdvance, servedEpoch: number): Promise<EpochAdvanced> {
   const [first, second] = request.approvers;
   checkTwoPeople(first, second, 'first approver and second approver');
   checkReason(request.reason);

@@ -1,57 +1,83 @@
-// Force-release on real etcd (ADR-20): two different people, a reason, the fenced status shown and, for
-// an advisory class, acknowledged; exactly the hold the operator saw; one txn that deletes the hold and
-// writes a /sys/force record on its own lease.
+// Force-release on real etcd (ADR-20): requested by one authenticated operator and approved by a second,
+// different one, with a reason, the fenced status shown and, for an advisory class, acknowledged; exactly
+// the hold the operator saw; one txn that deletes the hold and writes a /sys/force record on its own lease.
+import { authenticated, unauthenticated } from '../ports/caller.js';
 import { describe, expect, it } from 'vitest';
-import { ADVISORY, ALICE, BOB, FENCED, lockErrorOf, useArbiterWorld } from '../../src/testing/arbiter-fixture.js';
+import { ADVISORY, ALICE, BOB, FENCED, lockErrorOf, useArbiterWorld, OPERATORS, OPERATOR_IDS } from '../../src/testing/arbiter-fixture.js';
 import { holderKeyOf, parseLockKey } from '../lock-key.js';
 import { formatToken } from '../token.js';
 import { revision } from '../units.js';
 import type { Grant, Session } from '../ports/arbiter-api.js';
 import { FORCE_RECORD_TTL_SECONDS } from './admin.js';
+import { forceReleaseByTwo } from './two-person.js';
 import type { Arbiter } from './arbiter.js';
 import { FORCE_PREFIX } from './records.js';
 
 const world = useArbiterWorld();
-const REQUESTER = 'spiffe://ops/ana';
-const APPROVER = 'spiffe://ops/ben';
+const [REQUESTER, APPROVER] = OPERATOR_IDS;
 const REASON = 'holder process wedged since 02:10, pages INC-4711';
 
 async function held(arbiter: Arbiter, label: string, className: string, ttlSeconds: number): Promise<{ key: string; grant: Grant; session: Session }> {
   const key = world.key(label);
   const session = await world.session(arbiter, ALICE, ttlSeconds);
-  const grant = await arbiter.acquire({ identity: ALICE, sessionId: session.sessionId, key, className, waitMs: 0 });
+  const grant = await arbiter.acquire(authenticated(ALICE), { sessionId: session.sessionId, key, className, waitMs: 0 });
   return { key, grant, session };
 }
 
 describe('force-release on real etcd', () => {
-  it('refuses one person acting as both requester and approver, and a missing reason, leaving the hold', async () => {
+  it('refuses one operator approving their own request, and a missing reason, leaving the hold and writing nothing', async () => {
     const arbiter = world.arbiter();
     const { key, grant } = await held(arbiter, 'approvals', FENCED.name, FENCED.ttlSeconds);
     const expectedToken = formatToken(grant.token);
     const revisionBefore = await world.revision();
 
-    const samePerson = await lockErrorOf(arbiter.forceRelease({ key, requester: REQUESTER, approver: REQUESTER, reason: REASON, expectedToken }));
+    const proposal = await arbiter.requestForceRelease(OPERATORS[0], { key, reason: REASON, expectedToken });
+    expect([proposal.requester, proposal.enforcement, proposal.holder.identity]).toEqual([REQUESTER, 'fenced', ALICE]);
+    const samePerson = await lockErrorOf(arbiter.approveForceRelease(OPERATORS[0], { requestId: proposal.requestId }));
     expect(samePerson.code).toBe('approval-required');
-    const shortReason = await lockErrorOf(arbiter.forceRelease({ key, requester: REQUESTER, approver: APPROVER, reason: '  stuck   ', expectedToken }));
+    expect(samePerson.message).toContain('second, different operator');
+    const shortReason = await lockErrorOf(arbiter.requestForceRelease(OPERATORS[0], { key, reason: '  stuck   ', expectedToken }));
     expect(shortReason.code).toBe('approval-required');
     expect(shortReason.message).toContain('reason');
     expect(await world.revision()).toBe(revisionBefore); // nothing was written, not even the record's lease
+    expect((await world.holder(key))?.createRevision).toBe(grant.revision);
+    // The refused self-approval left the request for a second operator (the negative control: it can pass).
+    expect((await arbiter.approveForceRelease(OPERATORS[1], { requestId: proposal.requestId })).released).toBe(true);
+  });
+
+  it('refuses an unauthenticated operator, and a workload without an operator grant, the same whether or not the key is held', async () => {
+    const arbiter = world.arbiter();
+    const { key, grant } = await held(arbiter, 'who-may', FENCED.name, FENCED.ttlSeconds);
+    const free = world.key('who-may-free');
+    const request = (k: string) => ({ key: k, reason: REASON, expectedToken: formatToken(grant.token) });
+    const revisionBefore = await world.revision();
+
+    const unproven = await lockErrorOf(arbiter.requestForceRelease(unauthenticated(REQUESTER), request(key)));
+    expect(unproven.code).toBe('unauthenticated');
+    const workloadHeld = await lockErrorOf(arbiter.requestForceRelease(authenticated(BOB), request(key)));
+    const workloadFree = await lockErrorOf(arbiter.requestForceRelease(authenticated(BOB), request(free)));
+    expect(workloadHeld.code).toBe('denied');
+    expect(workloadFree.message).toBe(workloadHeld.message.replace(key, free));
+    const proposal = await arbiter.requestForceRelease(OPERATORS[0], request(key));
+    expect((await lockErrorOf(arbiter.approveForceRelease(unauthenticated(APPROVER), { requestId: proposal.requestId }))).code).toBe('unauthenticated');
+    expect((await lockErrorOf(arbiter.approveForceRelease(authenticated(BOB), { requestId: proposal.requestId }))).code).toBe('denied');
+    expect(await world.revision()).toBe(revisionBefore);
   });
 
   it('shows an advisory class and requires acknowledging the unfenced risk before releasing it', async () => {
     const arbiter = world.arbiter();
     const { key, grant } = await held(arbiter, 'advisory', ADVISORY.name, ADVISORY.ttlSeconds);
-    const request = { key, requester: REQUESTER, approver: APPROVER, reason: REASON, expectedToken: formatToken(grant.token) };
-    expect((await arbiter.inspect(key)).enforcement).toBe('advisory');
+    const request = { key, reason: REASON, expectedToken: formatToken(grant.token) };
+    expect((await arbiter.inspect(OPERATORS[0], key)).enforcement).toBe('advisory');
     const revisionBefore = await world.revision();
 
-    const unacknowledged = await lockErrorOf(arbiter.forceRelease(request));
+    const unacknowledged = await lockErrorOf(forceReleaseByTwo(arbiter, OPERATORS, request));
     expect(unacknowledged.code).toBe('approval-required');
     expect(unacknowledged.message).toMatch(/advisory/);
     expect(unacknowledged.message).toMatch(/two writers/);
     expect(await world.revision()).toBe(revisionBefore);
 
-    const released = await arbiter.forceRelease({ ...request, acknowledgeUnfenced: true });
+    const released = await forceReleaseByTwo(arbiter, OPERATORS, { ...request, acknowledgeUnfenced: true });
     expect([released.released, released.enforcement]).toEqual([true, 'advisory']);
     expect(await world.holder(key)).toBeUndefined();
   });
@@ -59,23 +85,23 @@ describe('force-release on real etcd', () => {
   it('refuses a token that is not the current hold with stale', async () => {
     const arbiter = world.arbiter();
     const { key, grant: old, session } = await held(arbiter, 'stale', FENCED.name, FENCED.ttlSeconds);
-    await arbiter.release({ identity: ALICE, sessionId: session.sessionId, key, token: old.token });
-    const request = { key, requester: REQUESTER, approver: APPROVER, reason: REASON, expectedToken: formatToken(old.token) };
+    await arbiter.release(authenticated(ALICE), { sessionId: session.sessionId, key, token: old.token });
+    const request = { key, reason: REASON, expectedToken: formatToken(old.token) };
 
-    expect((await lockErrorOf(arbiter.forceRelease(request))).code).toBe('stale'); // nobody holds it now
+    expect((await lockErrorOf(forceReleaseByTwo(arbiter, OPERATORS, request))).code).toBe('stale'); // nobody holds it now
     const bob = await world.session(arbiter, BOB, FENCED.ttlSeconds);
-    const current = await arbiter.acquire({ identity: BOB, sessionId: bob.sessionId, key, className: FENCED.name, waitMs: 0 });
-    expect((await lockErrorOf(arbiter.forceRelease(request))).code).toBe('stale'); // someone else holds it now
+    const current = await arbiter.acquire(authenticated(BOB), { sessionId: bob.sessionId, key, className: FENCED.name, waitMs: 0 });
+    expect((await lockErrorOf(forceReleaseByTwo(arbiter, OPERATORS, request))).code).toBe('stale'); // someone else holds it now
     expect((await world.holder(key))?.createRevision).toBe(current.revision);
   });
 
   it('releases a fenced hold without acknowledgement, records who and why on a one-day lease, and the holder’s own release then finds nothing', async () => {
     const arbiter = world.arbiter();
     const { key, grant, session } = await held(arbiter, 'fenced', FENCED.name, FENCED.ttlSeconds);
-    expect((await arbiter.inspect(key)).enforcement).toBe('fenced');
+    expect((await arbiter.inspect(OPERATORS[0], key)).enforcement).toBe('fenced');
 
-    const response = await arbiter.forceRelease({ key, requester: REQUESTER, approver: APPROVER, reason: REASON, expectedToken: formatToken(grant.token) });
-    expect([response.released, response.enforcement]).toEqual([true, 'fenced']);
+    const response = await forceReleaseByTwo(arbiter, OPERATORS, { key, reason: REASON, expectedToken: formatToken(grant.token) });
+    expect([response.released, response.enforcement, response.requester, response.approver]).toEqual([true, 'fenced', REQUESTER, APPROVER]);
     expect(response.recordKey.startsWith(`${FORCE_PREFIX}${key}/`)).toBe(true);
     expect(await world.holder(key)).toBeUndefined();
 
@@ -99,6 +125,6 @@ describe('force-release on real etcd', () => {
     expect(lease.grantedTtlSeconds).toBe(FORCE_RECORD_TTL_SECONDS);
     expect(lease.ttlSeconds).toBeGreaterThan(FORCE_RECORD_TTL_SECONDS - 60);
 
-    expect(await arbiter.release({ identity: ALICE, sessionId: session.sessionId, key, token: grant.token })).toEqual({ released: false });
+    expect(await arbiter.release(authenticated(ALICE), { sessionId: session.sessionId, key, token: grant.token })).toEqual({ released: false });
   });
 });

@@ -1,10 +1,11 @@
 // ADR-14's `fairness: durable` on real etcd: the line is kept in the log, so it survives an arbiter
 // restart and spans arbiter replicas; waiter keys leave with a grant or a timeout.
+import { type ArbiterService, authenticated } from '../ports/caller.js';
 import { describe, expect, it } from 'vitest';
 import { createRealClock } from '../../src/clock/index.js';
 import { ALICE, BOB, CAROL, DURABLE, lockErrorOf, useArbiterWorld } from '../../src/testing/arbiter-fixture.js';
 import { parseLockKey, waiterPrefixOf } from '../lock-key.js';
-import type { ArbiterApi, Grant, Session } from '../ports/arbiter-api.js';
+import type { Grant, Session } from '../ports/arbiter-api.js';
 import { LockLogError } from '../ports/lock-log-error.js';
 import type { TxnRequest, TxnResponse } from '../ports/lock-log.js';
 import { DelegatingLockLog } from '../../src/testing/delegating-lock-log.js';
@@ -19,11 +20,11 @@ async function waiterKeys(key: string): Promise<string[]> {
 }
 
 /** Keeps `session` renewed through `arbiter` until the returned function is called: a waiter whose client lives on. */
-function keepRenewing(arbiter: ArbiterApi, session: Session): () => void {
+function keepRenewing(arbiter: ArbiterService, session: Session): () => void {
   let stopped = false;
   void (async () => {
     while (!stopped) {
-      await arbiter.keepAlive({ identity: session.identity, sessionId: session.sessionId }).catch(() => undefined);
+      await arbiter.keepAlive(authenticated(session.identity), { sessionId: session.sessionId }).catch(() => undefined);
       await clock.sleep(1_000);
     }
   })();
@@ -55,12 +56,12 @@ describe('durable fairness (ADR-14) on real etcd', () => {
     const key = world.key('durable-line');
     const [a, b, c] = await Promise.all([ALICE, BOB, CAROL].map((identity) => world.session(other, identity, DURABLE.ttlSeconds)));
     if (a === undefined || b === undefined || c === undefined) throw new Error('three sessions were opened');
-    const held = await other.acquire({ identity: ALICE, sessionId: a.sessionId, key, className: DURABLE.name, waitMs: 0 });
+    const held = await other.acquire(authenticated(ALICE), { sessionId: a.sessionId, key, className: DURABLE.name, waitMs: 0 });
 
-    const bobFirstTry = restarted.acquire({ identity: BOB, sessionId: b.sessionId, key, className: DURABLE.name, waitMs: LONG_WAIT_MS });
+    const bobFirstTry = restarted.acquire(authenticated(BOB), { sessionId: b.sessionId, key, className: DURABLE.name, waitMs: LONG_WAIT_MS });
     await clock.sleep(SETTLE_MS);
     const order: string[] = [];
-    const carol = other.acquire({ identity: CAROL, sessionId: c.sessionId, key, className: DURABLE.name, waitMs: LONG_WAIT_MS }).then((g) => (order.push('carol'), g));
+    const carol = other.acquire(authenticated(CAROL), { sessionId: c.sessionId, key, className: DURABLE.name, waitMs: LONG_WAIT_MS }).then((g) => (order.push('carol'), g));
     await clock.sleep(SETTLE_MS);
     expect(await waiterKeys(key)).toHaveLength(2);
 
@@ -68,13 +69,13 @@ describe('durable fairness (ADR-14) on real etcd', () => {
     expect((await lockErrorOf(bobFirstTry)).code).toBe('unavailable');
     expect(await waiterKeys(key)).toHaveLength(2); // ...but not his place in the log (it is on his session)
     const comeback = world.arbiter();
-    const bob = comeback.acquire({ identity: BOB, sessionId: b.sessionId, key, className: DURABLE.name, waitMs: LONG_WAIT_MS }).then((g) => (order.push('bob'), g));
+    const bob = comeback.acquire(authenticated(BOB), { sessionId: b.sessionId, key, className: DURABLE.name, waitMs: LONG_WAIT_MS }).then((g) => (order.push('bob'), g));
     await clock.sleep(SETTLE_MS);
 
-    await other.release({ identity: ALICE, sessionId: a.sessionId, key, token: held.token }); // wakes Carol's arbiter at once
+    await other.release(authenticated(ALICE), { sessionId: a.sessionId, key, token: held.token }); // wakes Carol's arbiter at once
     const bobGrant: Grant = await bob;
     expect(order).toEqual(['bob']);
-    await comeback.release({ identity: BOB, sessionId: b.sessionId, key, token: bobGrant.token });
+    await comeback.release(authenticated(BOB), { sessionId: b.sessionId, key, token: bobGrant.token });
     const carolGrant = await carol;
     expect(order).toEqual(['bob', 'carol']);
     expect(carolGrant.token).toBeGreaterThan(bobGrant.token);
@@ -87,16 +88,16 @@ describe('durable fairness (ADR-14) on real etcd', () => {
     const child = `${parent}/b`;
     const [a, b, c] = await Promise.all([ALICE, BOB, CAROL].map((identity) => world.session(arbiter, identity, DURABLE.ttlSeconds)));
     if (a === undefined || b === undefined || c === undefined) throw new Error('three sessions were opened');
-    const held = await arbiter.acquire({ identity: ALICE, sessionId: a.sessionId, key: child, className: DURABLE.name, waitMs: 0 });
-    const bobWaits = arbiter.acquire({ identity: BOB, sessionId: b.sessionId, key: child, className: DURABLE.name, waitMs: LONG_WAIT_MS });
+    const held = await arbiter.acquire(authenticated(ALICE), { sessionId: a.sessionId, key: child, className: DURABLE.name, waitMs: 0 });
+    const bobWaits = arbiter.acquire(authenticated(BOB), { sessionId: b.sessionId, key: child, className: DURABLE.name, waitMs: LONG_WAIT_MS });
     await clock.sleep(SETTLE_MS);
     expect(await waiterKeys(child)).toHaveLength(1);
 
     // Before the fix the parent's line (/q/<parent>/) held Bob's key, ahead of Carol: she waited out her wait on a free key.
-    const carol = await arbiter.acquire({ identity: CAROL, sessionId: c.sessionId, key: parent, className: DURABLE.name, waitMs: 2_000 });
+    const carol = await arbiter.acquire(authenticated(CAROL), { sessionId: c.sessionId, key: parent, className: DURABLE.name, waitMs: 2_000 });
     expect(carol.identity).toBe(CAROL);
     expect(await waiterKeys(parent)).toEqual([]); // the parent's line does not hold the child's waiter
-    await arbiter.release({ identity: ALICE, sessionId: a.sessionId, key: child, token: held.token });
+    await arbiter.release(authenticated(ALICE), { sessionId: a.sessionId, key: child, token: held.token });
     expect((await bobWaits).identity).toBe(BOB);
   });
 
@@ -105,8 +106,8 @@ describe('durable fairness (ADR-14) on real etcd', () => {
     const key = world.key('durable-timeout');
     const [a, b] = await Promise.all([ALICE, BOB].map((identity) => world.session(arbiter, identity, DURABLE.ttlSeconds)));
     if (a === undefined || b === undefined) throw new Error('two sessions were opened');
-    await arbiter.acquire({ identity: ALICE, sessionId: a.sessionId, key, className: DURABLE.name, waitMs: 0 });
-    expect((await lockErrorOf(arbiter.acquire({ identity: BOB, sessionId: b.sessionId, key, className: DURABLE.name, waitMs: 300 }))).code).toBe('wait-timeout');
+    await arbiter.acquire(authenticated(ALICE), { sessionId: a.sessionId, key, className: DURABLE.name, waitMs: 0 });
+    expect((await lockErrorOf(arbiter.acquire(authenticated(BOB), { sessionId: b.sessionId, key, className: DURABLE.name, waitMs: 300 }))).code).toBe('wait-timeout');
     expect(await waiterKeys(key)).toEqual([]);
   });
 
@@ -119,14 +120,14 @@ describe('durable fairness (ADR-14) on real etcd', () => {
       if (a === undefined || b === undefined || c === undefined) throw new Error('three sessions were opened');
       const stopRenewing = keepRenewing(other, b); // Bob's client lives on, renewing his session elsewhere
       try {
-        const held = await other.acquire({ identity: ALICE, sessionId: a.sessionId, key, className: DURABLE.name, waitMs: 0 });
-        const bobWaits = lockErrorOf(gone.acquire({ identity: BOB, sessionId: b.sessionId, key, className: DURABLE.name, waitMs: LONG_WAIT_MS }));
+        const held = await other.acquire(authenticated(ALICE), { sessionId: a.sessionId, key, className: DURABLE.name, waitMs: 0 });
+        const bobWaits = lockErrorOf(gone.acquire(authenticated(BOB), { sessionId: b.sessionId, key, className: DURABLE.name, waitMs: LONG_WAIT_MS }));
         await clock.sleep(SETTLE_MS);
-        const carol = other.acquire({ identity: CAROL, sessionId: c.sessionId, key, className: DURABLE.name, waitMs: 12_000 });
+        const carol = other.acquire(authenticated(CAROL), { sessionId: c.sessionId, key, className: DURABLE.name, waitMs: 12_000 });
         await clock.sleep(SETTLE_MS);
         gone.close(); // Bob's arbiter shuts down; Bob gives up and never asks again
         expect((await bobWaits).code).toBe('unavailable');
-        await other.release({ identity: ALICE, sessionId: a.sessionId, key, token: held.token });
+        await other.release(authenticated(ALICE), { sessionId: a.sessionId, key, token: held.token });
         // Before the fix Bob's place lived on his session, first in line: Carol waited out her wait on a free
         // key, told "the key stayed held". Now it lives on the stopped arbiter's waiting lease and ends with it.
         expect((await carol).identity).toBe(CAROL);
@@ -144,13 +145,13 @@ describe('durable fairness (ADR-14) on real etcd', () => {
       if (a === undefined || b === undefined || c === undefined) throw new Error('three sessions were opened');
       const stopRenewing = keepRenewing(arbiter, b);
       try {
-        const held = await arbiter.acquire({ identity: ALICE, sessionId: a.sessionId, key, className: DURABLE.name, waitMs: 0 });
-        const bobWaits = lockErrorOf(arbiter.acquire({ identity: BOB, sessionId: b.sessionId, key, className: DURABLE.name, waitMs: 600 }));
+        const held = await arbiter.acquire(authenticated(ALICE), { sessionId: a.sessionId, key, className: DURABLE.name, waitMs: 0 });
+        const bobWaits = lockErrorOf(arbiter.acquire(authenticated(BOB), { sessionId: b.sessionId, key, className: DURABLE.name, waitMs: 600 }));
         await clock.sleep(SETTLE_MS);
-        const carol = arbiter.acquire({ identity: CAROL, sessionId: c.sessionId, key, className: DURABLE.name, waitMs: 8_000 });
+        const carol = arbiter.acquire(authenticated(CAROL), { sessionId: c.sessionId, key, className: DURABLE.name, waitMs: 8_000 });
         expect((await bobWaits).code).toBe('wait-timeout');
         expect(log.failed).toBe(1); // Bob's leave did not reach the log
-        await arbiter.release({ identity: ALICE, sessionId: a.sessionId, key, token: held.token });
+        await arbiter.release(authenticated(ALICE), { sessionId: a.sessionId, key, token: held.token });
         expect((await carol).identity).toBe(CAROL);
         expect(await waiterKeys(key)).toEqual([]);
       } finally {

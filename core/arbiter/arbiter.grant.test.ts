@@ -1,5 +1,6 @@
 // The arbiter's grants on real etcd (ADR-02/13/16): exclusivity, token order and encoding, the
 // idempotent re-acquire of one session, the leak refusal, and validate().
+import { authenticated } from '../ports/caller.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ALICE, BOB, CAROL, FENCED, lockErrorOf, useArbiterWorld } from '../../src/testing/arbiter-fixture.js';
@@ -15,9 +16,9 @@ describe('arbiter grants on real etcd', () => {
     const key = world.key('exclusive');
     const alice = await world.session(arbiter, ALICE, FENCED.ttlSeconds);
     const bob = await world.session(arbiter, BOB, FENCED.ttlSeconds);
-    const grant = await arbiter.acquire({ identity: ALICE, sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
+    const grant = await arbiter.acquire(authenticated(ALICE), { sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
 
-    const error = await lockErrorOf(arbiter.acquire({ identity: BOB, sessionId: bob.sessionId, key, className: FENCED.name, waitMs: 0 }));
+    const error = await lockErrorOf(arbiter.acquire(authenticated(BOB), { sessionId: bob.sessionId, key, className: FENCED.name, waitMs: 0 }));
     expect(error.code).toBe('contended');
 
     // The refusal changed nothing: etcd still holds Alice's grant, on her session's lease.
@@ -41,7 +42,7 @@ describe('arbiter grants on real etcd', () => {
           const session = sessions[who];
           const key = keys[keyIndex];
           if (session === undefined || key === undefined) throw new Error('the generator drew out of range');
-          const grant = await arbiter.acquire({ identity: session.identity, sessionId: session.sessionId, key, className: FENCED.name, waitMs: 0 });
+          const grant = await arbiter.acquire(authenticated(session.identity), { sessionId: session.sessionId, key, className: FENCED.name, waitMs: 0 });
           const held = await world.holder(key);
           const epoch = parseEpochRecord((await world.log().range({ key: EPOCH_KEY })).kvs[0]?.value ?? '')?.epoch;
           // ADR-02: token = epoch * 2^48 + the revision of the granting txn, which created the holder key.
@@ -51,7 +52,7 @@ describe('arbiter grants on real etcd', () => {
           const previous = tokens.at(-1);
           if (previous !== undefined) expect(grant.token).toBeGreaterThan(previous);
           tokens.push(grant.token);
-          expect((await arbiter.release({ identity: session.identity, sessionId: session.sessionId, key, token: grant.token })).released).toBe(true);
+          expect((await arbiter.release(authenticated(session.identity), { sessionId: session.sessionId, key, token: grant.token })).released).toBe(true);
         }
       }),
       { numRuns: 4 },
@@ -63,13 +64,13 @@ describe('arbiter grants on real etcd', () => {
     const arbiter = world.arbiter();
     const key = world.key('reenter');
     const alice = await world.session(arbiter, ALICE, FENCED.ttlSeconds);
-    const first = await arbiter.acquire({ identity: ALICE, sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
+    const first = await arbiter.acquire(authenticated(ALICE), { sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
     const bob = await world.session(arbiter, BOB, FENCED.ttlSeconds); // moves the revision past the grant's
-    await arbiter.acquire({ identity: BOB, sessionId: bob.sessionId, key: world.key('elsewhere'), className: FENCED.name, waitMs: 0 });
+    await arbiter.acquire(authenticated(BOB), { sessionId: bob.sessionId, key: world.key('elsewhere'), className: FENCED.name, waitMs: 0 });
     const revisionBefore = await world.revision();
     expect(revisionBefore).toBeGreaterThan(first.revision);
 
-    const second = await arbiter.acquire({ identity: ALICE, sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
+    const second = await arbiter.acquire(authenticated(ALICE), { sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
 
     expect(first.reentered).toBe(false);
     expect(second.reentered).toBe(true);
@@ -82,9 +83,9 @@ describe('arbiter grants on real etcd', () => {
     const key = world.key('leak');
     const first = await world.session(arbiter, ALICE, FENCED.ttlSeconds);
     const second = await world.session(arbiter, ALICE, FENCED.ttlSeconds);
-    await arbiter.acquire({ identity: ALICE, sessionId: first.sessionId, key, className: FENCED.name, waitMs: 0 });
+    await arbiter.acquire(authenticated(ALICE), { sessionId: first.sessionId, key, className: FENCED.name, waitMs: 0 });
 
-    const error = await lockErrorOf(arbiter.acquire({ identity: ALICE, sessionId: second.sessionId, key, className: FENCED.name, waitMs: 0 }));
+    const error = await lockErrorOf(arbiter.acquire(authenticated(ALICE), { sessionId: second.sessionId, key, className: FENCED.name, waitMs: 0 }));
     expect(error.code).toBe('leak');
     expect(error.message).toContain(String(first.sessionId));
     expect((await world.holder(key))?.lease).toBe(first.sessionId);
@@ -95,14 +96,14 @@ describe('arbiter grants on real etcd', () => {
     const key = world.key('validate');
     const alice = await world.session(arbiter, ALICE, FENCED.ttlSeconds);
     const bob = await world.session(arbiter, BOB, FENCED.ttlSeconds);
-    const older = await arbiter.acquire({ identity: ALICE, sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
-    expect(await arbiter.validate({ identity: ALICE, key, token: formatToken(older.token) })).toEqual({ valid: true, currentToken: older.token });
+    const older = await arbiter.acquire(authenticated(ALICE), { sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
+    expect(await arbiter.validate(authenticated(ALICE), { key, token: formatToken(older.token) })).toEqual({ valid: true, currentToken: older.token });
 
-    await arbiter.release({ identity: ALICE, sessionId: alice.sessionId, key, token: older.token });
-    expect(await arbiter.validate({ identity: ALICE, key, token: formatToken(older.token) })).toEqual({ valid: false, currentToken: undefined });
+    await arbiter.release(authenticated(ALICE), { sessionId: alice.sessionId, key, token: older.token });
+    expect(await arbiter.validate(authenticated(ALICE), { key, token: formatToken(older.token) })).toEqual({ valid: false, currentToken: undefined });
 
-    const current = await arbiter.acquire({ identity: BOB, sessionId: bob.sessionId, key, className: FENCED.name, waitMs: 0 });
-    expect(await arbiter.validate({ identity: ALICE, key, token: formatToken(older.token) })).toEqual({ valid: false, currentToken: current.token });
-    expect(await arbiter.validate({ identity: ALICE, key, token: formatToken(current.token) })).toEqual({ valid: true, currentToken: current.token });
+    const current = await arbiter.acquire(authenticated(BOB), { sessionId: bob.sessionId, key, className: FENCED.name, waitMs: 0 });
+    expect(await arbiter.validate(authenticated(ALICE), { key, token: formatToken(older.token) })).toEqual({ valid: false, currentToken: current.token });
+    expect(await arbiter.validate(authenticated(ALICE), { key, token: formatToken(current.token) })).toEqual({ valid: true, currentToken: current.token });
   });
 });

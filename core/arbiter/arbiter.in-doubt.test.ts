@@ -2,6 +2,7 @@
 // its answer is lost (a timeout: indeterminate). The arbiter must resolve that by reading the holder key,
 // as releases in doubt are, never guess: not report wait-timeout or a refusal while the caller's live
 // session holds the key, and not re-join a durable line behind the waiter that waits for it.
+import { authenticated } from '../ports/caller.js';
 import { describe, expect, it } from 'vitest';
 import { createRealClock } from '../../src/clock/index.js';
 import { ALICE, BOB, CAROL, DURABLE, FENCED, lockErrorOf, useArbiterWorld } from '../../src/testing/arbiter-fixture.js';
@@ -67,7 +68,7 @@ describe('grants in doubt on real etcd (L1/L2)', () => {
     const alice = await world.session(arbiter, ALICE, FENCED.ttlSeconds);
     log.loseGrants = 1;
     // Before the fix the caller was told indeterminate, and the hold stayed on her live session unowned.
-    const grant = await arbiter.acquire({ identity: ALICE, sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
+    const grant = await arbiter.acquire(authenticated(ALICE), { sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
     const held = await world.holder(key);
     expect(log.lost).toBe(1);
     expect([grant.revision, grant.token, grant.reentered]).toEqual([held?.createRevision, packToken(await currentEpoch(), held?.createRevision ?? 0n), false]);
@@ -79,12 +80,12 @@ describe('grants in doubt on real etcd (L1/L2)', () => {
     const key = world.key('queued-in-doubt');
     const [alice, bob] = await Promise.all([ALICE, BOB].map((identity) => world.session(arbiter, identity, FENCED.ttlSeconds)));
     if (alice === undefined || bob === undefined) throw new Error('two sessions were opened');
-    const held = await arbiter.acquire({ identity: ALICE, sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
-    const waiting = arbiter.acquire({ identity: BOB, sessionId: bob.sessionId, key, className: FENCED.name, waitMs: 1_000 });
+    const held = await arbiter.acquire(authenticated(ALICE), { sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
+    const waiting = arbiter.acquire(authenticated(BOB), { sessionId: bob.sessionId, key, className: FENCED.name, waitMs: 1_000 });
     await clock.sleep(SETTLE_MS);
     log.loseGrants = 1;
     log.answerAfterMs = 1_200; // the (lost) answer comes after Bob's deadline
-    await arbiter.release({ identity: ALICE, sessionId: alice.sessionId, key, token: held.token });
+    await arbiter.release(authenticated(ALICE), { sessionId: alice.sessionId, key, token: held.token });
     const grant = await waiting;
     expect(log.lost).toBe(1);
     expect([grant.identity, grant.revision]).toEqual([BOB, (await world.holder(key))?.createRevision]);
@@ -96,12 +97,12 @@ describe('grants in doubt on real etcd (L1/L2)', () => {
     const key = world.key('unresolved');
     const [alice, bob] = await Promise.all([ALICE, BOB].map((identity) => world.session(arbiter, identity, FENCED.ttlSeconds)));
     if (alice === undefined || bob === undefined) throw new Error('two sessions were opened');
-    const held = await arbiter.acquire({ identity: ALICE, sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
-    const waiting = lockErrorOf(arbiter.acquire({ identity: BOB, sessionId: bob.sessionId, key, className: FENCED.name, waitMs: 600 }));
+    const held = await arbiter.acquire(authenticated(ALICE), { sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
+    const waiting = lockErrorOf(arbiter.acquire(authenticated(BOB), { sessionId: bob.sessionId, key, className: FENCED.name, waitMs: 600 }));
     await clock.sleep(SETTLE_MS);
     log.loseGrants = 1;
     log.silentAfterLoss = true;
-    await arbiter.release({ identity: ALICE, sessionId: alice.sessionId, key, token: held.token });
+    await arbiter.release(authenticated(ALICE), { sessionId: alice.sessionId, key, token: held.token });
     expect((await waiting).code).toBe('indeterminate');
     expect((await world.holder(key))?.lease).toBe(bob.sessionId); // it did commit: only "indeterminate" was honest
   });
@@ -112,18 +113,18 @@ describe('grants in doubt on real etcd (L1/L2)', () => {
     const key = world.key('durable-in-doubt');
     const [alice, bob, carol] = await Promise.all([ALICE, BOB, CAROL].map((identity) => world.session(arbiter, identity, DURABLE.ttlSeconds)));
     if (alice === undefined || bob === undefined || carol === undefined) throw new Error('three sessions were opened');
-    const held = await arbiter.acquire({ identity: ALICE, sessionId: alice.sessionId, key, className: DURABLE.name, waitMs: 0 });
-    const bobWaits = arbiter.acquire({ identity: BOB, sessionId: bob.sessionId, key, className: DURABLE.name, waitMs: 10_000 });
+    const held = await arbiter.acquire(authenticated(ALICE), { sessionId: alice.sessionId, key, className: DURABLE.name, waitMs: 0 });
+    const bobWaits = arbiter.acquire(authenticated(BOB), { sessionId: bob.sessionId, key, className: DURABLE.name, waitMs: 10_000 });
     await clock.sleep(SETTLE_MS);
-    const carolWaits = arbiter.acquire({ identity: CAROL, sessionId: carol.sessionId, key, className: DURABLE.name, waitMs: 10_000 });
+    const carolWaits = arbiter.acquire(authenticated(CAROL), { sessionId: carol.sessionId, key, className: DURABLE.name, waitMs: 10_000 });
     await clock.sleep(SETTLE_MS);
     log.loseGrants = 1; // Bob's grant: it also deleted his waiter key
-    await arbiter.release({ identity: ALICE, sessionId: alice.sessionId, key, token: held.token });
+    await arbiter.release(authenticated(ALICE), { sessionId: alice.sessionId, key, token: held.token });
     // Before the fix Bob found his place gone, re-joined behind Carol, and both waited out their waits.
     const bobGrant = await within(bobWaits, GRANT_AFTER_RELEASE_MS, 'the grant to Bob');
     expect(log.lost).toBe(1);
     expect(bobGrant.revision).toBe((await world.holder(key))?.createRevision);
-    await arbiter.release({ identity: BOB, sessionId: bob.sessionId, key, token: bobGrant.token });
+    await arbiter.release(authenticated(BOB), { sessionId: bob.sessionId, key, token: bobGrant.token });
     expect((await within(carolWaits, GRANT_AFTER_RELEASE_MS, 'the grant to Carol')).identity).toBe(CAROL);
     expect((await world.log().range({ key: waiterPrefixOf(parseLockKey(key)), prefix: true })).kvs).toEqual([]);
   });

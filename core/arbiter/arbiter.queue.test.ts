@@ -1,5 +1,6 @@
 // Waiting in line on real etcd (ADR-14/15): FIFO order without overlap, the wait deadline, and the
 // jittered one-second poll that rescues a waiter whose watch misses the release.
+import { authenticated } from '../ports/caller.js';
 import { describe, expect, it } from 'vitest';
 import { createRealClock } from '../../src/clock/index.js';
 import { ALICE, BOB, CAROL, DAVE, FENCED, lockErrorOf, useArbiterWorld } from '../../src/testing/arbiter-fixture.js';
@@ -68,13 +69,13 @@ describe('arbiter wait queue on real etcd', () => {
     const key = world.key('fifo');
     const [a, b, c, d] = await Promise.all([ALICE, BOB, CAROL, DAVE].map((identity) => world.session(arbiter, identity, FENCED.ttlSeconds)));
     if (a === undefined || b === undefined || c === undefined || d === undefined) throw new Error('four sessions were opened');
-    const first = await arbiter.acquire({ identity: ALICE, sessionId: a.sessionId, key, className: FENCED.name, waitMs: 0 });
+    const first = await arbiter.acquire(authenticated(ALICE), { sessionId: a.sessionId, key, className: FENCED.name, waitMs: 0 });
     const recorder = await recordHolderEvents(world.log(), key, first.revision);
 
     const granted: string[] = [];
     const waiting = new Map<string, Promise<Grant>>();
     for (const session of [b, c, d]) {
-      const pending = arbiter.acquire({ identity: session.identity, sessionId: session.sessionId, key, className: FENCED.name, waitMs: LONG_WAIT_MS });
+      const pending = arbiter.acquire(authenticated(session.identity), { sessionId: session.sessionId, key, className: FENCED.name, waitMs: LONG_WAIT_MS });
       waiting.set(session.identity, pending.then((grant) => (granted.push(grant.identity), grant)));
       await clock.sleep(QUEUE_SETTLE_MS);
     }
@@ -85,7 +86,7 @@ describe('arbiter wait queue on real etcd', () => {
     for (const next of [BOB, CAROL, DAVE]) {
       const session = [a, b, c, d].find((s) => s.identity === holder.identity);
       if (session === undefined) throw new Error('the holder has a session');
-      await arbiter.release({ identity: holder.identity, sessionId: session.sessionId, key, token: holder.token });
+      await arbiter.release(authenticated(holder.identity), { sessionId: session.sessionId, key, token: holder.token });
       const pending = waiting.get(next);
       if (pending === undefined) throw new Error(`${next} was waiting`);
       const grant = await within(pending, GRANT_AFTER_RELEASE_MS, `the grant to ${next}`);
@@ -93,7 +94,7 @@ describe('arbiter wait queue on real etcd', () => {
       expect(grant.token).toBeGreaterThan(holder.token);
       holder = grant;
     }
-    await arbiter.release({ identity: DAVE, sessionId: d.sessionId, key, token: holder.token });
+    await arbiter.release(authenticated(DAVE), { sessionId: d.sessionId, key, token: holder.token });
     await clock.sleep(QUEUE_SETTLE_MS); // let the last delete reach the recorder
     await recorder.watch.cancel();
 
@@ -108,11 +109,11 @@ describe('arbiter wait queue on real etcd', () => {
     const key = world.key('deadline');
     const alice = await world.session(arbiter, ALICE, FENCED.ttlSeconds);
     const bob = await world.session(arbiter, BOB, FENCED.ttlSeconds);
-    const held = await arbiter.acquire({ identity: ALICE, sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
+    const held = await arbiter.acquire(authenticated(ALICE), { sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
     const waitMs = 300;
 
     const start = clock.now();
-    const error = await lockErrorOf(arbiter.acquire({ identity: BOB, sessionId: bob.sessionId, key, className: FENCED.name, waitMs }));
+    const error = await lockErrorOf(arbiter.acquire(authenticated(BOB), { sessionId: bob.sessionId, key, className: FENCED.name, waitMs }));
     const elapsedMs = clock.now() - start;
 
     expect(error.code).toBe('wait-timeout');
@@ -127,20 +128,20 @@ describe('arbiter wait queue on real etcd', () => {
     const key = world.key('deadline-in-line');
     const [alice, bob, carol] = await Promise.all([ALICE, BOB, CAROL].map((identity) => world.session(arbiter, identity, FENCED.ttlSeconds)));
     if (alice === undefined || bob === undefined || carol === undefined) throw new Error('three sessions were opened');
-    const held = await arbiter.acquire({ identity: ALICE, sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
-    const patient = arbiter.acquire({ identity: BOB, sessionId: bob.sessionId, key, className: FENCED.name, waitMs: LONG_WAIT_MS });
+    const held = await arbiter.acquire(authenticated(ALICE), { sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
+    const patient = arbiter.acquire(authenticated(BOB), { sessionId: bob.sessionId, key, className: FENCED.name, waitMs: LONG_WAIT_MS });
     await clock.sleep(QUEUE_SETTLE_MS);
     const waitMs = 300;
 
     const start = clock.now();
-    const error = await lockErrorOf(arbiter.acquire({ identity: CAROL, sessionId: carol.sessionId, key, className: FENCED.name, waitMs }));
+    const error = await lockErrorOf(arbiter.acquire(authenticated(CAROL), { sessionId: carol.sessionId, key, className: FENCED.name, waitMs }));
     const elapsedMs = clock.now() - start;
 
     expect(error.code).toBe('wait-timeout');
     expect(elapsedMs).toBeGreaterThanOrEqual(waitMs);
     expect(elapsedMs).toBeLessThan(waitMs + 250);
     // Carol left the line without disturbing it: Bob, still first, gets the key when Alice lets go.
-    await arbiter.release({ identity: ALICE, sessionId: alice.sessionId, key, token: held.token });
+    await arbiter.release(authenticated(ALICE), { sessionId: alice.sessionId, key, token: held.token });
     expect((await within(patient, GRANT_AFTER_RELEASE_MS, 'the grant to Bob')).identity).toBe(BOB);
   });
 
@@ -151,12 +152,12 @@ describe('arbiter wait queue on real etcd', () => {
     const key = world.key('blind');
     const alice = await world.session(holderArbiter, ALICE, FENCED.ttlSeconds);
     const bob = await world.session(waiterArbiter, BOB, FENCED.ttlSeconds);
-    const held = await holderArbiter.acquire({ identity: ALICE, sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
+    const held = await holderArbiter.acquire(authenticated(ALICE), { sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
 
-    const waiting = waiterArbiter.acquire({ identity: BOB, sessionId: bob.sessionId, key, className: FENCED.name, waitMs: 10_000 });
+    const waiting = waiterArbiter.acquire(authenticated(BOB), { sessionId: bob.sessionId, key, className: FENCED.name, waitMs: 10_000 });
     await clock.sleep(QUEUE_SETTLE_MS);
     const releasedAt = clock.now();
-    expect((await holderArbiter.release({ identity: ALICE, sessionId: alice.sessionId, key, token: held.token })).released).toBe(true);
+    expect((await holderArbiter.release(authenticated(ALICE), { sessionId: alice.sessionId, key, token: held.token })).released).toBe(true);
     const grant = await waiting;
     const latencyMs = clock.now() - releasedAt;
 
@@ -175,29 +176,29 @@ describe('one line per key on an arbiter', () => {
     const key = world.key('one-line');
     const [a, b, c, d] = await Promise.all([ALICE, BOB, CAROL, DAVE].map((identity) => world.session(arbiter, identity, FENCED.ttlSeconds)));
     if (a === undefined || b === undefined || c === undefined || d === undefined) throw new Error('four sessions were opened');
-    const held = await arbiter.acquire({ identity: ALICE, sessionId: a.sessionId, key, className: FENCED.name, waitMs: 0 });
-    const bob = arbiter.acquire({ identity: BOB, sessionId: b.sessionId, key, className: FENCED.name, waitMs: LONG_WAIT_MS });
+    const held = await arbiter.acquire(authenticated(ALICE), { sessionId: a.sessionId, key, className: FENCED.name, waitMs: 0 });
+    const bob = arbiter.acquire(authenticated(BOB), { sessionId: b.sessionId, key, className: FENCED.name, waitMs: LONG_WAIT_MS });
     await clock.sleep(QUEUE_SETTLE_MS); // Bob's line exists
 
     // Carol arrives while Bob's line exists, so she first looks for a hold of her own: that read is held up...
     const openGate = log.gateNextTxn();
     const granted: string[] = [];
-    const carol = arbiter.acquire({ identity: CAROL, sessionId: c.sessionId, key, className: FENCED.name, waitMs: LONG_WAIT_MS }).then((g) => (granted.push('carol'), g));
+    const carol = arbiter.acquire(authenticated(CAROL), { sessionId: c.sessionId, key, className: FENCED.name, waitMs: LONG_WAIT_MS }).then((g) => (granted.push('carol'), g));
     await clock.sleep(QUEUE_SETTLE_MS);
     // ...while Alice releases and Bob is granted, which empties Bob's line: the arbiter forgets it.
-    await arbiter.release({ identity: ALICE, sessionId: a.sessionId, key, token: held.token });
+    await arbiter.release(authenticated(ALICE), { sessionId: a.sessionId, key, token: held.token });
     const bobGrant = await within(bob, GRANT_AFTER_RELEASE_MS, 'the grant to Bob');
     openGate();
     await clock.sleep(QUEUE_SETTLE_MS); // Carol is in line now
-    const dave = arbiter.acquire({ identity: DAVE, sessionId: d.sessionId, key, className: FENCED.name, waitMs: LONG_WAIT_MS }).then((g) => (granted.push('dave'), g));
+    const dave = arbiter.acquire(authenticated(DAVE), { sessionId: d.sessionId, key, className: FENCED.name, waitMs: LONG_WAIT_MS }).then((g) => (granted.push('dave'), g));
     await clock.sleep(QUEUE_SETTLE_MS);
 
     // Before the fix Carol joined the forgotten line and Dave started a second one, which Bob's release
     // woke: Dave was granted ahead of Carol, who sat in a line nothing wakes until her wait ran out.
-    await arbiter.release({ identity: BOB, sessionId: b.sessionId, key, token: bobGrant.token });
+    await arbiter.release(authenticated(BOB), { sessionId: b.sessionId, key, token: bobGrant.token });
     const carolGrant = await within(carol, GRANT_AFTER_RELEASE_MS, 'the grant to Carol');
     expect(granted).toEqual(['carol']);
-    await arbiter.release({ identity: CAROL, sessionId: c.sessionId, key, token: carolGrant.token });
+    await arbiter.release(authenticated(CAROL), { sessionId: c.sessionId, key, token: carolGrant.token });
     expect((await within(dave, GRANT_AFTER_RELEASE_MS, 'the grant to Dave')).identity).toBe(DAVE);
     expect(granted).toEqual(['carol', 'dave']);
   });
@@ -210,11 +211,11 @@ describe('a range that starts draining while waiters queue (ADR-09)', () => {
     const key = world.key('draining-line');
     const [a, b] = await Promise.all([ALICE, BOB].map((identity) => world.session(arbiter, identity, FENCED.ttlSeconds)));
     if (a === undefined || b === undefined) throw new Error('two sessions were opened');
-    const held = await arbiter.acquire({ identity: ALICE, sessionId: a.sessionId, key, className: FENCED.name, waitMs: 0 });
-    const waiting = lockErrorOf(arbiter.acquire({ identity: BOB, sessionId: b.sessionId, key, className: FENCED.name, waitMs: LONG_WAIT_MS }));
+    const held = await arbiter.acquire(authenticated(ALICE), { sessionId: a.sessionId, key, className: FENCED.name, waitMs: 0 });
+    const waiting = lockErrorOf(arbiter.acquire(authenticated(BOB), { sessionId: b.sessionId, key, className: FENCED.name, waitMs: LONG_WAIT_MS }));
     await clock.sleep(QUEUE_SETTLE_MS);
     draining = true; // the move controller starts draining the range
-    await arbiter.release({ identity: ALICE, sessionId: a.sessionId, key, token: held.token });
+    await arbiter.release(authenticated(ALICE), { sessionId: a.sessionId, key, token: held.token });
     expect((await within(waiting, GRANT_AFTER_RELEASE_MS, 'the waiter to be refused')).code).toBe('draining');
     expect((await world.log().range({ key: holderKeyOf(parseLockKey(key)) })).count).toBe(0); // nobody was granted
   });

@@ -7,8 +7,11 @@ import type {
   AcquireRequest,
   AdvanceEpochRequest,
   AdvanceEpochResponse,
-  ArbiterApi,
+  ApproveEpochAdvanceRequest,
+  ApproveForceReleaseRequest,
   ArbiterStatus,
+  EpochAdvanceProposal,
+  ForceReleaseProposal,
   ForceReleaseRequest,
   ForceReleaseResponse,
   Grant,
@@ -22,12 +25,14 @@ import type {
   ValidateRequest,
   ValidateResponse,
 } from '../ports/arbiter-api.js';
+import type { ArbiterService, Caller } from '../ports/caller.js';
 import type { Clock } from '../ports/clock.js';
 import type { LockLog } from '../ports/lock-log.js';
 import { isLockLogError } from '../ports/lock-log-error.js';
 import type { Random } from '../ports/random.js';
 import { parseToken } from '../token.js';
-import { advanceEpoch, forceRelease } from './admin.js';
+import { advanceEpoch, forceRelease, proposeForceRelease } from './admin.js';
+import { PendingApprovals, checkAuthenticated, checkReason } from './approvals.js';
 import { DurableTurn } from './durable-turn.js';
 import { EpochState } from './epoch-state.js';
 import { type GrantAsk, Granter } from './grant-attempt.js';
@@ -53,12 +58,18 @@ export interface ArbiterOptions {
   readonly pollIntervalMs?: number;
   /** Longest wait a caller may ask for. */
   readonly maxWaitMs?: number;
+  /** Tells this arbiter's approval request ids from another replica's (approvals.ts); src/ gives a random one. */
+  readonly approvalIdPrefix?: string;
 }
 
 const DEFAULT_POLL_INTERVAL_MS = 1000;
 export const DEFAULT_MAX_WAIT_MS = 10 * 60 * 1000;
 
-export class Arbiter implements ArbiterApi {
+/**
+ * Every method is told who calls by the transport (ADR-19, core/ports/caller.ts); `actingAs(arbiter,
+ * caller)` is the in-process ArbiterApi a client library speaks.
+ */
+export class Arbiter implements ArbiterService {
   private readonly guard: SealGuard;
   private readonly gateway: LogGateway;
   private readonly epoch: EpochState;
@@ -69,6 +80,8 @@ export class Arbiter implements ArbiterApi {
   private readonly queues = new Map<string, KeyQueue>();
   private readonly shutdown = new CancelSource();
   private lastAdvanceCheckMs = Number.NEGATIVE_INFINITY;
+  private readonly forceReleases: PendingApprovals<Omit<ForceReleaseProposal, 'requestId'>>;
+  private readonly advances: PendingApprovals<Omit<EpochAdvanceProposal, 'requestId'>>;
 
   /**
    * `seams` is for test support only (scenarios/mutants.ts): it is deliberately not part of
@@ -83,6 +96,8 @@ export class Arbiter implements ArbiterApi {
     this.epoch = new EpochState(this.gateway, this.guard);
     this.sessions = new SessionDirectory(this.gateway);
     this.places = new WaiterLease({ gateway: this.gateway, clock: options.clock, shutdown: this.shutdown });
+    this.forceReleases = new PendingApprovals('force-release', options.clock, options.approvalIdPrefix ?? '');
+    this.advances = new PendingApprovals('epoch-advance', options.clock, options.approvalIdPrefix ?? '');
     this.granter = new Granter({
       gateway: this.gateway,
       epoch: this.epoch,
@@ -92,21 +107,21 @@ export class Arbiter implements ArbiterApi {
     });
   }
 
-  async openSession(request: OpenSessionRequest): Promise<Session> {
+  async openSession(caller: Caller, request: OpenSessionRequest): Promise<Session> {
     // Bad input is refused before the log is touched.
-    checkIdentity(request.identity);
+    const identity = checkIdentity(caller.identity);
     checkSessionTtl(request.ttlSeconds);
     // Reads, and a lease grant etcd refused, wrote nothing: sent again through an election (issue 12).
     return this.retry('nothing-written', this.options.clock.now() + OPEN_SESSION_RETRY_BUDGET_MS, async () => {
       await this.reopenIfAdvanced();
       await this.epoch.get();
-      return this.sessions.open(request.identity, request.ttlSeconds);
+      return this.sessions.open(identity, request.ttlSeconds);
     });
   }
 
-  async keepAlive(request: KeepAliveRequest): Promise<KeepAliveResponse> {
+  async keepAlive(caller: Caller, request: KeepAliveRequest): Promise<KeepAliveResponse> {
     await this.reopenIfAdvanced();
-    await this.sessions.ownedBy(request.sessionId, checkIdentity(request.identity));
+    await this.sessions.ownedBy(request.sessionId, checkIdentity(caller.identity));
     const response = await this.gateway.leaseKeepAlive(request.sessionId);
     if (response.ttlSeconds <= 0) {
       this.sessions.forget(request.sessionId);
@@ -115,16 +130,16 @@ export class Arbiter implements ArbiterApi {
     return { ttlSeconds: response.ttlSeconds };
   }
 
-  async closeSession(request: KeepAliveRequest): Promise<void> {
-    await this.sessions.ownedBy(request.sessionId, checkIdentity(request.identity));
+  async closeSession(caller: Caller, request: KeepAliveRequest): Promise<void> {
+    await this.sessions.ownedBy(request.sessionId, checkIdentity(caller.identity));
     this.sessions.forget(request.sessionId);
     await this.gateway.leaseRevoke(request.sessionId, ['lease-not-found']).catch((error: unknown) => {
       if (!isLockLogError(error, 'lease-not-found')) throw error; // already gone: closed is closed
     });
   }
 
-  async acquire(request: AcquireRequest): Promise<Grant> {
-    const identity = checkIdentity(request.identity);
+  async acquire(caller: Caller, request: AcquireRequest): Promise<Grant> {
+    const identity = checkIdentity(caller.identity);
     const key = parseLockKey(request.key);
     const lockClass = this.admit(identity, key, request.className);
     if (!Number.isFinite(request.waitMs) || request.waitMs < 0 || request.waitMs > (this.options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS)) {
@@ -161,8 +176,8 @@ export class Arbiter implements ArbiterApi {
     return { join: () => this.queueFor(key).join(this.granter.contender(ask), deadlineMs, undefined) };
   }
 
-  async release(request: ReleaseRequest): Promise<ReleaseResponse> {
-    const identity = checkIdentity(request.identity);
+  async release(caller: Caller, request: ReleaseRequest): Promise<ReleaseResponse> {
+    const identity = checkIdentity(caller.identity);
     const key = parseLockKey(request.key);
     await this.retry('nothing-written', this.options.clock.now() + RELEASE_RETRY_BUDGET_MS, () => this.sessions.ownedBy(request.sessionId, identity));
     const outcome = await releaseHold(this.gateway, this.epoch, key, request.sessionId, request.token, this.options.clock);
@@ -170,39 +185,80 @@ export class Arbiter implements ArbiterApi {
     return { released: outcome.released };
   }
 
-  async validate(request: ValidateRequest): Promise<ValidateResponse> {
-    const identity = checkIdentity(request.identity);
+  async validate(caller: Caller, request: ValidateRequest): Promise<ValidateResponse> {
+    const identity = checkIdentity(caller.identity);
     const key = parseLockKey(request.key);
     const token = parseToken(request.token);
     this.authorise(identity, key); // before any read: the answer names a holder's token (ADR-16/19)
     this.checkPlacement(key);
-    const inspected = await this.inspect(key.text);
+    const inspected = await inspectKey(this.epoch, this.options.classes, key);
     const currentToken = inspected.holder?.token;
     return { valid: currentToken !== undefined && currentToken === token, currentToken };
   }
 
-  async inspect(keyText: string): Promise<InspectResponse> {
+  /** Who holds a key names a token: asked by a workload granted the key, or by an operator of it (ADR-19/20). */
+  async inspect(caller: Caller, keyText: string): Promise<InspectResponse> {
+    const identity = checkIdentity(caller.identity);
     const key = parseLockKey(keyText);
+    if (!this.options.authorizer.operates(identity, key.text)) this.authorise(identity, key);
     this.checkPlacement(key);
     return inspectKey(this.epoch, this.options.classes, key);
   }
 
-  async forceRelease(request: ForceReleaseRequest): Promise<ForceReleaseResponse> {
-    // The epoch is read only after the request has been checked: a refused request reads nothing.
-    const response = await forceRelease(this.gateway, this.options.classes, request, (key) => readHold(this.epoch, key));
-    if (response.released) this.queues.get(parseLockKey(request.key).text)?.wake();
+  /** ADR-20: the first of two operators; nothing is written, and the answer shows the class's enforcement. */
+  async requestForceRelease(caller: Caller, request: ForceReleaseRequest): Promise<ForceReleaseProposal> {
+    const key = this.checkKeyOperator(caller, 'requester', request.key);
+    checkReason(request.reason);
+    this.checkPlacement(key);
+    const shown = await proposeForceRelease(this.options.classes, request, (read) => readHold(this.epoch, read));
+    const proposal = this.forceReleases.propose(caller.identity, { key: key.text, holder: shown.holder, enforcement: shown.enforcement, requester: caller.identity, reason: request.reason.trim() });
+    return { ...proposal.value, requestId: proposal.requestId };
+  }
+
+  /** ADR-20: a second, different operator; one txn deletes the hold and writes the force record. */
+  async approveForceRelease(caller: Caller, request: ApproveForceReleaseRequest): Promise<ForceReleaseResponse> {
+    const approver = checkAuthenticated(caller, 'approver');
+    const proposal = this.forceReleases.claim(approver, String(request.requestId));
+    const key = this.checkKeyOperator(caller, 'approver', proposal.value.key);
+    // The hold is read again in the release's own txn: a proposal is never trusted to still be true.
+    const response = await forceRelease(
+      this.gateway,
+      this.options.classes,
+      {
+        key: key.text,
+        reason: proposal.value.reason,
+        expectedToken: String(proposal.value.holder.token),
+        requester: proposal.requester,
+        approver,
+        ...(request.acknowledgeUnfenced === undefined ? {} : { acknowledgeUnfenced: request.acknowledgeUnfenced }),
+      },
+      (read) => readHold(this.epoch, read),
+    );
+    if (response.released) this.queues.get(key.text)?.wake();
     return response;
   }
 
-  async advanceEpoch(request: AdvanceEpochRequest): Promise<AdvanceEpochResponse> {
-    const response = await advanceEpoch(this.gateway, request, this.epoch.floor());
+  /** ADR-03: the first of two operators proposes advancing a sealed log's epoch. Nothing is read. */
+  async requestEpochAdvance(caller: Caller, request: AdvanceEpochRequest): Promise<EpochAdvanceProposal> {
+    this.checkLogOperator(caller, 'requester');
+    const reason = checkReason(request.reason);
+    const proposal = this.advances.propose(caller.identity, { requester: caller.identity, reason });
+    return { ...proposal.value, requestId: proposal.requestId };
+  }
+
+  async approveEpochAdvance(caller: Caller, request: ApproveEpochAdvanceRequest): Promise<AdvanceEpochResponse> {
+    const approver = checkAuthenticated(caller, 'approver');
+    this.checkLogOperator(caller, 'approver');
+    const proposal = this.advances.claim(approver, String(request.requestId));
+    const response = await advanceEpoch(this.gateway, { approvers: [proposal.requester, approver], reason: proposal.value.reason }, this.epoch.floor());
     this.guard.reset(response.clusterId, response.revision);
     this.epoch.adopt(response.epochKv);
     for (const queue of this.queues.values()) queue.wake();
-    return { epoch: response.epoch, clusterId: response.clusterId, holdsDeleted: response.holdsDeleted };
+    return { epoch: response.epoch, clusterId: response.clusterId, holdsDeleted: response.holdsDeleted, requester: proposal.requester, approver };
   }
 
-  async status(): Promise<ArbiterStatus> {
+  /** No caller needed: the answer names no key or holder. */
+  async status(_caller?: Caller): Promise<ArbiterStatus> {
     await this.reopenIfAdvanced();
     await this.epoch.get().catch(() => undefined);
     const known = this.epoch.known;
@@ -229,6 +285,26 @@ export class Arbiter implements ArbiterApi {
     this.lastAdvanceCheckMs = now;
     if (await this.epoch.adoptAdvance().catch(() => false)) {
       for (const queue of this.queues.values()) queue.wake();
+    }
+  }
+
+  /**
+   * ADR-20: an operator is an authenticated identity with an operator grant covering the key (any operator
+   * grant for an epoch advance). A refusal reads nothing and is the same whether or not the key is held.
+   */
+  private checkKeyOperator(caller: Caller, role: string, keyText: string): LockKey {
+    const key = parseLockKey(keyText);
+    this.refuseUnlessOperator(checkAuthenticated(caller, role), key.text);
+    return key;
+  }
+
+  private checkLogOperator(caller: Caller, role: string): void {
+    this.refuseUnlessOperator(checkAuthenticated(caller, role), undefined);
+  }
+
+  private refuseUnlessOperator(identity: string, key: string | undefined): void {
+    if (!this.options.authorizer.operates(identity, key)) {
+      throw new LockError('denied', `${identity} has no operator grant covering ${key ?? 'this log'}; force-releases and epoch advances need a LockGrant with role: operator (ADR-20)`);
     }
   }
 

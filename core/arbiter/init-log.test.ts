@@ -1,5 +1,6 @@
 // initLog on real etcd (ADR-03, issue 11 S3): the operator's first step writes the epoch record once, bound
 // to the cluster's ID, and refuses any log that is not new; an arbiter serves only after it.
+import { authenticated } from '../ports/caller.js';
 import { describe, expect, it } from 'vitest';
 import { ALICE, FENCED, lockErrorOf, useArbiterWorld } from '../../src/testing/arbiter-fixture.js';
 import { initLog } from './init-log.js';
@@ -12,7 +13,7 @@ describe('initLog on real etcd', () => {
     const cluster = await world.startCluster({ init: false });
     const log = world.openLog(cluster.endpoints);
     const arbiter = world.arbiter({ log, pollIntervalMs: 50 });
-    expect((await lockErrorOf(arbiter.openSession({ identity: ALICE, ttlSeconds: FENCED.ttlSeconds }))).seal?.kind).toBe('no-epoch-record');
+    expect((await lockErrorOf(arbiter.openSession(authenticated(ALICE), { ttlSeconds: FENCED.ttlSeconds }))).seal?.kind).toBe('no-epoch-record');
 
     const result = await initLog(log);
     const clusterId = (await log.status()).header.clusterId;
@@ -22,7 +23,7 @@ describe('initLog on real etcd', () => {
     // The arbiter that sealed on the missing record reopens by itself once the record exists.
     await new Promise((resolve) => setTimeout(resolve, 100));
     const session = await world.session(arbiter, ALICE, FENCED.ttlSeconds);
-    const grant = await arbiter.acquire({ identity: ALICE, sessionId: session.sessionId, key: world.key('after-init'), className: FENCED.name, waitMs: 0 });
+    const grant = await arbiter.acquire(authenticated(ALICE), { sessionId: session.sessionId, key: world.key('after-init'), className: FENCED.name, waitMs: 0 });
     expect(grant.epoch).toBe(1);
 
     const again = await lockErrorOf(initLog(log));

@@ -18,6 +18,8 @@ export interface ClassLookup {
 /** ADR-19: may this identity lock this key? Decided before any read of the log. */
 export interface Authorizer {
   allows(identity: string, key: string): boolean;
+  /** ADR-20: may this identity act as an operator on `key` (undefined: on the whole log, for an epoch advance)? */
+  operates(identity: string, key: string | undefined): boolean;
 }
 
 /** Where a key is served (ADR-07/08/09); absent = everything is local. */

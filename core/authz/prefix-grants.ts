@@ -15,6 +15,8 @@ export type GrantMatch = { prefix: string; grant: LockGrant };
 
 export class PrefixGrants {
   readonly #byIdentity = new Map<string, RadixTree<LockGrant>>();
+  /** ADR-20: the operator grants alone, so a workload grant never makes its identity an operator. */
+  readonly #operators = new Map<string, RadixTree<LockGrant>>();
 
   /** When two grants of one identity list the same prefix, the first in `grants` is the one reported. */
   constructor(grants: readonly LockGrant[]) {
@@ -25,7 +27,24 @@ export class PrefixGrants {
         this.#byIdentity.set(grant.identity, tree);
       }
       for (const prefix of grant.prefixes) tree.insert(prefix, grant);
+      if (grant.role !== 'operator') continue;
+      let operated = this.#operators.get(grant.identity);
+      if (operated === undefined) {
+        operated = new RadixTree<LockGrant>();
+        this.#operators.set(grant.identity, operated);
+      }
+      for (const prefix of grant.prefixes) operated.insert(prefix, grant);
     }
+  }
+
+  /**
+   * ADR-20: may `identity` request or approve a force-release of `key`? Without a key (an epoch advance,
+   * which ends every hold of the log): does it hold any operator grant at all.
+   */
+  operates(identity: string, key: string | undefined): boolean {
+    const tree = this.#operators.get(identity);
+    if (tree === undefined) return false;
+    return key === undefined ? tree.entries().length > 0 : tree.longestPrefixOf(key) !== undefined;
   }
 
   /** Whether `identity` may lock `key` (ADR-19). */
@@ -57,4 +76,9 @@ export class PrefixGrants {
  */
 export function namespaceGrant(identity: string, namespace: string): LockGrant {
   return { namespace, name: `${namespace}-implicit`, identity, prefixes: [`${namespace}/`] };
+}
+
+/** ADR-20: an operator of the whole of one namespace, for tools and tests. */
+export function namespaceOperatorGrant(identity: string, namespace: string): LockGrant {
+  return { ...namespaceGrant(identity, namespace), name: `${namespace}-operator-implicit`, role: 'operator' };
 }

@@ -48,7 +48,7 @@ function prefixProblems(prefix: unknown, field: string, draft: LockGrantDraft): 
 }
 
 export function lockGrantFromDraft(draft: LockGrantDraft): LockGrant | undefined {
-  const { identity, prefixes } = draft.spec;
+  const { identity, prefixes, role } = draft.spec;
   if (identity === undefined || prefixes === undefined) return undefined;
-  return { namespace: draft.namespace, name: draft.name, identity, prefixes: prefixes.filter((p): p is string => typeof p === 'string') };
+  return { namespace: draft.namespace, name: draft.name, identity, prefixes: prefixes.filter((p): p is string => typeof p === 'string'), ...(role === 'operator' ? { role } : {}) };
 }

@@ -56,6 +56,8 @@ export type LockGrant = {
   name: string;
   identity: string;
   prefixes: string[];
+  /** ADR-20: absent means workload. An operator may also request and approve force-releases under the prefixes. */
+  role?: 'workload' | 'operator';
 };
 
 /** One YAML document, with where it came from, so a problem can name its file and line. */

@@ -112,4 +112,11 @@ export const lockGrantFields = {
     expected: 'a non-empty list of key prefixes such as payments/ or payments/ledger/ (ADR-19)',
     fix: 'list at least one prefix, e.g. prefixes: [payments/ledger/]',
   }),
+  // ADR-20: operators are identities with an operator grant; only they may request or approve a
+  // force-release of keys under its prefixes, or an epoch advance.
+  role: rule(z.enum(['workload', 'operator']), {
+    required: false,
+    expected: 'workload (the default: may lock keys under the prefixes) or operator (may also request and approve force-releases of them, ADR-20)',
+    fix: 'set role: operator for a person who may break locks, or leave role out',
+  }),
 };

@@ -49,7 +49,7 @@ export class ClientSession {
 
   static async open(deps: SessionDeps, ttlSeconds: number): Promise<ClientSession> {
     const sentMs = deps.clock.now();
-    const session = await deps.arbiter.openSession({ identity: deps.identity, ttlSeconds });
+    const session = await deps.arbiter.openSession({ ttlSeconds });
     const renewedAtMs = (deps.seams ?? HONEST_CLIENT_SEAMS).renewedAtMs(sentMs, deps.clock.now());
     const client = new ClientSession(deps, session.sessionId, session.ttlSeconds, renewedAtMs);
     void client.keepAliveLoop();
@@ -79,7 +79,7 @@ export class ClientSession {
   /** Ends the session: keepalives stop and the lease is revoked, releasing every hold at once (ADR-10). */
   async close(): Promise<void> {
     if (this.fenced === undefined) this.fence('closed');
-    await this.deps.arbiter.closeSession({ identity: this.deps.identity, sessionId: this.sessionId }).catch(() => undefined);
+    await this.deps.arbiter.closeSession({ sessionId: this.sessionId }).catch(() => undefined);
   }
 
   private periodMs(): number {
@@ -97,7 +97,7 @@ export class ClientSession {
       const answered = new CancelSource();
       void this.markFailingIfSlow(answered);
       try {
-        await this.deps.arbiter.keepAlive({ identity: this.deps.identity, sessionId: this.sessionId });
+        await this.deps.arbiter.keepAlive({ sessionId: this.sessionId });
         answered.cancel();
         if (this.fenced !== undefined) return;
         this.lastOkSendMs = Math.max(this.lastOkSendMs, (this.deps.seams ?? HONEST_CLIENT_SEAMS).renewedAtMs(sentMs, this.deps.clock.now()));

@@ -6,7 +6,7 @@ import type { ClientSession } from './client-session.js';
 import { KeyTraffic } from './key-traffic.js';
 
 const session = {} as ClientSession; // KeyTraffic only keeps it
-const release = (key: string, token: bigint): ReleaseRequest => ({ identity: 'spiffe://t/alice', sessionId: leaseId(7n), key, token: token as FencingToken });
+const release = (key: string, token: bigint): ReleaseRequest => ({ sessionId: leaseId(7n), key, token: token as FencingToken });
 const token = (value: bigint): FencingToken => value as FencingToken;
 
 describe('KeyTraffic', () => {

@@ -1,5 +1,6 @@
 // The client library on real etcd: re-entrancy counted in the library (ADR-13), and the holder in the
 // dark (ADR-12): canStart() false at the first failed keepalive, onFence before etcd expires the hold.
+import { actingAs, authenticated } from '../ports/caller.js';
 import { describe, expect, it } from 'vitest';
 import { createRealClock } from '../../src/clock/index.js';
 import { ALICE, FENCED, FENCED_SHORT, lockErrorOf, useArbiterWorld } from '../../src/testing/arbiter-fixture.js';
@@ -12,6 +13,10 @@ import type {
   ArbiterApi,
   ArbiterStatus,
   ForceReleaseRequest,
+  ForceReleaseProposal,
+  ApproveForceReleaseRequest,
+  EpochAdvanceProposal,
+  ApproveEpochAdvanceRequest,
   ForceReleaseResponse,
   Grant,
   InspectResponse,
@@ -90,13 +95,21 @@ class ObservedArbiter implements ArbiterApi {
     this.called('inspect');
     return this.inner.inspect(key);
   }
-  forceRelease(request: ForceReleaseRequest): Promise<ForceReleaseResponse> {
-    this.called('forceRelease');
-    return this.inner.forceRelease(request);
+  requestForceRelease(request: ForceReleaseRequest): Promise<ForceReleaseProposal> {
+    this.called('requestForceRelease');
+    return this.inner.requestForceRelease(request);
   }
-  advanceEpoch(request: AdvanceEpochRequest): Promise<AdvanceEpochResponse> {
-    this.called('advanceEpoch');
-    return this.inner.advanceEpoch(request);
+  approveForceRelease(request: ApproveForceReleaseRequest): Promise<ForceReleaseResponse> {
+    this.called('approveForceRelease');
+    return this.inner.approveForceRelease(request);
+  }
+  requestEpochAdvance(request: AdvanceEpochRequest): Promise<EpochAdvanceProposal> {
+    this.called('requestEpochAdvance');
+    return this.inner.requestEpochAdvance(request);
+  }
+  approveEpochAdvance(request: ApproveEpochAdvanceRequest): Promise<AdvanceEpochResponse> {
+    this.called('approveEpochAdvance');
+    return this.inner.approveEpochAdvance(request);
   }
   status(): Promise<ArbiterStatus> {
     this.called('status');
@@ -106,7 +119,7 @@ class ObservedArbiter implements ArbiterApi {
 
 describe('LockClient on real etcd', () => {
   it('counts nested acquires in the library: one acquire and one release reach the arbiter, and the last release deletes the hold (ADR-13)', async () => {
-    const arbiter = new ObservedArbiter(world.arbiter());
+    const arbiter = new ObservedArbiter(actingAs(world.arbiter(), authenticated(ALICE)));
     const client = new LockClient({ arbiter, clock, identity: ALICE });
     const key = world.key('nested');
     try {
@@ -133,7 +146,7 @@ describe('LockClient on real etcd', () => {
   });
 
   it('stops new work at the first failed keepalive and fences before etcd deletes the hold (ADR-12)', async () => {
-    const arbiter = new ObservedArbiter(world.arbiter());
+    const arbiter = new ObservedArbiter(actingAs(world.arbiter(), authenticated(ALICE)));
     const client = new LockClient({ arbiter, clock, identity: ALICE });
     const key = world.key('in-the-dark');
     const fences: Array<{ reason: FenceReason; atMs: number }> = [];

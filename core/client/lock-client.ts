@@ -128,7 +128,6 @@ export class LockClient {
       let releasing: boolean;
       try {
         grant = await this.options.arbiter.acquire({
-          identity: this.options.identity,
           sessionId: session.sessionId,
           key: request.key,
           className: request.className,
@@ -166,7 +165,7 @@ export class LockClient {
     if (hold.session.isFenced) return false;
     // The release is pending until its outcome is known; one in doubt is settled before the key is
     // acquired again, and sent again until it is known (settle.ts; found by lockstep explore, seed 8197).
-    return this.settler.release({ identity: this.options.identity, sessionId: hold.session.sessionId, key: hold.grant.key, token: hold.grant.token }, hold.session);
+    return this.settler.release({ sessionId: hold.session.sessionId, key: hold.grant.key, token: hold.grant.token }, hold.session);
   }
 
   /** ADR-13: a nested acquire of a key held here costs nothing; undefined when it must go to the arbiter. */
@@ -243,7 +242,7 @@ export class LockClient {
     }
     if (reason !== 'closed') {
       // Best effort: revoke the old lease so its holds do not read as leaks when we come back (ADR-13).
-      void this.options.arbiter.closeSession({ identity: this.options.identity, sessionId: session.sessionId }).catch(() => undefined);
+      void this.options.arbiter.closeSession({ sessionId: session.sessionId }).catch(() => undefined);
     }
   }
 }

@@ -126,7 +126,7 @@ export class Settler {
         // Read again after the inspect: an acquire sent meanwhile may be answered with this hold.
         if (this.deps.holdsKey(key) || traffic.acquiresInFlight(key) > 0 || traffic.pendingRelease(key) !== undefined) continue;
         // This session holds the key and no handle owns it (its caller was told the outcome is unknown): let it go.
-        await this.release({ identity: this.deps.identity, sessionId: session.sessionId, key, token: holder.token }, session).catch(() => undefined);
+        await this.release({ sessionId: session.sessionId, key, token: holder.token }, session).catch(() => undefined);
         return;
       }
     } finally {

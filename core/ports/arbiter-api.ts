@@ -1,10 +1,13 @@
 // The lock.v1 contract (ADR-18): what the client library speaks to an arbiter. Implementations: the
-// arbiter itself (in-process), a simulated RPC over sim links, later gRPC. Expected refusals are
-// LockError with a code a caller can switch on (core/lock-error.ts), never a bare Error.
+// arbiter itself bound to a caller (in-process, core/ports/caller.ts), a simulated RPC over sim links
+// (sim/rpc), and lock.v1 over gRPC (src/service). Expected refusals are LockError with a code a caller
+// can switch on (core/lock-error.ts), never a bare Error.
+//
+// No request names its caller (ADR-19): who asks is the transport's to say, as a Caller, on the server
+// side (ArbiterService in caller.ts). Responses still name identities: whose session, whose hold.
 import type { FencingToken, LeaseId } from '../units.js';
 
 export interface OpenSessionRequest {
-  readonly identity: string;
   readonly ttlSeconds: number;
 }
 export interface Session {
@@ -15,7 +18,6 @@ export interface Session {
 }
 
 export interface KeepAliveRequest {
-  readonly identity: string;
   readonly sessionId: LeaseId;
 }
 export interface KeepAliveResponse {
@@ -24,7 +26,6 @@ export interface KeepAliveResponse {
 }
 
 export interface AcquireRequest {
-  readonly identity: string;
   readonly sessionId: LeaseId;
   /** `namespace/path`. */
   readonly key: string;
@@ -47,7 +48,6 @@ export interface Grant {
 }
 
 export interface ReleaseRequest {
-  readonly identity: string;
   readonly sessionId: LeaseId;
   readonly key: string;
   readonly token: FencingToken;
@@ -57,9 +57,8 @@ export interface ReleaseResponse {
   readonly released: boolean;
 }
 
+/** Asked by the resource's own workload identity, which needs a grant covering the key (ADR-19). */
 export interface ValidateRequest {
-  /** Who asks: the resource's own workload identity, which needs a grant covering the key (ADR-19). */
-  readonly identity: string;
   readonly key: string;
   /** A decimal string, as on the wire (ADR-02); validated before any read. */
   readonly token: string;
@@ -82,30 +81,59 @@ export interface InspectResponse {
   readonly enforcement: 'fenced' | 'advisory' | undefined;
 }
 
+/**
+ * ADR-20: a force-release is two calls by two different authenticated operators. The first proposes it
+ * and is shown the class's enforcement; the second approves it by the request's id.
+ */
 export interface ForceReleaseRequest {
   readonly key: string;
-  readonly requester: string;
-  readonly approver: string;
   readonly reason: string;
   /** The token the operator saw in inspect(): the release applies to exactly that hold. */
   readonly expectedToken: string;
   /** Required for advisory classes: the operator has read that two writers may act at once. */
   readonly acknowledgeUnfenced?: boolean;
 }
+export interface ForceReleaseProposal {
+  readonly requestId: string;
+  readonly key: string;
+  readonly holder: Holder;
+  /** Shown before anyone approves (ADR-20). */
+  readonly enforcement: 'fenced' | 'advisory';
+  readonly requester: string;
+  readonly reason: string;
+}
+export interface ApproveForceReleaseRequest {
+  readonly requestId: string;
+  /** Required for advisory classes, from the approver too. */
+  readonly acknowledgeUnfenced?: boolean;
+}
 export interface ForceReleaseResponse {
   readonly released: boolean;
   readonly enforcement: 'fenced' | 'advisory';
+  /** The /sys/force record, which names both operators and the reason. */
   readonly recordKey: string;
+  readonly requester: string;
+  readonly approver: string;
 }
 
+/** ADR-03: an epoch advance is proposed by one authenticated operator and approved by a second. */
 export interface AdvanceEpochRequest {
-  readonly approvers: readonly [string, string];
   readonly reason: string;
+}
+export interface EpochAdvanceProposal {
+  readonly requestId: string;
+  readonly requester: string;
+  readonly reason: string;
+}
+export interface ApproveEpochAdvanceRequest {
+  readonly requestId: string;
 }
 export interface AdvanceEpochResponse {
   readonly epoch: number;
   readonly clusterId: bigint;
   readonly holdsDeleted: number;
+  readonly requester: string;
+  readonly approver: string;
 }
 
 export interface ArbiterStatus {
@@ -128,7 +156,9 @@ export interface ArbiterApi {
   release(request: ReleaseRequest): Promise<ReleaseResponse>;
   validate(request: ValidateRequest): Promise<ValidateResponse>;
   inspect(key: string): Promise<InspectResponse>;
-  forceRelease(request: ForceReleaseRequest): Promise<ForceReleaseResponse>;
-  advanceEpoch(request: AdvanceEpochRequest): Promise<AdvanceEpochResponse>;
+  requestForceRelease(request: ForceReleaseRequest): Promise<ForceReleaseProposal>;
+  approveForceRelease(request: ApproveForceReleaseRequest): Promise<ForceReleaseResponse>;
+  requestEpochAdvance(request: AdvanceEpochRequest): Promise<EpochAdvanceProposal>;
+  approveEpochAdvance(request: ApproveEpochAdvanceRequest): Promise<AdvanceEpochResponse>;
   status(): Promise<ArbiterStatus>;
 }

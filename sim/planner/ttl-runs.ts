@@ -108,8 +108,10 @@ function bindAll(api: ArbiterApi): ArbiterApi {
     release: (r) => api.release(r),
     validate: (r) => api.validate(r),
     inspect: (r) => api.inspect(r),
-    forceRelease: (r) => api.forceRelease(r),
-    advanceEpoch: (r) => api.advanceEpoch(r),
+    requestForceRelease: (r) => api.requestForceRelease(r),
+    approveForceRelease: (r) => api.approveForceRelease(r),
+    requestEpochAdvance: (r) => api.requestEpochAdvance(r),
+    approveEpochAdvance: (r) => api.approveEpochAdvance(r),
     status: () => api.status(),
   };
 }

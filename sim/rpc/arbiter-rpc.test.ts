@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LockError, isLockError } from '../../core/lock-error.js';
-import type { ArbiterApi, ArbiterStatus, Grant, Session } from '../../core/ports/arbiter-api.js';
+import type { ArbiterStatus, Grant, Session } from '../../core/ports/arbiter-api.js';
+import type { ArbiterService } from '../../core/ports/caller.js';
 import { Kernel } from '../kernel/kernel.js';
 import { Network } from '../net/network.js';
 import { SimProcess } from '../process/process.js';
@@ -10,21 +11,23 @@ import { type ArbiterRpcMessage, SimArbiterClient, serveArbiter } from './arbite
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 
 /** An arbiter stand-in: answers what the test tells it to, and counts calls. */
-function fakeArbiter(calls: string[]): ArbiterApi {
+function fakeArbiter(calls: string[]): ArbiterService {
   const session: Session = { sessionId: leaseId(7n), identity: 'a', ttlSeconds: 5 };
   const refuse = (): never => {
     throw new LockError('redirect', 'homed elsewhere', { region: 'us' });
   };
   return {
-    openSession: async (r) => (calls.push(`openSession:${r.identity}`), session),
+    openSession: async (caller) => (calls.push(`openSession:${caller.identity}:${caller.authenticated ? 'authenticated' : 'unauthenticated'}`), session),
     keepAlive: async () => ({ ttlSeconds: 5 }),
     closeSession: async () => undefined,
     acquire: async () => refuse(),
     release: async () => ({ released: true }),
     validate: async () => ({ valid: false, currentToken: undefined }),
-    inspect: async (key) => ({ key, holder: undefined, enforcement: undefined }),
-    forceRelease: async () => refuse(),
-    advanceEpoch: async () => refuse(),
+    inspect: async (_caller, key) => ({ key, holder: undefined, enforcement: undefined }),
+    requestForceRelease: async () => refuse(),
+    approveForceRelease: async () => refuse(),
+    requestEpochAdvance: async () => refuse(),
+    approveEpochAdvance: async () => refuse(),
     status: async (): Promise<ArbiterStatus> => ({ epoch: 3, clusterId: 9n, sealed: undefined }),
   };
 }
@@ -36,7 +39,7 @@ function world(latencyMs = 2) {
   const client = new SimProcess(kernel, { name: 'client-0' });
   const calls: string[] = [];
   const processes = new Map([server, client].map((p) => [p.name, p]));
-  serveArbiter(network, server, fakeArbiter(calls), (name) => processes.get(name) as SimProcess);
+  serveArbiter(network, server, fakeArbiter(calls), (name) => processes.get(name) as SimProcess, (name) => `spiffe://sim/${name}`);
   const api = new SimArbiterClient({ kernel, network, client, server, timeoutMs: 1000 });
   return { kernel, network, server, client, api, calls };
 }
@@ -52,17 +55,17 @@ async function settle<T>(kernel: Kernel, promise: Promise<T>, untilMs: number): 
 }
 
 describe('lock.v1 over the simulated network', () => {
-  it('carries a call and its answer across the network, one latency each way', async () => {
+  it('carries a call and its answer across the network, one latency each way, naming the sending process as the caller (ADR-19)', async () => {
     const { kernel, api, calls } = world(2);
-    const result = await settle(kernel, api.openSession({ identity: 'a', ttlSeconds: 5 }), 100);
+    const result = await settle(kernel, api.openSession({ ttlSeconds: 5 }), 100);
     expect(result.value?.sessionId).toBe(7n);
     expect(result.atMs).toBe(4);
-    expect(calls).toEqual(['openSession:a']);
+    expect(calls).toEqual(['openSession:spiffe://sim/client-0:authenticated']);
   });
 
   it('rebuilds a LockError on the client side with its code, message and region', async () => {
     const { kernel, api } = world();
-    const result = await settle(kernel, api.acquire({ identity: 'a', sessionId: leaseId(7n), key: 'n/k', className: 'c', waitMs: 0 }), 100);
+    const result = await settle(kernel, api.acquire({ sessionId: leaseId(7n), key: 'n/k', className: 'c', waitMs: 0 }), 100);
     expect(isLockError(result.error, 'redirect')).toBe(true);
     expect((result.error as LockError).region).toBe('us');
     expect((result.error as LockError).message).toBe('redirect: homed elsewhere');
@@ -71,7 +74,7 @@ describe('lock.v1 over the simulated network', () => {
   it('times out on the client clock when the arbiter is down: indeterminate for a write, unavailable for a read', async () => {
     const { kernel, api, server } = world();
     server.crash();
-    const both = Promise.allSettled([api.release({ identity: 'a', sessionId: leaseId(7n), key: 'n/k', token: 1n as FencingToken }), api.status()]);
+    const both = Promise.allSettled([api.release({ sessionId: leaseId(7n), key: 'n/k', token: 1n as FencingToken }), api.status()]);
     const settled = await settle(kernel, both, 5000);
     const [release, status] = settled.value ?? [];
     const r = { error: release?.status === 'rejected' ? release.reason : undefined, atMs: settled.atMs };
@@ -85,7 +88,7 @@ describe('lock.v1 over the simulated network', () => {
     const { kernel, api, server } = world(2);
     server.pause();
     kernel.schedule(500, () => server.resume());
-    const result = await settle(kernel, api.keepAlive({ identity: 'a', sessionId: leaseId(7n) }), 5000);
+    const result = await settle(kernel, api.keepAlive({ sessionId: leaseId(7n) }), 5000);
     expect(result.value).toEqual({ ttlSeconds: 5 });
     expect(result.atMs).toBe(502);
   });
@@ -93,7 +96,7 @@ describe('lock.v1 over the simulated network', () => {
   it('gives an acquire its wait on top of the call deadline', async () => {
     const { kernel, api, network, server, client } = world();
     network.partition({ from: [client.name], to: [server.name], direction: 'both' });
-    const result = await settle(kernel, api.acquire({ identity: 'a', sessionId: leaseId(7n), key: 'n/k', className: 'c', waitMs: 3000 }) as Promise<Grant>, 10_000);
+    const result = await settle(kernel, api.acquire({ sessionId: leaseId(7n), key: 'n/k', className: 'c', waitMs: 3000 }) as Promise<Grant>, 10_000);
     expect(isLockError(result.error, 'indeterminate')).toBe(true);
     expect(result.atMs).toBe(4000);
   });

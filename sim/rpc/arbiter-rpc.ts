@@ -5,8 +5,12 @@
 //
 // Values cross by reference (the simulator is one JS heap), but errors are rebuilt on the client side
 // from plain data, so no LockError object is shared between two simulated processes.
+//
+// ADR-19: no message names its caller. The arbiter is told who calls by the network itself: the
+// sending process's identity, looked up by the serving side, as mTLS names the peer of a connection.
 import { LockError, type LockErrorCode } from '../../core/lock-error.js';
 import type { ArbiterApi, SealReason } from '../../core/ports/arbiter-api.js';
+import { type ArbiterService, authenticated } from '../../core/ports/caller.js';
 import type { Deferred, Kernel } from '../kernel/kernel.js';
 import type { Network } from '../net/network.js';
 import type { SimProcess, TimerId } from '../process/process.js';
@@ -26,7 +30,7 @@ export type ArbiterRpcMessage =
   | { readonly kind: 'arbiter.throw'; readonly id: number; readonly error: SerializedLockError };
 
 /** Calls whose effect may have happened when their answer is lost: a timeout is `indeterminate`. */
-const MUTATING: ReadonlySet<ArbiterMethod> = new Set(['openSession', 'closeSession', 'acquire', 'release', 'forceRelease', 'advanceEpoch']);
+const MUTATING: ReadonlySet<ArbiterMethod> = new Set(['openSession', 'closeSession', 'acquire', 'release', 'requestForceRelease', 'approveForceRelease', 'requestEpochAdvance', 'approveEpochAdvance']);
 
 export const DEFAULT_RPC_TIMEOUT_MS = 8000;
 
@@ -34,16 +38,18 @@ export const DEFAULT_RPC_TIMEOUT_MS = 8000;
  * Serves `arbiter` on `process`: every call runs in the arbiter process and its answer is sent back.
  * A LockError travels as data; anything else thrown is a bug in the arbiter and fails the run.
  * Listens for the process's current incarnation: after a restart, serve the new arbiter again.
+ * `identityOf` names the sending process's identity: the simulated transport is trusted, so the
+ * caller is authenticated.
  */
-export function serveArbiter(network: Network<ArbiterRpcMessage>, process: SimProcess, arbiter: ArbiterApi, peers: (name: string) => SimProcess): void {
+export function serveArbiter(network: Network<ArbiterRpcMessage>, process: SimProcess, arbiter: ArbiterService, peers: (name: string) => SimProcess, identityOf: (name: string) => string): void {
   network.listen(process, async (delivery) => {
     const message = delivery.payload;
     if (message.kind !== 'arbiter.call') return;
-    const caller = peers(delivery.from);
+    const peer = peers(delivery.from);
     try {
-      const method = arbiter[message.method] as (argument: unknown) => Promise<unknown>;
-      const value = await method.call(arbiter, message.argument);
-      network.send(process, caller, { kind: 'arbiter.return', id: message.id, value });
+      const method = arbiter[message.method] as (caller: unknown, argument: unknown) => Promise<unknown>;
+      const value = await method.call(arbiter, authenticated(identityOf(delivery.from)), message.argument);
+      network.send(process, peer, { kind: 'arbiter.return', id: message.id, value });
     } catch (error) {
       if (!(error instanceof LockError)) throw error;
       const serialized: SerializedLockError = {
@@ -52,7 +58,7 @@ export function serveArbiter(network: Network<ArbiterRpcMessage>, process: SimPr
         ...(error.region === undefined ? {} : { region: error.region }),
         ...(error.seal === undefined ? {} : { seal: error.seal }),
       };
-      network.send(process, caller, { kind: 'arbiter.throw', id: message.id, error: serialized });
+      network.send(process, peer, { kind: 'arbiter.throw', id: message.id, error: serialized });
     }
   });
 }
@@ -84,8 +90,10 @@ export class SimArbiterClient implements ArbiterApi {
   release = this.method('release');
   validate = this.method('validate');
   inspect = this.method('inspect');
-  forceRelease = this.method('forceRelease');
-  advanceEpoch = this.method('advanceEpoch');
+  requestForceRelease = this.method('requestForceRelease');
+  approveForceRelease = this.method('approveForceRelease');
+  requestEpochAdvance = this.method('requestEpochAdvance');
+  approveEpochAdvance = this.method('approveEpochAdvance');
   status = this.method('status');
 
   private method<M extends ArbiterMethod>(method: M): ArbiterApi[M] {

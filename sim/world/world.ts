@@ -36,6 +36,8 @@ import type { PartitionId, PartitionSpec } from '../net/partition.js';
 import type { ClockSpec } from '../process/local-clock.js';
 import { SimProcess } from '../process/process.js';
 import { type ArbiterRpcMessage, SimArbiterClient, serveArbiter } from '../rpc/arbiter-rpc.js';
+import { withOperators } from '../../core/authz/with-operators.js';
+import { SIM_OPERATORS } from './operators.js';
 import { AuditNode, type AuditNodeOptions } from './audit-node.js';
 import { LogRecorder } from './log-recorder.js';
 import { ReconnectingLog } from './reconnecting-log.js';
@@ -222,10 +224,10 @@ export class World {
         clock: process.clock(),
         random: process.random('arbiter'),
         classes: this.options.classes,
-        authorizer: this.options.authorizer,
+        authorizer: withOperators(this.options.authorizer, SIM_OPERATORS),
         ...(placement === undefined ? {} : { placement }),
       }, this.options.seams?.arbiter);
-      serveArbiter(this.rpcNetwork, process, node.arbiter, (peer) => this.process(peer));
+      serveArbiter(this.rpcNetwork, process, node.arbiter, (peer) => this.process(peer), (peer) => this.identityOf(peer));
     };
     start();
     process.onRestart(start); // a restarted arbiter is a new one: its queues and caches are gone (ADR-14/18)
@@ -279,6 +281,11 @@ export class World {
       }
     });
     return cluster;
+  }
+
+  /** ADR-19: the identity the simulated transport vouches for, for a message from process `name`. */
+  private identityOf(name: string): string {
+    return this.clientNodes.find((node) => node.process.name === name)?.identity ?? `spiffe://sim/${name}`;
   }
 
   addClient(name: string, options: ClientOptions = {}): ClientNode {

@@ -4,13 +4,15 @@
 // and a compaction past the checkpoint (while no tailer runs) shows as a gap row. The audit must hold every
 // grant, release, expiry and force-release exactly once, and say nothing of what was compacted away but
 // the gap. The workload is the test's own knowledge, not the tailer's account of it.
+import { authenticated } from '../../core/ports/caller.js';
+import { forceReleaseByTwo } from '../../core/arbiter/two-person.js';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Arbiter } from '../../core/arbiter/arbiter.js';
-import { PrefixGrants } from '../../core/authz/index.js';
+import { PrefixGrants, namespaceOperatorGrant } from '../../core/authz/index.js';
 import { ClassRegistry, checkDocuments, parseDocuments } from '../../core/classes/index.js';
 import type { LockLog } from '../../core/ports/lock-log.js';
 import { revision } from '../../core/units.js';
@@ -149,9 +151,10 @@ describe('lockstep audit on real etcd', () => {
     const forcedHolder = lock('payments/ledger-3', 'spiffe://svc/e', ['sleep', '120']);
     await until('ledger-3 is held', () => holderOf('payments/ledger-3'));
     // Two operators force-release it through the core Arbiter (ADR-20).
-    const arbiter = new Arbiter({ log, clock: createRealClock(), random: createSeededRandom('audit-e2e'), classes: new ClassRegistry(checkDocuments(parseDocuments(CLASS_YAML, classFile).documents, { today: TODAY }).classes), authorizer: new PrefixGrants([]) });
-    const inspected = await arbiter.inspect('payments/ledger-3');
-    const forced = await arbiter.forceRelease({ key: 'payments/ledger-3', expectedToken: String(inspected.holder?.token), requester: OPERATORS[0], approver: OPERATORS[1], reason: REASON });
+    const arbiter = new Arbiter({ log, clock: createRealClock(), random: createSeededRandom('audit-e2e'), classes: new ClassRegistry(checkDocuments(parseDocuments(CLASS_YAML, classFile).documents, { today: TODAY }).classes), authorizer: new PrefixGrants(OPERATORS.map((id) => namespaceOperatorGrant(id, 'payments'))) });
+    const operators = [authenticated(OPERATORS[0]), authenticated(OPERATORS[1])] as const;
+    const inspected = await arbiter.inspect(operators[0], 'payments/ledger-3');
+    const forced = await forceReleaseByTwo(arbiter, operators, { key: 'payments/ledger-3', expectedToken: String(inspected.holder?.token), reason: REASON });
     expect(forced.released).toBe(true);
     arbiter.close();
     killGroup(forcedHolder, 'SIGKILL');

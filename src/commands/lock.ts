@@ -1,6 +1,10 @@
 // `lockstep lock --endpoints H:P[,..] --class FILE --identity ID <namespace/key> -- <command...>`
 // Wires the real world together: the etcd LockLog, the real clock, the in-process arbiter and the
 // client library, around one command (src/lock/run-locked-command.ts).
+import { actingAs, unauthenticated } from '../../core/ports/caller.js';
+import type { ArbiterApi } from '../../core/ports/arbiter-api.js';
+import type { Clock } from '../../core/ports/clock.js';
+import { connectRemote } from '../lock/remote-arbiter.js';
 import type { Command } from 'commander';
 import { PrefixGrants, namespaceGrant } from '../../core/authz/index.js';
 import { ClassRegistry, type LockClass, checkDocuments, isCivilDate } from '../../core/classes/index.js';
@@ -22,10 +26,14 @@ import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.j
 const CLOSE_GRACE_MS = 2000;
 
 interface LockOptions {
-  endpoints: string;
+  endpoints?: string;
+  arbiter?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  ca?: string;
   class: string[];
   className?: string;
-  identity: string;
+  identity?: string;
   grants: string[];
   wait: string;
   killAfter: string;
@@ -50,10 +58,14 @@ export function registerLockCommand(program: Command, io: CliIo, setExitCode: (c
     )
     .argument('<key>', 'the lock key, namespace/path')
     .argument('<command...>', 'the command to run while holding the lock (after --)')
-    .requiredOption('--endpoints <list>', 'etcd client endpoints, host:port[,host:port...]')
+    .option('--endpoints <list>', 'etcd client endpoints, host:port[,host:port...]: an arbiter in this process, for single-team use (ADR-18); or --arbiter')
+    .option('--arbiter <list>', 'lockstep serve arbiters, host:port[,host:port...]: each key goes to one by rendezvous hashing, the next when it is down')
+    .option('--tls-cert <file>', 'with --arbiter: the client certificate (PEM) whose spiffe:// URI SAN is the identity')
+    .option('--tls-key <file>', 'with --arbiter: the client certificate\'s key (PEM)')
+    .option('--ca <file>', 'with --arbiter: the CA (PEM) that signed the arbiters\' certificates')
     .option('--class <file>', 'YAML file with the LockClass (and its PauseTestResult when fenced); required, repeat for more files', collect, [])
     .option('--class-name <name>', 'which LockClass to use when the files hold several in the key\'s namespace')
-    .requiredOption('--identity <id>', 'who is locking (a SPIFFE ID, say)')
+    .option('--identity <id>', 'who is locking (a SPIFFE ID, say); required with --endpoints, and with --arbiter without TLS (then unauthenticated)')
     .option('--grants <file>', 'YAML file with LockGrant documents (repeatable); without it the identity is granted the class\'s namespace', collect, [])
     .option('--wait <duration>', 'how long to wait in line when the key is held (0 = do not wait)', '30s')
     .option('--kill-after <duration>', `grace between SIGTERM and SIGKILL when the lock is lost; under the ${DEFAULT_FENCE_MARGIN_MS} ms fence margin, so the command is gone before the lease can expire (ADR-12)`, '500ms')
@@ -66,15 +78,18 @@ export function registerLockCommand(program: Command, io: CliIo, setExitCode: (c
 async function runLock(keyText: string, command: string[], options: LockOptions, io: CliIo): Promise<number> {
   const setup = await loadSetup(keyText, command, options, io);
   if (typeof setup === 'number') return setup;
-  const log = createEtcdLockLog({ endpoints: setup.endpoints });
   const clock = createRealClock();
-  const arbiter = new Arbiter({ log, clock, random: createCryptoRandom(), classes: setup.classes, authorizer: setup.grants });
-  const client = new LockClient({ arbiter, clock, identity: options.identity });
+  const connection = await connect(setup, options, clock);
+  if ('refused' in connection) {
+    io.err(`lockstep lock: ${connection.refused}`);
+    return ExitCode.badInput;
+  }
+  const client = new LockClient({ arbiter: connection.api, clock, identity: connection.identity });
   try {
     return await runLockedCommand({
       client,
       clock,
-      endpoints: setup.endpoints,
+      endpoints: connection.where,
       key: keyText,
       className: setup.lockClass.name,
       ttlSeconds: setup.lockClass.ttlSeconds,
@@ -87,9 +102,42 @@ async function runLock(keyText: string, command: string[], options: LockOptions,
     // Closing revokes the session so waiters need not sit out its TTL; but a log that stopped answering
     // (the very reason for a fence) must not hold the exit hostage: the lease then expires by itself.
     await Promise.race([client.close(), sleepMs(CLOSE_GRACE_MS)]);
-    arbiter.close();
-    await Promise.race([log.close(), sleepMs(CLOSE_GRACE_MS)]);
+    await Promise.race([connection.close(), sleepMs(CLOSE_GRACE_MS)]);
   }
+}
+
+interface Connection {
+  readonly api: ArbiterApi;
+  readonly identity: string;
+  /** For messages that name a fix. */
+  readonly where: readonly string[];
+  close(): Promise<void>;
+}
+
+/** ADR-18: remote arbiters (--arbiter), or one in this process for single-team use (--endpoints). */
+async function connect(setup: Setup, options: LockOptions, clock: Clock): Promise<Connection | { refused: string }> {
+  if (options.arbiter !== undefined) {
+    const remote = await connectRemote({ arbiter: options.arbiter, ...pick(options) });
+    if ('refused' in remote) return remote;
+    return { api: remote.arbiter, identity: remote.identity, where: remote.addresses, close: async () => undefined };
+  }
+  const identity = options.identity as string;
+  const log = createEtcdLockLog({ endpoints: setup.endpoints });
+  const arbiter = new Arbiter({ log, clock, random: createCryptoRandom(), classes: setup.classes, authorizer: setup.grants });
+  // ADR-19: --identity is asserted by whoever runs the command, not proven by a transport.
+  return { api: actingAs(arbiter, unauthenticated(identity)), identity, where: setup.endpoints, close: async () => {
+    arbiter.close();
+    await log.close();
+  } };
+}
+
+function pick(options: LockOptions): { tlsCert?: string; tlsKey?: string; ca?: string; identity?: string } {
+  return {
+    ...(options.tlsCert === undefined ? {} : { tlsCert: options.tlsCert }),
+    ...(options.tlsKey === undefined ? {} : { tlsKey: options.tlsKey }),
+    ...(options.ca === undefined ? {} : { ca: options.ca }),
+    ...(options.identity === undefined ? {} : { identity: options.identity }),
+  };
 }
 
 interface Setup {
@@ -125,9 +173,13 @@ async function loadSetup(keyText: string, command: readonly string[], options: L
   if (killAfterMs >= DEFAULT_FENCE_MARGIN_MS) {
     return fail(`--kill-after ${options.killAfter} must be under ${DEFAULT_FENCE_MARGIN_MS} ms, the ADR-12 margin between the fence deadline and the lease's expiry: a longer grace lets the command run on after another holder may have the key`);
   }
-  let endpoints: string[];
+  if ((options.endpoints === undefined) === (options.arbiter === undefined)) {
+    return fail('give one of --endpoints (an arbiter in this process, single-team use) and --arbiter (lockstep serve arbiters)');
+  }
+  if (options.endpoints !== undefined && options.identity === undefined) return fail('--identity is required with --endpoints: who is locking (a SPIFFE ID, say)');
+  let endpoints: string[] = [];
   try {
-    endpoints = parseEndpointList(options.endpoints);
+    if (options.endpoints !== undefined) endpoints = parseEndpointList(options.endpoints);
   } catch (error) {
     if (!(error instanceof EndpointSyntaxError)) throw error;
     return fail(`--endpoints ${JSON.stringify(options.endpoints)}: ${error.message}`);
@@ -156,6 +208,6 @@ async function loadSetup(keyText: string, command: readonly string[], options: L
     return fail(`${options.class.join(', ')} hold ${candidates.length} classes in namespace ${key.namespace} (${candidates.map((c) => c.name).join(', ')}); choose one with --class-name`);
   }
   const lockClass = candidates[0] as LockClass;
-  const grants = new PrefixGrants(options.grants.length > 0 ? checked.grants : [namespaceGrant(options.identity, lockClass.namespace)]);
+  const grants = new PrefixGrants(options.grants.length > 0 || options.identity === undefined ? checked.grants : [namespaceGrant(options.identity, lockClass.namespace)]);
   return { endpoints, classes: new ClassRegistry(checked.classes), lockClass, grants, waitMs, killAfterMs };
 }

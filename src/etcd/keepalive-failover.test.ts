@@ -3,6 +3,7 @@
 // Keepalives used to wait their whole 8 s deadline on it before failing over, longer than the fence
 // budget; now a keepalive not answered within 500 ms is also sent to the next member (a keepalive may be
 // sent twice: it renews and writes nothing), and the member that answers becomes the one the client uses.
+import { actingAs, authenticated } from '../../core/ports/caller.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FenceReason } from '../../core/client/client-session.js';
 import { LockClient } from '../../core/client/lock-client.js';
@@ -56,7 +57,7 @@ describe('keepalives with one stuck member on a real 3-member etcd', () => {
     const order = [stuck, ...[0, 1, 2].filter((i) => i !== stuck)];
     const witness = new KeepAliveWitness(createEtcdLockLog({ endpoints: order.map((i) => cluster.endpoints[i] ?? ''), ...logOptions }));
     const arbiter = fixtureArbiter(witness as LockLog);
-    const client = new LockClient({ arbiter, clock, identity: ALICE });
+    const client = new LockClient({ arbiter: actingAs(arbiter, authenticated(ALICE)), clock, identity: ALICE });
     const fences: FenceReason[] = [];
     try {
       const handle = await client.acquire({ key: `${NAMESPACE}/l6-${stuck}-${ttl.ttlSeconds}-${Date.now()}`, className: ttl.name, ttlSeconds: ttl.ttlSeconds, onFence: (reason) => fences.push(reason) });

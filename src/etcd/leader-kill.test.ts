@@ -10,6 +10,7 @@ import { ALICE, FENCED, NAMESPACE, fixtureArbiter } from '../testing/arbiter-fix
 import { type EtcdCluster, startEtcdCluster } from '../testing/etcd-cluster.js';
 import { runLeaderKillTrial } from '../testing/leader-kill-trial.js';
 import { createEtcdLockLog, initEtcdLog } from './index.js';
+import { authenticated } from '../../core/ports/caller.js';
 
 const REAL_CLUSTER_TIMEOUT_MS = 120_000;
 
@@ -48,11 +49,11 @@ describe('a leader killed or paused under a holder that releases (real 3-member 
     const arbiter = fixtureArbiter(log); // nothing cached: its first calls are reads of the epoch record
     try {
       await cluster.kill(leader);
-      const session = await arbiter.openSession({ identity: ALICE, ttlSeconds: FENCED.ttlSeconds });
-      const grant = await arbiter.acquire({ identity: ALICE, sessionId: session.sessionId, key: `${NAMESPACE}/arrive-${Date.now()}`, className: FENCED.name, waitMs: 10_000 });
+      const session = await arbiter.openSession(authenticated(ALICE), { ttlSeconds: FENCED.ttlSeconds });
+      const grant = await arbiter.acquire(authenticated(ALICE), { sessionId: session.sessionId, key: `${NAMESPACE}/arrive-${Date.now()}`, className: FENCED.name, waitMs: 10_000 });
       expect(grant.reentered).toBe(false);
-      await arbiter.release({ identity: ALICE, sessionId: session.sessionId, key: grant.key, token: grant.token });
-      await arbiter.closeSession({ identity: ALICE, sessionId: session.sessionId });
+      await arbiter.release(authenticated(ALICE), { sessionId: session.sessionId, key: grant.key, token: grant.token });
+      await arbiter.closeSession(authenticated(ALICE), { sessionId: session.sessionId });
     } finally {
       arbiter.close();
       await log.close();

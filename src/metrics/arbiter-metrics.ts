@@ -1,11 +1,11 @@
-// One arbiter's metrics (ADR-22): its registry, the decorator over its ArbiterApi, and the decorator over
+// One arbiter's metrics (ADR-22): its registry, the decorator over its server side (ArbiterService), and the decorator over
 // the LockLog it is given (etcd request latency). Wiring, in `lockstep serve` or `lockstep lock`:
 //
 //   const metrics = createArbiterMetrics({ cluster: 'entity-1', classes });
 //   const arbiter = metrics.instrument(new Arbiter({ ...options, log: metrics.instrumentLog(log, 'entity') }));
 //   const server = await startMetricsServer({ host: '127.0.0.1', port: 9464, registry: metrics.registry });
 import type { ClassLookup } from '../../core/arbiter/policy.js';
-import type { ArbiterApi } from '../../core/ports/arbiter-api.js';
+import type { ArbiterService } from '../../core/ports/caller.js';
 import type { Clock } from '../../core/ports/clock.js';
 import type { LockLog } from '../../core/ports/lock-log.js';
 import type { Registry } from 'prom-client';
@@ -26,7 +26,7 @@ export interface ArbiterMetricsOptions {
 export interface ArbiterMetrics {
   readonly registry: Registry;
   readonly signals: ArbiterSignals;
-  instrument(api: ArbiterApi): ArbiterApi;
+  instrument(api: ArbiterService): ArbiterService;
   instrumentLog(log: LockLog, tier: 'coord' | 'entity'): LockLog;
 }
 

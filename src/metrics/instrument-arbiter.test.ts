@@ -5,10 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { ClassRegistry } from '../../core/classes/index.js';
 import { LockError } from '../../core/lock-error.js';
-import type { ArbiterApi, Grant } from '../../core/ports/arbiter-api.js';
+import type { Grant } from '../../core/ports/arbiter-api.js';
 import type { Clock } from '../../core/ports/clock.js';
 import { type FencingToken, leaseId } from '../../core/units.js';
 import { createArbiterMetrics } from './arbiter-metrics.js';
+import { type ArbiterService, authenticated } from '../../core/ports/caller.js';
 
 const ALICE = 'spiffe://t/alice';
 const SESSION = leaseId(7n);
@@ -31,10 +32,10 @@ function grantOf(key: string, token: bigint): Grant {
 }
 
 /** An arbiter whose acquire, release and keepAlive answers come from the test. */
-function stubArbiter(clock: HandClock, script: { acquire?: () => Promise<Grant>; released?: boolean; keepAlive?: () => Promise<{ ttlSeconds: number }>; sealed?: boolean }): ArbiterApi {
+function stubArbiter(clock: HandClock, script: { acquire?: () => Promise<Grant>; released?: boolean; keepAlive?: () => Promise<{ ttlSeconds: number }>; sealed?: boolean }): ArbiterService {
   const none = () => Promise.reject(new Error('not used'));
   return {
-    openSession: async ({ identity, ttlSeconds }) => ({ sessionId: SESSION, identity, ttlSeconds }),
+    openSession: async ({ identity }, { ttlSeconds }) => ({ sessionId: SESSION, identity, ttlSeconds }),
     keepAlive: script.keepAlive ?? (async () => ({ ttlSeconds: 15 })),
     closeSession: async () => undefined,
     acquire: async () => {
@@ -44,8 +45,10 @@ function stubArbiter(clock: HandClock, script: { acquire?: () => Promise<Grant>;
     release: async () => ({ released: script.released ?? true }),
     validate: none,
     inspect: none,
-    forceRelease: none,
-    advanceEpoch: none,
+    requestForceRelease: none,
+    approveForceRelease: none,
+    requestEpochAdvance: none,
+    approveEpochAdvance: none,
     status: async () => ({ epoch: 1, clusterId: 1n, sealed: script.sealed === true ? { kind: 'no-epoch-record' } : undefined }),
   };
 }
@@ -65,13 +68,13 @@ describe('instrumentArbiter', () => {
     const clock = new HandClock();
     const metrics = createArbiterMetrics({ cluster: 'entity-1', classes: CLASSES, clock });
     const api = metrics.instrument(stubArbiter(clock, {}));
-    const session = await api.openSession({ identity: ALICE, ttlSeconds: 15 });
-    const grant = await api.acquire({ identity: ALICE, sessionId: session.sessionId, key: 'orders/a', className: 'writes', waitMs: 0 });
+    const session = await api.openSession(authenticated(ALICE), { ttlSeconds: 15 });
+    const grant = await api.acquire(authenticated(ALICE), { sessionId: session.sessionId, key: 'orders/a', className: 'writes', waitMs: 0 });
     expect(await value(metrics, 'lockstep_grants_total', ORDERS)).toBe(1);
     expect(await value(metrics, 'lockstep_holds', ORDERS)).toBe(1);
     expect(await value(metrics, 'lockstep_grant_latency_seconds_sum', ORDERS)).toBeCloseTo(0.004, 6);
     clock.nowMs += 2_500;
-    await api.release({ identity: ALICE, sessionId: session.sessionId, key: 'orders/a', token: grant.token });
+    await api.release(authenticated(ALICE), { sessionId: session.sessionId, key: 'orders/a', token: grant.token });
     expect(await value(metrics, 'lockstep_holds', ORDERS)).toBe(0);
     expect(await value(metrics, 'lockstep_hold_duration_seconds_sum', ORDERS)).toBeCloseTo(2.5, 6);
     expect(await value(metrics, 'lockstep_expiries_without_release_total')).toBe(0);
@@ -83,7 +86,7 @@ describe('instrumentArbiter', () => {
     const refusals = [new LockError('contended', 'held'), new LockError('wait-timeout', 'held'), new LockError('denied', 'no grant')];
     const api = metrics.instrument(stubArbiter(clock, { acquire: () => Promise.reject(refusals.shift()) }));
     for (const key of ['orders/a', 'orders/b', 'other-ns/x']) {
-      await api.acquire({ identity: ALICE, sessionId: SESSION, key, className: key.startsWith('orders') ? 'writes' : 'made-up', waitMs: 0 }).catch(() => undefined);
+      await api.acquire(authenticated(ALICE), { sessionId: SESSION, key, className: key.startsWith('orders') ? 'writes' : 'made-up', waitMs: 0 }).catch(() => undefined);
     }
     expect(await value(metrics, 'lockstep_contended_total', ORDERS)).toBe(2);
     expect(await value(metrics, 'lockstep_acquires_total', ORDERS)).toBe(2);
@@ -100,16 +103,16 @@ describe('instrumentArbiter', () => {
       if (key === undefined) throw new LockError('contended', 'held');
       return grantOf(key, 1n << 48n);
     }, released: false }));
-    const session = await api.openSession({ identity: ALICE, ttlSeconds: 15 });
-    const first = await api.acquire({ identity: ALICE, sessionId: session.sessionId, key: 'orders/a', className: 'writes', waitMs: 0 });
-    await api.acquire({ identity: ALICE, sessionId: session.sessionId, key: 'orders/b', className: 'writes', waitMs: 0 });
-    await api.release({ identity: ALICE, sessionId: session.sessionId, key: first.key, token: first.token });
+    const session = await api.openSession(authenticated(ALICE), { ttlSeconds: 15 });
+    const first = await api.acquire(authenticated(ALICE), { sessionId: session.sessionId, key: 'orders/a', className: 'writes', waitMs: 0 });
+    await api.acquire(authenticated(ALICE), { sessionId: session.sessionId, key: 'orders/b', className: 'writes', waitMs: 0 });
+    await api.release(authenticated(ALICE), { sessionId: session.sessionId, key: first.key, token: first.token });
     expect(await value(metrics, 'lockstep_expiries_without_release_total', ORDERS)).toBe(1);
     clock.nowMs += 15_000; // within TTL + TTL/3 of the last renewal: not yet
-    await api.acquire({ identity: ALICE, sessionId: SESSION, key: 'orders/c', className: 'writes', waitMs: 0 }).catch(() => undefined);
+    await api.acquire(authenticated(ALICE), { sessionId: SESSION, key: 'orders/c', className: 'writes', waitMs: 0 }).catch(() => undefined);
     expect(await value(metrics, 'lockstep_expiries_without_release_total', ORDERS)).toBe(1);
     clock.nowMs += 10_000;
-    await api.acquire({ identity: ALICE, sessionId: SESSION, key: 'orders/c', className: 'writes', waitMs: 0 }).catch(() => undefined);
+    await api.acquire(authenticated(ALICE), { sessionId: SESSION, key: 'orders/c', className: 'writes', waitMs: 0 }).catch(() => undefined);
     expect(await value(metrics, 'lockstep_expiries_without_release_total', ORDERS)).toBe(2);
     expect(await value(metrics, 'lockstep_holds', ORDERS)).toBe(0);
   });
@@ -118,12 +121,12 @@ describe('instrumentArbiter', () => {
     const clock = new HandClock();
     const metrics = createArbiterMetrics({ cluster: 'entity-1', classes: CLASSES, clock });
     const api = metrics.instrument(stubArbiter(clock, { keepAlive: () => Promise.reject(new LockError('session-expired', 'gone')) }));
-    const session = await api.openSession({ identity: ALICE, ttlSeconds: 15 });
-    await api.keepAlive({ identity: ALICE, sessionId: session.sessionId }).catch(() => undefined);
+    const session = await api.openSession(authenticated(ALICE), { ttlSeconds: 15 });
+    await api.keepAlive(authenticated(ALICE), { sessionId: session.sessionId }).catch(() => undefined);
     expect(await value(metrics, 'lockstep_keepalive_failures_total', { namespace: '_none' })).toBe(1);
-    await api.openSession({ identity: ALICE, ttlSeconds: 15 });
-    await api.acquire({ identity: ALICE, sessionId: session.sessionId, key: 'orders/a', className: 'writes', waitMs: 0 });
-    await api.keepAlive({ identity: ALICE, sessionId: session.sessionId }).catch(() => undefined);
+    await api.openSession(authenticated(ALICE), { ttlSeconds: 15 });
+    await api.acquire(authenticated(ALICE), { sessionId: session.sessionId, key: 'orders/a', className: 'writes', waitMs: 0 });
+    await api.keepAlive(authenticated(ALICE), { sessionId: session.sessionId }).catch(() => undefined);
     expect(await value(metrics, 'lockstep_keepalive_failures_total', ORDERS)).toBe(1);
     expect(await value(metrics, 'lockstep_expiries_without_release_total', ORDERS)).toBe(1);
   });
@@ -133,14 +136,14 @@ describe('instrumentArbiter', () => {
     const metrics = createArbiterMetrics({ cluster: 'entity-1', classes: CLASSES, clock });
     let finish: (grant: Grant) => void = () => undefined;
     const api = metrics.instrument(stubArbiter(clock, { acquire: () => new Promise((resolve) => (finish = resolve)), sealed: true }));
-    const waiting = api.acquire({ identity: ALICE, sessionId: SESSION, key: 'orders/a', className: 'writes', waitMs: 5_000 });
+    const waiting = api.acquire(authenticated(ALICE), { sessionId: SESSION, key: 'orders/a', className: 'writes', waitMs: 5_000 });
     expect(await value(metrics, 'lockstep_waiters', ORDERS)).toBe(1);
     await Promise.resolve();
     finish(grantOf('orders/a', 1n << 48n));
     await waiting;
     expect(await value(metrics, 'lockstep_waiters', ORDERS)).toBe(0);
     expect(await value(metrics, 'lockstep_sealed', { cluster: 'entity-1' })).toBe(0);
-    await api.status();
+    await api.status(authenticated(ALICE));
     expect(await value(metrics, 'lockstep_sealed', { cluster: 'entity-1' })).toBe(1);
   });
 });

@@ -1,10 +1,11 @@
-// The ADR-22 signals of an arbiter, measured around the ArbiterApi port: a decorator, so the arbiter in
-// core/ knows nothing of Prometheus, and the same wrapper serves `lockstep lock`'s in-process arbiter and
-// the gRPC server's. Every answer passes through unchanged; what is recorded are counts and durations
+// The ADR-22 signals of an arbiter, measured around its server side (ArbiterService: every call with its
+// transport's Caller, ADR-19): a decorator, so the arbiter in core/ knows nothing of Prometheus, and the
+// same wrapper serves `lockstep lock`'s in-process arbiter (through actingAs) and the gRPC server's. Every answer passes through unchanged; what is recorded are counts and durations
 // under bounded labels (class-labels.ts), never a key, a session or a token.
 import type { ClassLookup } from '../../core/arbiter/policy.js';
 import { isLockError } from '../../core/lock-error.js';
 import type { AcquireRequest, ArbiterApi, Grant, KeepAliveRequest, ReleaseRequest, ReleaseResponse } from '../../core/ports/arbiter-api.js';
+import type { ArbiterService, Caller } from '../../core/ports/caller.js';
 import type { Clock } from '../../core/ports/clock.js';
 import { type ClassLabels, classLabels, noClassLabels } from './class-labels.js';
 import { HoldBook, type TrackedHold } from './hold-book.js';
@@ -18,31 +19,33 @@ export interface InstrumentDeps {
   readonly clock: Clock;
 }
 
-export function instrumentArbiter(api: ArbiterApi, deps: InstrumentDeps): ArbiterApi {
+export function instrumentArbiter(api: ArbiterService, deps: InstrumentDeps): ArbiterService {
   return new InstrumentedArbiter(api, deps);
 }
 
-class InstrumentedArbiter implements ArbiterApi {
+type Args<M extends keyof ArbiterService> = Parameters<ArbiterService[M]>;
+
+class InstrumentedArbiter implements ArbiterService {
   private readonly book = new HoldBook();
 
   constructor(
-    private readonly api: ArbiterApi,
+    private readonly api: ArbiterService,
     private readonly deps: InstrumentDeps,
   ) {
     deps.signals.sealed.set({ cluster: deps.cluster }, 0);
   }
 
-  async openSession(...args: Parameters<ArbiterApi['openSession']>): ReturnType<ArbiterApi['openSession']> {
+  async openSession(...args: Args<'openSession'>): ReturnType<ArbiterApi['openSession']> {
     const session = await this.observe(this.api.openSession(...args));
     this.book.openSession(session.sessionId, session.ttlSeconds, this.deps.clock.now());
     return session;
   }
 
-  async keepAlive(request: KeepAliveRequest): ReturnType<ArbiterApi['keepAlive']> {
+  async keepAlive(caller: Caller, request: KeepAliveRequest): ReturnType<ArbiterApi['keepAlive']> {
     this.sweep();
     const sentMs = this.deps.clock.now();
     try {
-      const answer = await this.observe(this.api.keepAlive(request));
+      const answer = await this.observe(this.api.keepAlive(caller, request));
       this.book.renewed(request.sessionId, sentMs); // ADR-12: a renewal counts from its send
       return answer;
     } catch (error) {
@@ -53,20 +56,20 @@ class InstrumentedArbiter implements ArbiterApi {
     }
   }
 
-  async closeSession(request: KeepAliveRequest): Promise<void> {
-    await this.observe(this.api.closeSession(request));
+  async closeSession(caller: Caller, request: KeepAliveRequest): Promise<void> {
+    await this.observe(this.api.closeSession(caller, request));
     // Closing revokes the lease, which ends its holds: the owner ended them, so they are not expiries.
     for (const hold of this.book.closeSession(request.sessionId)) this.holdEnded(hold);
   }
 
-  async acquire(request: AcquireRequest): Promise<Grant> {
+  async acquire(caller: Caller, request: AcquireRequest): Promise<Grant> {
     this.sweep();
     const labels = classLabels(this.deps.classes, this.deps.cluster, request.key, request.className);
     const startMs = this.deps.clock.now();
     const waits = request.waitMs > 0;
     if (waits) this.deps.signals.waiters.inc({ ...labels });
     try {
-      const grant = await this.observe(this.api.acquire(request));
+      const grant = await this.observe(this.api.acquire(caller, request));
       this.deps.signals.grantLatency.observe({ ...labels }, (this.deps.clock.now() - startMs) / 1000);
       this.deps.signals.grants.inc({ ...labels });
       if (this.book.granted(grant.sessionId, grant.key, { labels, grantedAtMs: this.deps.clock.now() })) this.deps.signals.holds.inc({ ...labels });
@@ -80,8 +83,8 @@ class InstrumentedArbiter implements ArbiterApi {
     }
   }
 
-  async release(request: ReleaseRequest): Promise<ReleaseResponse> {
-    const answer = await this.observe(this.api.release(request));
+  async release(caller: Caller, request: ReleaseRequest): Promise<ReleaseResponse> {
+    const answer = await this.observe(this.api.release(caller, request));
     const hold = this.book.ended(request.sessionId, request.key);
     if (hold !== undefined) {
       // released:false: the hold was gone before its release came (its lease expired, or it was force-released).
@@ -91,26 +94,34 @@ class InstrumentedArbiter implements ArbiterApi {
     return answer;
   }
 
-  validate(...args: Parameters<ArbiterApi['validate']>): ReturnType<ArbiterApi['validate']> {
+  validate(...args: Args<'validate'>): ReturnType<ArbiterApi['validate']> {
     return this.observe(this.api.validate(...args));
   }
 
-  inspect(key: string): ReturnType<ArbiterApi['inspect']> {
-    return this.observe(this.api.inspect(key));
+  inspect(...args: Args<'inspect'>): ReturnType<ArbiterApi['inspect']> {
+    return this.observe(this.api.inspect(...args));
   }
 
-  forceRelease(...args: Parameters<ArbiterApi['forceRelease']>): ReturnType<ArbiterApi['forceRelease']> {
-    return this.observe(this.api.forceRelease(...args));
+  requestForceRelease(...args: Args<'requestForceRelease'>): ReturnType<ArbiterApi['requestForceRelease']> {
+    return this.observe(this.api.requestForceRelease(...args));
   }
 
-  async advanceEpoch(...args: Parameters<ArbiterApi['advanceEpoch']>): ReturnType<ArbiterApi['advanceEpoch']> {
-    const answer = await this.observe(this.api.advanceEpoch(...args));
-    this.deps.signals.sealed.set({ cluster: this.deps.cluster }, 0);
+  approveForceRelease(...args: Args<'approveForceRelease'>): ReturnType<ArbiterApi['approveForceRelease']> {
+    return this.observe(this.api.approveForceRelease(...args));
+  }
+
+  requestEpochAdvance(...args: Args<'requestEpochAdvance'>): ReturnType<ArbiterApi['requestEpochAdvance']> {
+    return this.observe(this.api.requestEpochAdvance(...args));
+  }
+
+  async approveEpochAdvance(...args: Args<'approveEpochAdvance'>): ReturnType<ArbiterApi['approveEpochAdvance']> {
+    const answer = await this.observe(this.api.approveEpochAdvance(...args));
+    this.deps.signals.sealed.set({ cluster: this.deps.cluster }, 0); // the advance opens the log again (ADR-03)
     return answer;
   }
 
-  async status(): ReturnType<ArbiterApi['status']> {
-    const answer = await this.observe(this.api.status());
+  async status(caller: Caller): ReturnType<ArbiterApi['status']> {
+    const answer = await this.observe(this.api.status(caller));
     this.deps.signals.sealed.set({ cluster: this.deps.cluster }, answer.sealed === undefined ? 0 : 1);
     return answer;
   }

@@ -4,6 +4,7 @@
 // runs, as a garbage-collection pause would. It acquires the key, asks canStart() (ADR-12), runs the
 // write and stops at the kit's pause point, telling the kit and waiting for `go`; a stale holder does
 // not ask canStart() again after its pause: that is the mistake the resource's fence must catch.
+import { actingAs, unauthenticated } from '../../core/ports/caller.js';
 import { PrefixGrants, namespaceGrant } from '../../core/authz/index.js';
 import { Arbiter } from '../../core/arbiter/arbiter.js';
 import { ClassRegistry } from '../../core/classes/index.js';
@@ -27,7 +28,7 @@ async function hold(config: HolderConfig): Promise<void> {
   const clock = createRealClock();
   const log = createEtcdLockLog({ endpoints: [...config.endpoints] });
   const arbiter = new Arbiter({ log, clock, random: createCryptoRandom(), classes: new ClassRegistry([config.lockClass]), authorizer: new PrefixGrants([namespaceGrant(config.identity, config.lockClass.namespace)]) });
-  const client = new LockClient({ arbiter, clock, identity: config.identity });
+  const client = new LockClient({ arbiter: actingAs(arbiter, unauthenticated(config.identity)), clock, identity: config.identity });
   const write = await openGuardedWrite(config.write);
   try {
     const handle = await client.acquire({ key: config.key, className: config.lockClass.name, ttlSeconds: config.lockClass.ttlSeconds, waitMs: config.waitMs, onFence: () => {} });

@@ -2,6 +2,7 @@
 // world. The second holder lives here, in the kit's process: a LockClient on an in-process Arbiter over
 // the etcd endpoints, writing through the same guarded write as the first holder. The first holder is a
 // process of its own (process-holder.ts), frozen with SIGSTOP.
+import { actingAs, unauthenticated } from '../../core/ports/caller.js';
 import { PrefixGrants, namespaceGrant } from '../../core/authz/index.js';
 import { Arbiter } from '../../core/arbiter/arbiter.js';
 import { ClassRegistry, type LockClass } from '../../core/classes/index.js';
@@ -38,7 +39,7 @@ export async function runKit(options: KitOptions): Promise<PauseTestReport> {
   const clock = createRealClock();
   const log = createEtcdLockLog({ endpoints: [...options.endpoints] });
   const arbiter = new Arbiter({ log, clock, random: createCryptoRandom(), classes: new ClassRegistry([lockClass]), authorizer: new PrefixGrants([namespaceGrant(identities.second, lockClass.namespace)]) });
-  const lock = new LockClient({ arbiter, clock, identity: identities.second });
+  const lock = new LockClient({ arbiter: actingAs(arbiter, unauthenticated(identities.second)), clock, identity: identities.second });
   const firstHolder = new ProcessFirstHolder({
     endpoints: options.endpoints,
     lockClass,

@@ -2,14 +2,16 @@
 // Arbiter wired with a small class registry, prefix grants, the real clock and a seeded Random, and the
 // plumbing every such test needs (unique keys, sessions closed after each test, raw reads of the log to
 // check what the arbiter wrote). Nothing here decides an expected outcome; the tests do.
+import { authenticated } from '../../core/ports/caller.js';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { Arbiter, type ArbiterOptions } from '../../core/arbiter/arbiter.js';
 import { initLog } from '../../core/arbiter/init-log.js';
-import { PrefixGrants, namespaceGrant } from '../../core/authz/index.js';
+import { PrefixGrants, namespaceGrant, namespaceOperatorGrant } from '../../core/authz/index.js';
 import { ClassRegistry, type LockClass } from '../../core/classes/index.js';
 import { LockError } from '../../core/lock-error.js';
 import { holderKeyOf, parseLockKey } from '../../core/lock-key.js';
-import type { ArbiterApi, Session } from '../../core/ports/arbiter-api.js';
+import type { Session } from '../../core/ports/arbiter-api.js';
+import type { ArbiterService } from '../../core/ports/caller.js';
 import type { KeyValue, LockLog } from '../../core/ports/lock-log.js';
 import { createRealClock, createSeededRandom } from '../clock/index.js';
 import { createEtcdLockLog } from '../etcd/index.js';
@@ -24,6 +26,9 @@ export const BOB = 'spiffe://lockstep.test/ns/orders/sa/bob';
 export const CAROL = 'spiffe://lockstep.test/ns/orders/sa/carol';
 export const DAVE = 'spiffe://lockstep.test/ns/orders/sa/dave';
 export const BILLER = 'spiffe://lockstep.test/ns/billing/sa/biller';
+/** Two people with operator grants on both namespaces (ADR-20), as the transport would name them. */
+export const OPERATOR_IDS = ['spiffe://ops/ana', 'spiffe://ops/ben'] as const;
+export const OPERATORS = [authenticated(OPERATOR_IDS[0]), authenticated(OPERATOR_IDS[1])] as const;
 
 /** The classes every namespace of the fixture declares: TTL 5 s is the platform minimum (ADR-11). */
 export const FENCED = { name: 'fenced-writes', ttlSeconds: 15 } as const;
@@ -52,7 +57,11 @@ export function fixtureClasses(): ClassRegistry {
 }
 
 export function fixtureGrants(): PrefixGrants {
-  return new PrefixGrants([...[ALICE, BOB, CAROL, DAVE].map((identity) => namespaceGrant(identity, NAMESPACE)), namespaceGrant(BILLER, OTHER_NAMESPACE)]);
+  return new PrefixGrants([
+    ...[ALICE, BOB, CAROL, DAVE].map((identity) => namespaceGrant(identity, NAMESPACE)),
+    namespaceGrant(BILLER, OTHER_NAMESPACE),
+    ...OPERATOR_IDS.flatMap((identity) => [namespaceOperatorGrant(identity, NAMESPACE), namespaceOperatorGrant(identity, OTHER_NAMESPACE)]),
+  ]);
 }
 
 let arbiterCount = 0;
@@ -98,7 +107,7 @@ export interface ArbiterWorld {
   /** A key under NAMESPACE (or `namespace`) that no other test of this file uses (each file has its own cluster). */
   key(label: string, namespace?: string): string;
   /** Opens a session, closed again after the test so its lease cannot expire (a write) during a later one. */
-  session(arbiter: ArbiterApi, identity: string, ttlSeconds: number): Promise<Session>;
+  session(arbiter: ArbiterService, identity: string, ttlSeconds: number): Promise<Session>;
   /** The cluster's current revision, from a Maintenance.Status header. */
   revision(log?: LockLog): Promise<bigint>;
   /** The holder record of `key` as etcd stores it, or undefined. */
@@ -112,7 +121,7 @@ export function useArbiterWorld(): ArbiterWorld {
   const clusters: EtcdCluster[] = [];
   const logs: LockLog[] = [];
   const arbiters: Arbiter[] = [];
-  let sessions: Array<{ arbiter: ArbiterApi; session: Session }> = [];
+  let sessions: Array<{ arbiter: ArbiterService; session: Session }> = [];
   let keyCount = 0;
 
   beforeAll(async () => {
@@ -125,7 +134,7 @@ export function useArbiterWorld(): ArbiterWorld {
   afterEach(async () => {
     const open = sessions;
     sessions = [];
-    await Promise.all(open.map(({ arbiter, session }) => arbiter.closeSession({ identity: session.identity, sessionId: session.sessionId }).catch(() => undefined)));
+    await Promise.all(open.map(({ arbiter, session }) => arbiter.closeSession(authenticated(session.identity), { sessionId: session.sessionId }).catch(() => undefined)));
   });
   afterAll(async () => {
     for (const arbiter of arbiters) arbiter.close();
@@ -161,7 +170,7 @@ export function useArbiterWorld(): ArbiterWorld {
       return `${namespace}/${label}-${keyCount}`;
     },
     async session(arbiter, identity, ttlSeconds) {
-      const session = await arbiter.openSession({ identity, ttlSeconds });
+      const session = await arbiter.openSession(authenticated(identity), { ttlSeconds });
       sessions.push({ arbiter, session });
       return session;
     },

@@ -11,6 +11,7 @@ import { createRealClock } from '../clock/index.js';
 import { createEtcdLockLog } from '../etcd/index.js';
 import { ALICE, BOB, FENCED, NAMESPACE, fixtureArbiter } from './arbiter-fixture.js';
 import type { EtcdCluster } from './etcd-cluster.js';
+import { authenticated } from '../../core/ports/caller.js';
 
 export type LeaderFault = 'kill' | 'pause';
 
@@ -87,22 +88,22 @@ export async function runLeaderKillTrial(cluster: EtcdCluster, fault: LeaderFaul
   const key = `${NAMESPACE}/leader-${fault}-${label}`;
   let faulted = false;
   try {
-    const holder = await holderArbiter.openSession({ identity: ALICE, ttlSeconds: FENCED.ttlSeconds });
-    const rival = await waiterArbiter.openSession({ identity: BOB, ttlSeconds: FENCED.ttlSeconds });
-    const grant = await holderArbiter.acquire({ identity: ALICE, sessionId: holder.sessionId, key, className: FENCED.name, waitMs: 0 });
-    const waiting = waiterArbiter.acquire({ identity: BOB, sessionId: rival.sessionId, key, className: FENCED.name, waitMs: 30_000 });
+    const holder = await holderArbiter.openSession(authenticated(ALICE), { ttlSeconds: FENCED.ttlSeconds });
+    const rival = await waiterArbiter.openSession(authenticated(BOB), { ttlSeconds: FENCED.ttlSeconds });
+    const grant = await holderArbiter.acquire(authenticated(ALICE), { sessionId: holder.sessionId, key, className: FENCED.name, waitMs: 0 });
+    const waiting = waiterArbiter.acquire(authenticated(BOB), { sessionId: rival.sessionId, key, className: FENCED.name, waitMs: 30_000 });
     await clock.sleep(300); // the waiter has tried once, seen the key held, and waits in line
     const faultMs = clock.now();
     if (fault === 'kill') await cluster.kill(leader);
     else cluster.pauseMember(leader);
     faulted = true;
-    const released = settleAt(holderArbiter.release({ identity: ALICE, sessionId: holder.sessionId, key, token: grant.token }), faultMs);
+    const released = settleAt(holderArbiter.release(authenticated(ALICE), { sessionId: holder.sessionId, key, token: grant.token }), faultMs);
     const elected = watchElection(followers.map(endpoint), ids[leader] ?? 0n, faultMs);
     const waited = settleAt(waiting, faultMs);
     const [release, waiter, electedAfterMs] = await Promise.all([released, waited, elected]);
     const after = await logs[1]?.range({ key: `/l/${key}` });
-    if ('token' in waiter.value) await waiterArbiter.release({ identity: BOB, sessionId: rival.sessionId, key, token: waiter.value.token }).catch(() => undefined);
-    await Promise.all([holderArbiter.closeSession({ identity: ALICE, sessionId: holder.sessionId }), waiterArbiter.closeSession({ identity: BOB, sessionId: rival.sessionId })].map((p) => p.catch(() => undefined)));
+    if ('token' in waiter.value) await waiterArbiter.release(authenticated(BOB), { sessionId: rival.sessionId, key, token: waiter.value.token }).catch(() => undefined);
+    await Promise.all([holderArbiter.closeSession(authenticated(ALICE), { sessionId: holder.sessionId }), waiterArbiter.closeSession(authenticated(BOB), { sessionId: rival.sessionId })].map((p) => p.catch(() => undefined)));
     return {
       fault,
       electedAfterMs,

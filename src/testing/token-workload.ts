@@ -1,10 +1,10 @@
-// A small contended workload over an ArbiterApi, for the tests that assert no token reaches telemetry
+// A small contended workload over an arbiter's server side (ArbiterService), for the tests that assert no token reaches telemetry
 // (ADR-22): several identities take turns on a few keys (waiting in line), one tries a held key without
 // waiting (contended), holders validate and inspect their keys (a token in a request and in an answer),
 // and everyone releases. It returns every token it was granted: what the tests look for.
 import { isLockError } from '../../core/lock-error.js';
-import type { ArbiterApi } from '../../core/ports/arbiter-api.js';
 import type { FencingToken } from '../../core/units.js';
+import { type ArbiterService, authenticated } from '../../core/ports/caller.js';
 
 export interface TokenWorkloadOptions {
   readonly identities: readonly string[];
@@ -14,36 +14,36 @@ export interface TokenWorkloadOptions {
   readonly rounds: number;
 }
 
-export async function runTokenWorkload(api: ArbiterApi, options: TokenWorkloadOptions): Promise<FencingToken[]> {
+export async function runTokenWorkload(api: ArbiterService, options: TokenWorkloadOptions): Promise<FencingToken[]> {
   const tokens: FencingToken[] = [];
-  const sessions = await Promise.all(options.identities.map((identity) => api.openSession({ identity, ttlSeconds: options.ttlSeconds })));
+  const sessions = await Promise.all(options.identities.map((identity) => api.openSession(authenticated(identity), { ttlSeconds: options.ttlSeconds })));
   try {
     await Promise.all(
       sessions.map(async (session, index) => {
         for (let round = 0; round < options.rounds; round += 1) {
           const key = options.keys[(index + round) % options.keys.length] ?? '';
-          const grant = await api.acquire({ identity: session.identity, sessionId: session.sessionId, key, className: options.className, waitMs: 20_000 });
+          const grant = await api.acquire(authenticated(session.identity), { sessionId: session.sessionId, key, className: options.className, waitMs: 20_000 });
           tokens.push(grant.token);
-          await api.validate({ identity: session.identity, key, token: grant.token.toString(10) });
-          await api.inspect(key);
+          await api.validate(authenticated(session.identity), { key, token: grant.token.toString(10) });
+          await api.inspect(authenticated(session.identity), key);
           const rival = sessions[(index + 1) % sessions.length];
           if (rival !== undefined && rival !== session) {
-            await api.acquire({ identity: rival.identity, sessionId: rival.sessionId, key, className: options.className, waitMs: 0 }).then(
+            await api.acquire(authenticated(rival.identity), { sessionId: rival.sessionId, key, className: options.className, waitMs: 0 }).then(
               async (stolen) => {
                 tokens.push(stolen.token); // the key was free after all (cannot happen while held): release it
-                await api.release({ identity: rival.identity, sessionId: rival.sessionId, key, token: stolen.token });
+                await api.release(authenticated(rival.identity), { sessionId: rival.sessionId, key, token: stolen.token });
               },
               (error: unknown) => {
                 if (!isLockError(error, 'contended')) throw error;
               },
             );
           }
-          await api.release({ identity: session.identity, sessionId: session.sessionId, key, token: grant.token });
+          await api.release(authenticated(session.identity), { sessionId: session.sessionId, key, token: grant.token });
         }
       }),
     );
   } finally {
-    await Promise.all(sessions.map((s) => api.closeSession({ identity: s.identity, sessionId: s.sessionId }).catch(() => undefined)));
+    await Promise.all(sessions.map((s) => api.closeSession(authenticated(s.identity), { sessionId: s.sessionId }).catch(() => undefined)));
   }
   return tokens;
 }

@@ -1,0 +1,164 @@
+// `lockstep serve --endpoints H:P[,..] --classes DIR --grants DIR --listen H:P [--tls-cert F --tls-key F
+// --client-ca F]`: a stateless arbiter (ADR-18) serving lock.v1 and admin.v1 over gRPC. With mTLS every
+// caller is the SPIFFE ID of its client certificate (ADR-19); without TLS it serves loopback only, and
+// warns that identities are then whatever a caller claims. Classes and grants reload on change, the last
+// good set serving when a new one is invalid (ADR-24). SIGTERM drains: no new calls, calls in flight
+// finish, a grant being made is delivered. `serve --dev` is src/commands/serve-dev.ts.
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { Arbiter } from '../../core/arbiter/arbiter.js';
+import { isCivilDate } from '../../core/classes/index.js';
+import { isLockError } from '../../core/lock-error.js';
+import { type CliIo, ExitCode } from '../cli-io.js';
+import { createCryptoRandom, createRealClock } from '../clock/index.js';
+import { EndpointSyntaxError, parseEndpoint, parseEndpointList } from '../etcd/endpoint-address.js';
+import { createEtcdLockLog } from '../etcd/index.js';
+import { todayUtc } from '../policy-files.js';
+import { type ServingPolicy as Policy, ServingPolicy, loadPolicy, watchPolicy } from '../service/policy-reload.js';
+import { type ServerTls, startArbiterServer } from '../service/server.js';
+import { oneLine } from '../terminal-text.js';
+
+export interface ServeOptions {
+  endpoints?: string;
+  classes?: string;
+  grants?: string;
+  listen: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  clientCa?: string;
+  drainGrace: string;
+  now?: string;
+  dev?: boolean;
+  devDir?: string;
+}
+
+export const DEFAULT_LISTEN = '127.0.0.1:7420';
+const DRAIN_GRACE_MS = 10_000;
+
+export function registerServeCommand(program: Command, io: CliIo, setExitCode: (code: number) => void, runDev: (options: ServeOptions, io: CliIo) => Promise<number>): void {
+  program
+    .command('serve')
+    .description(
+      'Run an arbiter: lock.v1 and admin.v1 over gRPC (HTTP/2), with the standard grpc.health.v1 service. With --tls-cert, --tls-key ' +
+        'and --client-ca it serves mTLS and each caller is the spiffe:// URI SAN of its client certificate (exactly one, ADR-19); without ' +
+        'TLS it listens on loopback only and identities are unauthenticated (a lockstep-identity header). --classes and --grants are ' +
+        'reloaded on change; an invalid new set is refused and the last good one keeps serving (ADR-24). SIGTERM or SIGINT drains. ' +
+        '--dev starts a throwaway etcd, development certificates and the example classes. Exit 0 drained; 2 bad input; 5 the log is ' +
+        'not initialised (lockstep init) or sealed, or etcd is unreachable.',
+    )
+    .option('--endpoints <list>', 'etcd client endpoints, host:port[,host:port...] (required without --dev)')
+    .option('--classes <dir>', 'directory of YAML files with the LockClass and PauseTestResult documents (required without --dev)')
+    .option('--grants <dir>', 'directory of YAML files with the LockGrant documents (required without --dev)')
+    .option('--listen <host:port>', 'address to serve on; without TLS only a loopback address', DEFAULT_LISTEN)
+    .option('--tls-cert <file>', 'the server certificate (PEM); with --tls-key and --client-ca')
+    .option('--tls-key <file>', 'the server certificate\'s private key (PEM)')
+    .option('--client-ca <file>', 'the CA (PEM) that signs client certificates; a client without one is refused')
+    .option('--drain-grace <ms>', 'on SIGTERM, how long calls in flight may take to finish before waits are ended with unavailable', String(DRAIN_GRACE_MS))
+    .option('--now <date>', 'today\'s date (YYYY-MM-DD) for class checks; default today in UTC')
+    .option('--dev', 'development mode: a throwaway local etcd, a development CA and client certificates, the example classes and grants')
+    .option('--dev-dir <dir>', 'with --dev: where the certificates and etcd data go (default a new temporary directory)')
+    .action(async (options: ServeOptions) => {
+      setExitCode(options.dev === true ? await runDev(options, io) : await runServe(options, io));
+    });
+}
+
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[?::1\]?)$/i;
+
+interface ServeSetup {
+  endpoints: string[];
+  host: string;
+  port: number;
+  tls: ServerTls | undefined;
+  drainGraceMs: number;
+}
+
+/** Everything checked before anything listens or dials: bad input exits 2 having done nothing. */
+async function checkInputs(options: ServeOptions, io: CliIo): Promise<ServeSetup | number> {
+  const fail = (message: string): number => {
+    io.err(oneLine(`lockstep serve: ${message}`));
+    return ExitCode.badInput;
+  };
+  if (options.endpoints === undefined) return fail('--endpoints is required (the etcd members, host:port[,...]); or try --dev for a throwaway local etcd');
+  if (options.classes === undefined || options.grants === undefined) return fail('--classes DIR and --grants DIR are required: the directories of LockClass and LockGrant YAML files (ADR-24)');
+  let endpoints: string[];
+  let listen: URL;
+  try {
+    endpoints = parseEndpointList(options.endpoints);
+  } catch (error) {
+    if (!(error instanceof EndpointSyntaxError)) throw error;
+    return fail(`--endpoints ${JSON.stringify(options.endpoints)}: ${error.message}`);
+  }
+  try {
+    listen = new URL(parseEndpoint(options.listen));
+  } catch (error) {
+    if (!(error instanceof EndpointSyntaxError)) throw error;
+    return fail(`--listen ${JSON.stringify(options.listen)}: ${error.message.replace('a member\'s client address', 'the address to serve on')}`);
+  }
+  if (!/^\d+$/.test(options.drainGrace)) return fail(`--drain-grace ${JSON.stringify(options.drainGrace)} is not a whole number of milliseconds`);
+  const tlsFiles = [options.tlsCert, options.tlsKey, options.clientCa];
+  const given = tlsFiles.filter((file) => file !== undefined).length;
+  if (given !== 0 && given !== 3) return fail('--tls-cert, --tls-key and --client-ca go together: mTLS needs the server certificate, its key and the CA of the client certificates');
+  let tls: ServerTls | undefined;
+  if (given === 3) {
+    try {
+      tls = { cert: await readFile(options.tlsCert as string), key: await readFile(options.tlsKey as string), clientCa: await readFile(options.clientCa as string) };
+    } catch (error) {
+      return fail(`cannot read a TLS file: ${(error as Error).message}`);
+    }
+  } else if (!LOOPBACK.test(listen.hostname)) {
+    return fail(`--listen ${options.listen} is not a loopback address, and without TLS any caller could claim any identity (ADR-19); serve with --tls-cert, --tls-key and --client-ca, or listen on 127.0.0.1`);
+  }
+  if (options.now !== undefined && !isCivilDate(options.now)) return fail(`--now ${JSON.stringify(options.now)} is not a date; give YYYY-MM-DD`);
+  return { endpoints, host: listen.hostname.replace(/^\[|\]$/g, ''), port: Number(listen.port), tls, drainGraceMs: Number(options.drainGrace) };
+}
+
+export async function runServe(options: ServeOptions, io: CliIo, started?: (address: { host: string; port: number }) => void): Promise<number> {
+  const setup = await checkInputs(options, io);
+  if (typeof setup === 'number') return setup;
+  const dirs = { classes: options.classes as string, grants: options.grants as string };
+  const today = (): string => options.now ?? todayUtc();
+  const first = await loadPolicy(dirs, today());
+  if ('problems' in first) {
+    for (const problem of first.problems) io.err(problem);
+    io.err(oneLine(`lockstep serve: ${dirs.classes} and ${dirs.grants} have ${first.problems.length} problem(s); fix them (lockstep class check) and run again`));
+    return ExitCode.badInput;
+  }
+  const policy: Policy = new ServingPolicy(first.loaded);
+  const log = createEtcdLockLog({ endpoints: setup.endpoints });
+  const random = createCryptoRandom();
+  const arbiter = new Arbiter({ log, clock: createRealClock(), random, classes: policy, authorizer: policy, approvalIdPrefix: `${Math.floor(random.next() * 2 ** 32).toString(16)}-` });
+  try {
+    const status = await arbiter.status();
+    if (status.sealed !== undefined || status.epoch === undefined) {
+      const why = status.sealed?.kind === 'no-epoch-record' || status.sealed === undefined ? 'the lock log has no epoch record: it is not initialised; run lockstep init --endpoints ... first (ADR-03)' : `the arbiter is sealed (${status.sealed.kind}): the log was restored or replaced, and serves nothing until two operators advance the epoch (ADR-03)`;
+      io.err(oneLine(`lockstep serve: refused: ${why}`));
+      return ExitCode.refused;
+    }
+  } catch (error) {
+    if (!isLockError(error)) throw error;
+    io.err(oneLine(`lockstep serve: cannot reach etcd at ${setup.endpoints.join(',')}: ${error.message}`));
+    return ExitCode.refused;
+  }
+  const server = await startArbiterServer({ arbiter, host: setup.host, port: setup.port, ...(setup.tls === undefined ? {} : { tls: setup.tls }), onUnexpected: (error) => io.err(oneLine(`lockstep serve: unexpected error in a call: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)) });
+  if (setup.tls === undefined) io.err(`lockstep serve: WARNING: no TLS: identities are unauthenticated (a caller names itself in the lockstep-identity header) and nobody may act as an operator; serve with --tls-cert, --tls-key and --client-ca for anything but a trial`);
+  io.err(oneLine(`lockstep serve: serving lock.v1 and admin.v1 on ${server.host}:${server.port} (${setup.tls === undefined ? 'plaintext' : 'mTLS'}), ${first.loaded.classCount} classes and ${first.loaded.grantCount} grants from ${dirs.classes} and ${dirs.grants}`));
+  started?.({ host: server.host, port: server.port });
+  const watching = watchPolicy(dirs, policy, today, (outcome) => {
+    if ('loaded' in outcome) io.err(oneLine(`lockstep serve: reloaded ${outcome.loaded.classCount} classes and ${outcome.loaded.grantCount} grants`));
+    else {
+      io.err(oneLine(`lockstep serve: refused the changed classes or grants (${outcome.problems.length} problem(s)); the last good set keeps serving (ADR-24):`));
+      for (const problem of outcome.problems) io.err(oneLine(`  ${problem}`));
+    }
+  }, first.loaded);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+  io.err(oneLine(`lockstep serve: ${signal}: draining (${server.inFlight()} calls in flight, up to ${setup.drainGraceMs} ms)`));
+  watching.stop();
+  const drained = await server.drain(setup.drainGraceMs, () => arbiter.close());
+  arbiter.close();
+  await log.close();
+  io.err(oneLine(`lockstep serve: stopped${drained.cutShort ? ' (waits still in line after the grace were ended with unavailable)' : ''}`));
+  return ExitCode.ok;
+}

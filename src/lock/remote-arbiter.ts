@@ -1,0 +1,55 @@
+// `lockstep lock --arbiter H:P[,..]`: the client library against `lockstep serve` arbiters over lock.v1
+// (ADR-18) instead of an in-process arbiter. With --tls-cert/--tls-key/--ca the identity is the
+// certificate's SPIFFE ID (ADR-19), read here only to name it and to compare holders (the server takes it
+// from the TLS handshake); without TLS --identity is claimed in a header and is unauthenticated.
+import { X509Certificate } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { isLockError } from '../../core/lock-error.js';
+import { EndpointSyntaxError, parseEndpointList } from '../etcd/endpoint-address.js';
+import { NetworkArbiter } from '../service/network-arbiter.js';
+import { spiffeIdOf } from '../service/peer-identity.js';
+
+export interface RemoteOptions {
+  readonly arbiter: string;
+  readonly tlsCert?: string;
+  readonly tlsKey?: string;
+  readonly ca?: string;
+  readonly identity?: string;
+}
+
+export type Remote = { readonly arbiter: NetworkArbiter; readonly identity: string; readonly addresses: readonly string[] } | { readonly refused: string };
+
+export async function connectRemote(options: RemoteOptions): Promise<Remote> {
+  let addresses: string[];
+  try {
+    addresses = parseEndpointList(options.arbiter).map((url) => url.replace(/^http:\/\//, ''));
+  } catch (error) {
+    if (!(error instanceof EndpointSyntaxError)) throw error;
+    return { refused: `--arbiter ${JSON.stringify(options.arbiter)}: ${error.message.replace('a member\'s client address', 'an arbiter\'s address (lockstep serve --listen)')}` };
+  }
+  const files = [options.tlsCert, options.tlsKey, options.ca].filter((file) => file !== undefined).length;
+  if (files === 0) {
+    if (options.identity === undefined) return { refused: '--arbiter without TLS needs --identity (claimed, unauthenticated); or give --tls-cert, --tls-key and --ca' };
+    return { arbiter: new NetworkArbiter({ addresses, identity: options.identity }), identity: options.identity, addresses };
+  }
+  if (files !== 3) return { refused: '--tls-cert, --tls-key and --ca go together: the client certificate, its key and the CA of the arbiters\' certificates' };
+  let cert: Buffer;
+  let key: Buffer;
+  let ca: Buffer;
+  try {
+    [cert, key, ca] = await Promise.all([readFile(options.tlsCert as string), readFile(options.tlsKey as string), readFile(options.ca as string)]);
+  } catch (error) {
+    return { refused: `cannot read a TLS file: ${(error as Error).message}` };
+  }
+  let identity: string;
+  try {
+    identity = spiffeIdOf(new X509Certificate(cert).subjectAltName);
+  } catch (error) {
+    if (isLockError(error)) return { refused: `--tls-cert ${options.tlsCert}: ${error.message.slice(error.code.length + 2)}` };
+    return { refused: `--tls-cert ${options.tlsCert} is not a PEM certificate: ${(error as Error).message}` };
+  }
+  if (options.identity !== undefined && options.identity !== identity) {
+    return { refused: `--identity ${options.identity} is not the certificate's SPIFFE ID ${identity}; with TLS the certificate names the caller (ADR-19): leave --identity out` };
+  }
+  return { arbiter: new NetworkArbiter({ addresses, tls: { cert, key, ca } }), identity, addresses };
+}

@@ -1,0 +1,197 @@
+// The client library's ArbiterApi over lock.v1 (ADR-18): core's LockClient runs unchanged against remote
+// arbiters. Each key goes to one arbiter by rendezvous hashing over the addresses (key affinity: the FIFO
+// line of a key lives on one arbiter, ADR-14), failing over to the next when that one is down or
+// draining. The caller's identity is the client certificate's SPIFFE ID; without TLS a header names it
+// and the server marks it unauthenticated (peer-identity.ts).
+import { Code, ConnectError, type Client, type Interceptor, createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import { LockError } from '../../core/lock-error.js';
+import type * as Api from '../../core/ports/arbiter-api.js';
+import { rendezvousScore } from '../../core/shards/rendezvous.js';
+import { leaseId } from '../../core/units.js';
+import { AdminService } from '../gen/lockstep/admin/v1/admin_pb.js';
+import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
+import { IDENTITY_HEADER } from './peer-identity.js';
+import { fromConnectError, sealFromWire } from './wire-errors.js';
+import { enforcementFromWire, grantFromWire, holderFromWire, inspectFromWire } from './wire-messages.js';
+
+export interface ClientTls {
+  readonly cert: Buffer;
+  readonly key: Buffer;
+  /** The CA that signed the arbiters' server certificates. */
+  readonly ca: Buffer;
+}
+
+export interface NetworkArbiterOptions {
+  /** host:port of each arbiter; at least one. */
+  readonly addresses: readonly string[];
+  readonly tls?: ClientTls;
+  /** Without TLS only: the identity to claim (the server treats it as unauthenticated). */
+  readonly identity?: string;
+  /** Deadline of one call; an acquire adds its waitMs. */
+  readonly callTimeoutMs?: number;
+}
+
+export const DEFAULT_CALL_TIMEOUT_MS = 8000;
+/** Errors of a connection that never carried the call: the arbiter did nothing, another may be asked. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+interface Endpoint {
+  readonly address: string;
+  readonly lock: Client<typeof LockService>;
+  readonly admin: Client<typeof AdminService>;
+}
+
+type Mutating = 'mutating' | 'read';
+
+export class NetworkArbiter implements Api.ArbiterApi {
+  private readonly endpoints: readonly Endpoint[];
+  private readonly timeoutMs: number;
+
+  constructor(options: NetworkArbiterOptions) {
+    if (options.addresses.length === 0) throw new LockError('invalid-argument', 'a network arbiter needs at least one address (host:port)');
+    this.timeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    const interceptors: Interceptor[] = [];
+    const claimed = options.identity;
+    if (options.tls === undefined && claimed !== undefined) {
+      interceptors.push((next) => (request) => {
+        request.header.set(IDENTITY_HEADER, claimed);
+        return next(request);
+      });
+    }
+    this.endpoints = options.addresses.map((address) => {
+      const transport = createGrpcTransport({
+        baseUrl: `${options.tls === undefined ? 'http' : 'https'}://${address}`,
+        interceptors,
+        ...(options.tls === undefined ? {} : { nodeOptions: { cert: options.tls.cert, key: options.tls.key, ca: options.tls.ca } }),
+      });
+      return { address, lock: createClient(LockService, transport), admin: createClient(AdminService, transport) };
+    });
+  }
+
+  /** The arbiters in the order a key tries them: highest rendezvous score first (ADR-14/18). */
+  orderFor(unit: string): readonly Endpoint[] {
+    return [...this.endpoints].sort((a, b) => rendezvousScore(b.address, unit) - rendezvousScore(a.address, unit) || (a.address < b.address ? -1 : 1));
+  }
+
+  async openSession(request: Api.OpenSessionRequest): Promise<Api.Session> {
+    const answer = await this.call(this.endpoints, 'mutating', (e, o) => e.lock.openSession({ ttlSeconds: request.ttlSeconds }, o));
+    const session = answer.session;
+    if (session === undefined) throw new LockError('unavailable', 'the arbiter answered openSession without a session');
+    return { sessionId: leaseId(session.sessionId), identity: session.identity, ttlSeconds: session.ttlSeconds };
+  }
+
+  async keepAlive(request: Api.KeepAliveRequest): Promise<Api.KeepAliveResponse> {
+    // Sessions are etcd leases: any arbiter renews any session. The stream carries one renewal per call.
+    return this.call(this.orderFor(request.sessionId.toString()), 'read', async (e, o) => {
+      for await (const answer of e.lock.keepAlive(oneRequest({ sessionId: request.sessionId }), o)) return { ttlSeconds: answer.ttlSeconds };
+      throw new LockError('unavailable', 'the keepalive stream ended without an answer');
+    });
+  }
+
+  async closeSession(request: Api.KeepAliveRequest): Promise<void> {
+    await this.call(this.orderFor(request.sessionId.toString()), 'mutating', (e, o) => e.lock.closeSession({ sessionId: request.sessionId }, o));
+  }
+
+  async acquire(request: Api.AcquireRequest): Promise<Api.Grant> {
+    const answer = await this.call(this.orderFor(request.key), 'mutating', (e, o) => e.lock.acquire({ sessionId: request.sessionId, key: request.key, className: request.className, waitMs: Math.round(request.waitMs) }, o), request.waitMs);
+    return grantFromWire(answer.grant);
+  }
+
+  async release(request: Api.ReleaseRequest): Promise<Api.ReleaseResponse> {
+    const answer = await this.call(this.orderFor(request.key), 'mutating', (e, o) => e.lock.release({ sessionId: request.sessionId, key: request.key, token: request.token.toString() }, o));
+    return { released: answer.released };
+  }
+
+  async validate(request: Api.ValidateRequest): Promise<Api.ValidateResponse> {
+    const answer = await this.call(this.orderFor(request.key), 'read', (e, o) => e.lock.validate({ key: request.key, token: request.token }, o));
+    return { valid: answer.valid, currentToken: answer.currentToken === '' ? undefined : (BigInt(answer.currentToken) as Api.Holder['token']) };
+  }
+
+  async inspect(key: string): Promise<Api.InspectResponse> {
+    return inspectFromWire(await this.call(this.orderFor(key), 'read', (e, o) => e.lock.inspect({ key }, o)));
+  }
+
+  async requestForceRelease(request: Api.ForceReleaseRequest): Promise<Api.ForceReleaseProposal> {
+    const answer = await this.call(this.orderFor(request.key), 'mutating', (e, o) =>
+      e.admin.requestForceRelease({ key: request.key, expectedToken: request.expectedToken, reason: request.reason, acknowledgeUnfenced: request.acknowledgeUnfenced ?? false }, o),
+    );
+    if (answer.holder === undefined) throw new LockError('unavailable', 'the arbiter answered a force-release request without the hold');
+    return { requestId: answer.requestId, key: answer.key, holder: holderFromWire(answer.holder), enforcement: enforcementFromWire(answer.enforcement) ?? 'advisory', requester: answer.requester, reason: answer.reason };
+  }
+
+  async approveForceRelease(request: Api.ApproveForceReleaseRequest): Promise<Api.ForceReleaseResponse> {
+    const answer = await this.onEach('stale', (e, o) => e.admin.approveForceRelease({ requestId: request.requestId, acknowledgeUnfenced: request.acknowledgeUnfenced ?? false }, o));
+    return { released: answer.released, enforcement: enforcementFromWire(answer.enforcement) ?? 'advisory', recordKey: answer.recordKey, requester: answer.requester, approver: answer.approver };
+  }
+
+  async requestEpochAdvance(request: Api.AdvanceEpochRequest): Promise<Api.EpochAdvanceProposal> {
+    return this.call(this.orderFor('/sys/epoch'), 'mutating', (e, o) => e.admin.requestEpochAdvance({ reason: request.reason }, o));
+  }
+
+  async approveEpochAdvance(request: Api.ApproveEpochAdvanceRequest): Promise<Api.AdvanceEpochResponse> {
+    const answer = await this.onEach('stale', (e, o) => e.admin.approveEpochAdvance({ requestId: request.requestId }, o));
+    return { epoch: answer.epoch, clusterId: BigInt(answer.clusterId === '' ? '0' : answer.clusterId), holdsDeleted: answer.holdsDeleted, requester: answer.requester, approver: answer.approver };
+  }
+
+  async status(): Promise<Api.ArbiterStatus> {
+    const answer = await this.call(this.endpoints, 'read', (e, o) => e.admin.getStatus({}, o));
+    return { epoch: answer.epoch === 0 ? undefined : answer.epoch, clusterId: answer.clusterId === '' ? undefined : BigInt(answer.clusterId), sealed: answer.sealed === undefined ? undefined : sealFromWire(answer.sealed) };
+  }
+
+  /**
+   * The approval lives on the arbiter that took the request (core/arbiter/approvals.ts): ask each in turn
+   * until one knows it. `skip` is the answer of an arbiter that does not.
+   */
+  private async onEach<T>(skip: 'stale', send: (endpoint: Endpoint, options: { timeoutMs: number }) => Promise<T>): Promise<T> {
+    let last: unknown;
+    for (const endpoint of this.endpoints) {
+      try {
+        return await this.call([endpoint], 'mutating', send);
+      } catch (error) {
+        if (!(error instanceof LockError) || (error.code !== skip && error.code !== 'unavailable')) throw error;
+        last = error;
+      }
+    }
+    throw last;
+  }
+
+  /** Tries `order` until an arbiter takes the call; a failure that may have had an effect is never retried. */
+  private async call<T>(order: readonly Endpoint[], kind: Mutating, send: (endpoint: Endpoint, options: { timeoutMs: number }) => Promise<T>, waitMs = 0): Promise<T> {
+    let last: LockError | undefined;
+    for (const endpoint of order) {
+      try {
+        // grpc-timeout is a whole number of units: a fractional deadline is a protocol error.
+        return await send(endpoint, { timeoutMs: Math.ceil(this.timeoutMs + waitMs) });
+      } catch (error) {
+        const failure = classify(error, kind, endpoint.address);
+        if (!failure.tryNext) throw failure.error;
+        last = failure.error;
+      }
+    }
+    throw last ?? new LockError('unavailable', 'no arbiter address to call');
+  }
+}
+
+async function* oneRequest<T>(request: T): AsyncIterable<T> {
+  yield request;
+}
+
+/**
+ * What a failed call means. A LockError from the server is its answer (a draining arbiter's
+ * `unavailable` wrote nothing, so the next may be asked). A transport failure before the call was sent
+ * is `unavailable` and moves on; one after it may have had an effect: `indeterminate` for a mutating
+ * call, which the client library settles by reading the holder key (core/client/settle.ts), never guesses.
+ */
+function classify(error: unknown, kind: Mutating, address: string): { error: LockError; tryNext: boolean } {
+  if (error instanceof LockError) return { error, tryNext: false };
+  if (!(error instanceof ConnectError)) throw error;
+  const answered = fromConnectError(error);
+  if (answered !== undefined) return { error: answered, tryNext: answered.code === 'unavailable' };
+  const cause = (error.cause as { code?: unknown } | undefined)?.code;
+  if (error.code === Code.Unavailable && typeof cause === 'string' && NOT_SENT.has(cause)) {
+    return { error: new LockError('unavailable', `arbiter ${address} is not reachable (${cause}); nothing was sent`), tryNext: true };
+  }
+  if (kind === 'read') return { error: new LockError('unavailable', `arbiter ${address} failed the call: ${error.rawMessage} (${Code[error.code]})`), tryNext: true };
+  return { error: new LockError('indeterminate', `arbiter ${address} failed the call after it was sent: ${error.rawMessage} (${Code[error.code]}); it may or may not have happened`), tryNext: false };
+}

@@ -1,0 +1,119 @@
+// The lock.v1 / admin.v1 server (ADR-18): gRPC over HTTP/2 with Connect-ES, mTLS when given certificates
+// (the caller is the client certificate's SPIFFE ID, peer-identity.ts), plaintext h2c on loopback for
+// development. Graceful shutdown (drain): health says NOT_SERVING, no new connection is accepted, new
+// calls on open ones are answered `unavailable`, calls in flight run to their end (a grant being made is
+// delivered), and only then are the connections closed.
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { createContextValues } from '@connectrpc/connect';
+import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { isLockError } from '../../core/lock-error.js';
+import type { ArbiterService } from '../../core/ports/caller.js';
+import { Health } from '../gen/grpc/health/v1/health_pb.js';
+import { AdminService } from '../gen/lockstep/admin/v1/admin_pb.js';
+import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
+import { adminServiceImpl } from './admin-service.js';
+import { CALLER, CallGuard, type CallerOutcome } from './call-guard.js';
+import { HealthState, healthServiceImpl } from './health.js';
+import { lockServiceImpl } from './lock-service.js';
+import { IDENTITY_HEADER, callerOf } from './peer-identity.js';
+
+export interface ServerTls {
+  readonly cert: Buffer;
+  readonly key: Buffer;
+  /** The CA that signs client certificates: a client without one is refused in the handshake. */
+  readonly clientCa: Buffer;
+}
+
+export interface ArbiterServerOptions {
+  readonly arbiter: ArbiterService;
+  readonly host: string;
+  readonly port: number;
+  readonly tls?: ServerTls;
+  readonly onUnexpected: (error: unknown) => void;
+}
+
+export interface ArbiterServer {
+  readonly host: string;
+  readonly port: number;
+  readonly health: HealthState;
+  /** Calls in flight now. */
+  inFlight(): number;
+  /**
+   * Stops accepting, waits up to `graceMs` for calls in flight, then `beforeClose` (the arbiter's close,
+   * which ends waits in line with `unavailable`), waits for those answers, and closes every connection.
+   */
+  drain(graceMs: number, beforeClose?: () => void): Promise<{ readonly cutShort: boolean }>;
+}
+
+/** Longest time a drain waits for the answers of calls ended by `beforeClose`. */
+const ANSWER_FLUSH_MS = 2000;
+
+export async function startArbiterServer(options: ArbiterServerOptions): Promise<ArbiterServer> {
+  const guard = new CallGuard(options.onUnexpected);
+  const health = new HealthState();
+  const tls = options.tls !== undefined;
+  const handler = connectNodeAdapter({
+    grpc: true,
+    connect: false,
+    grpcWeb: false,
+    routes: (router) => {
+      router.service(LockService, lockServiceImpl(options.arbiter, guard));
+      router.service(AdminService, adminServiceImpl(options.arbiter, guard));
+      router.service(Health, healthServiceImpl(health));
+    },
+    contextValues: (request) => {
+      let outcome: CallerOutcome;
+      try {
+        outcome = { caller: callerOf(request.socket, request.headers[IDENTITY_HEADER], tls) };
+      } catch (error) {
+        if (!isLockError(error)) throw error;
+        outcome = { refused: error };
+      }
+      return createContextValues().set(CALLER, outcome);
+    },
+  });
+  const server =
+    options.tls === undefined
+      ? http2.createServer(handler)
+      : http2.createSecureServer({ cert: options.tls.cert, key: options.tls.key, ca: options.tls.clientCa, requestCert: true, rejectUnauthorized: true, allowHTTP1: false }, handler);
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on('session', (session) => {
+    sessions.add(session);
+    session.on('close', () => sessions.delete(session));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const waitIdle = async (ms: number): Promise<boolean> => {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), ms)));
+    const idle = guard.idle().then(() => false);
+    const outcome = await Promise.race([idle, timedOut]);
+    clearTimeout(timer);
+    return outcome;
+  };
+  return {
+    host: address.address,
+    port: address.port,
+    health,
+    inFlight: () => guard.inFlight,
+    async drain(graceMs, beforeClose) {
+      health.stopServing();
+      guard.drain();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const cutShort = await waitIdle(graceMs);
+      beforeClose?.();
+      await waitIdle(ANSWER_FLUSH_MS);
+      for (const session of sessions) session.close();
+      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, ANSWER_FLUSH_MS))]);
+      for (const session of sessions) session.destroy();
+      return { cutShort };
+    },
+  };
+}
