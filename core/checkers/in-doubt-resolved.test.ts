@@ -10,11 +10,19 @@ describe('in-doubt-resolved: a grant or release in doubt is resolved, never misr
     expect(checkInDoubtResolved([hold('a', 5n, 1_050, 12_000)], livenessRun([release])).ok).toBe(true);
   });
 
-  it('finds a grant the arbiter answered wait-timeout (L2), whenever the hold ends', () => {
+  it('finds a grant the arbiter answered wait-timeout while the hold was in the log (L2)', () => {
     const told = interest('a', { fromMs: 1_000, answeredMs: 9_000, outcome: 'refused', code: 'wait-timeout' });
-    const result = checkInDoubtResolved([hold('a', 5n, 2_000, 2_500)], livenessRun([told]));
+    const result = checkInDoubtResolved([hold('a', 5n, 2_000)], livenessRun([told]));
     expect(result.violations.map((v) => [v.kind, v.atMs])).toEqual([['in-doubt-misreported', 2_000]]);
     expect(result.violations[0]?.message).toMatch(/^key k: the log granted holder a \(token 5\) at 2000 ms \(revision 5\), but a\/task-1's acquire, sent at 1000 ms, was answered wait-timeout at 9000 ms/);
+    expect(checkInDoubtResolved([hold('a', 5n, 2_000, 9_500)], livenessRun([told])).violations.map((v) => v.kind)).toEqual(['in-doubt-misreported']);
+  });
+
+  it('takes a refusal answered after the hold had ended (its session expired meanwhile) for the truth', () => {
+    const expired = interest('a', { fromMs: 1_000, answeredMs: 12_000, outcome: 'refused', code: 'session-expired' });
+    expect(checkInDoubtResolved([hold('a', 5n, 2_000, 8_000)], livenessRun([expired])).ok).toBe(true);
+    expect(checkInDoubtResolved([hold('a', 5n, 2_000, 12_400)], livenessRun([expired])).ok).toBe(true); // the revoke landed soon after
+    expect(checkInDoubtResolved([hold('a', 5n, 2_000)], livenessRun([expired])).violations.map((v) => v.kind)).toEqual(['in-doubt-unresolved']);
   });
 
   it('finds an unhanded hold and an in-doubt release left in the log (negative controls), excused only by a disturbance', () => {

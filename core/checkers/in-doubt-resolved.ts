@@ -3,8 +3,10 @@
 // must find out (read the holder key, ADR-15's grant txn is idempotent for the same session) and the
 // library must end a hold nobody was handed. Two rules:
 // - a hold the log granted to a holder during an acquire that was answered with a definite refusal
-//   (`wait-timeout`, `contended`, ...) is a wrong resolution at once: the caller was told it does not hold
-//   a key it holds (L2);
+//   (`wait-timeout`, `contended`, ...) while the hold was still in the log is a wrong resolution at once:
+//   the caller was told it does not hold a key it holds (L2). A refusal answered after the hold had ended
+//   (the session expired while the answer travelled to a paused client) is the truth by then, and a
+//   `session-expired` answer is one once the lease's revoke lands, within the bound;
 // - a hold no task was handed (its acquire answered `indeterminate`, or granted after the answer), and a
 //   hold whose release was answered `indeterminate`, must leave the log within a TTL plus the bound of
 //   the answer, unless a disturbance delays it (L1's deadlock and L2's leak keep it for ever).
@@ -31,6 +33,10 @@ function judgeUnhanded(grant: GrantRecord, run: LivenessRun): Violation | undefi
   const asked = run.interests.filter((i) => i.holder === grant.holder && i.key === grant.key && i.fromMs <= grant.grantedAtMs);
   const latest = asked.reduce<Interest | undefined>((a, b) => (a === undefined || b.fromMs >= a.fromMs ? b : a), undefined);
   if (latest?.outcome === 'pending') return 'not-judged'; // its answer is still on its way, or its process died
+  // A refusal answered after the hold was over tells the caller the truth; `session-expired` says the hold
+  // goes with its lease (the leader's revoke may come a little later): it must then be gone within the bound.
+  if (latest?.outcome === 'refused' && holdEndMs(grant) <= (latest.answeredMs ?? Number.POSITIVE_INFINITY)) return undefined;
+  if (latest?.outcome === 'refused' && latest.code === 'session-expired') return unresolved(grant, latest.answeredMs ?? grant.grantedAtMs, `${latest.task}'s acquire was answered session-expired`, run);
   if (latest?.outcome === 'refused') {
     const message =
       `key ${grant.key}: the log granted ${holderLabel(grant)} at ${ms(grant.grantedAtMs)} (revision ${grant.revision}), but ${latest.task}'s acquire, sent at ${ms(latest.fromMs)}, ` +
