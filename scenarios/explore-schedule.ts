@@ -50,7 +50,7 @@ export type Episode =
   /** An arbiter's watches deliver nothing for `forMs`: many rounds of ADR-15's poll fallback. */
   | { readonly kind: 'lossy-watch'; readonly target: string; readonly atMs: number; readonly forMs: number }
   /** Every `everyNth` committed write of an arbiter loses its answer for `forMs` (in-doubt outcomes). */
-  | { readonly kind: 'lose-answers'; readonly target: string; readonly atMs: number; readonly forMs: number; readonly everyNth: number }
+  | { readonly kind: 'lose-answers'; readonly target: string; readonly atMs: number; readonly forMs: number; readonly everyNth: number; readonly timeoutMs: number }
   /** A member takes requests and answers none for `forMs`; the others keep a quorum. */
   | { readonly kind: 'stuck-member'; readonly target: string; readonly atMs: number; readonly forMs: number };
 
@@ -129,7 +129,7 @@ function episodeArbitrary(kind: EpisodeKind, shape: ScheduleShape): fc.Arbitrary
     case 'lossy-watch':
       return fc.record({ kind: fc.constant(kind), target: fc.constantFrom(...SWARM_ARBITERS), atMs, forMs: fc.integer({ min: 3_000, max: 25_000 }) });
     case 'lose-answers':
-      return fc.record({ kind: fc.constant(kind), target: fc.constantFrom(...SWARM_ARBITERS), atMs, forMs: fc.integer({ min: 1_000, max: 20_000 }), everyNth: fc.integer({ min: 1, max: 4 }) });
+      return fc.record({ kind: fc.constant(kind), target: fc.constantFrom(...SWARM_ARBITERS), atMs, forMs: fc.integer({ min: 1_000, max: 20_000 }), everyNth: fc.integer({ min: 1, max: 4 }), timeoutMs: fc.integer({ min: 0, max: 8_000 }) });
     case 'stuck-member':
       return fc.record({ kind: fc.constant(kind), target: fc.constantFrom(...SWARM_MEMBERS), atMs, forMs: fc.integer({ min: 2_000, max: 20_000 }) });
     case 'restore':
@@ -192,7 +192,7 @@ export function toFaults(episodes: readonly Episode[]): Fault[] {
       case 'stuck-member':
         return [{ atMs: episode.atMs, kind: episode.kind, target: episode.target, forMs: episode.forMs }];
       case 'lose-answers':
-        return [{ atMs: episode.atMs, kind: 'lose-answers', target: episode.target, forMs: episode.forMs, everyNth: episode.everyNth }];
+        return [{ atMs: episode.atMs, kind: 'lose-answers', target: episode.target, forMs: episode.forMs, everyNth: episode.everyNth, timeoutMs: episode.timeoutMs }];
       case 'restore':
         return [
           // docs/seal-and-epochs.md: stop the arbiters, restore with a new token, start them: no grant can be

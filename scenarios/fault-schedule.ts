@@ -139,7 +139,7 @@ const FIELDS: { readonly [K in Fault['kind']]: FieldRules<FaultOf<Fault, K>> } =
   'slow-link': { atMs: req(msFromStart), id: req(ownId), from: req(targets(ROLES)), to: req(targets(ROLES)), extraDelayMs: req(extraMs), oneWay: opt(flag) },
   brownout: { atMs: req(msFromStart), target: anyTarget, extraDelayMs: req(extraMs), freezeAfterMs: req(extraMs), freezeForMs: req(extraMs), recoverMs: req(extraMs) },
   'lossy-watch': { atMs: req(msFromStart), target: req(target([], ['arbiter'])), forMs: req(durationMs) },
-  'lose-answers': { atMs: req(msFromStart), target: req(target([], ['arbiter'])), forMs: req(durationMs), everyNth: req(everyNth) },
+  'lose-answers': { atMs: req(msFromStart), target: req(target([], ['arbiter'])), forMs: req(durationMs), everyNth: req(everyNth), timeoutMs: req(extraMs) },
   'stuck-member': { atMs: req(msFromStart), target: req(target(MEMBER_ROLES, ['member'])), forMs: req(durationMs) },
   'advance-epoch': { atMs: req(msFromStart), via: req(target([], ['arbiter'])) },
   restore: { atMs: req(msFromStart), snapshotAtMs: req(snapshotBeforeRestore), clusterToken: req(text), arbiters: opt(oneOf('reconnect', 'restart')), ifEpochUnchanged: opt(flag) },

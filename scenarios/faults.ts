@@ -45,10 +45,10 @@ export type Fault =
    */
   | { readonly atMs: number; readonly kind: 'lossy-watch'; readonly target: string; readonly forMs: number }
   /**
-   * For `forMs`, every `everyNth` writing txn of arbiter `target` commits and its answer is lost (the
-   * arbiter is told `unavailable`, indeterminate): grants, releases and durable places in doubt.
+   * For `forMs`, one writing txn in `everyNth` of arbiter `target` commits and its answer is lost: the
+   * arbiter is told `timeout` (indeterminate) `timeoutMs` later. Grants, releases and durable places in doubt.
    */
-  | { readonly atMs: number; readonly kind: 'lose-answers'; readonly target: string; readonly forMs: number; readonly everyNth: number }
+  | { readonly atMs: number; readonly kind: 'lose-answers'; readonly target: string; readonly forMs: number; readonly everyNth: number; readonly timeoutMs: number }
   /**
    * Etcd member `target` is stuck, not crashed, for `forMs`: it takes connections and requests and answers
    * none of them (its answers to the arbiters are cut one way); raft between the members goes on.
@@ -186,13 +186,18 @@ function logFault(world: World, fault: Extract<Fault, { kind: 'lossy-watch' | 'l
   const faults = world.logFaultsOf(target);
   if (faults === undefined) return `skip: ${fault.kind} ${target} (not an arbiter of a world with log faults)`;
   if (fault.kind === 'lossy-watch') faults.dropWatchEvents = true;
-  else faults.loseEveryNth = fault.everyNth;
+  else {
+    faults.loseEveryNth = fault.everyNth;
+    faults.answerTimeoutMs = fault.timeoutMs;
+  }
   world.kernel.scheduleAfter(fault.forMs, () => {
     if (fault.kind === 'lossy-watch') faults.dropWatchEvents = false;
     else faults.loseEveryNth = 0;
     later(`${target}'s ${fault.kind === 'lossy-watch' ? 'watches deliver again' : 'answers arrive again'}`);
   });
-  return fault.kind === 'lossy-watch' ? `${target}'s watches lose every event for ${formatMs(fault.forMs)}` : `${target} loses the answer of every ${fault.everyNth === 1 ? '' : `${fault.everyNth}th `}committed write for ${formatMs(fault.forMs)}`;
+  if (fault.kind === 'lossy-watch') return `${target}'s watches lose every event for ${formatMs(fault.forMs)}`;
+  const share = fault.everyNth === 1 ? 'every committed write' : `one committed write in ${fault.everyNth}`;
+  return `${target} loses the answer of ${share} for ${formatMs(fault.forMs)} (told timeout after ${formatMs(fault.timeoutMs)})`;
 }
 
 /** Slows every link from each of `from` to each of `to` (and back) on all three networks; returns the heal. */

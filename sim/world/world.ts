@@ -231,7 +231,7 @@ export class World {
     const start = (): void => {
       node.log = createSimLockLog({ kernel: this.kernel, network: this.clusterNetwork, client: process, endpoints: this.clusterNamed(cluster).members });
       node.connection = new ReconnectingLog(node.log);
-      const log = faults === undefined ? node.connection : faults.wrap(node.connection);
+      const log = faults === undefined ? node.connection : faults.wrap(node.connection, process.clock());
       node.arbiter = new Arbiter({
         log: this.options.wrapArbiterLog === undefined ? log : this.options.wrapArbiterLog(log, process),
         clock: process.clock(),
