@@ -26,6 +26,9 @@ describe('free-key-wait: a waiter is granted a free key within a poll interval a
     const grants = [hold('b', 5n, 500, 3_000)];
     const timedOut = interest('a', { fromMs: 1_000, answeredMs: 9_000, outcome: 'refused', code: 'wait-timeout' });
     expect(checkFreeKeyWait(grants, livenessRun([timedOut], [disturbance(2_500, 8_000)])).ok).toBe(true);
+    // Sent during a cut, the request may never have reached a line: the wait is not judged (its control: sent after the cut, it is).
+    expect(checkFreeKeyWait(grants, livenessRun([timedOut], [disturbance(500, 1_500)])).ok).toBe(true);
+    expect(checkFreeKeyWait(grants, livenessRun([timedOut], [disturbance(200, 900)])).ok).toBe(false);
     expect(checkFreeKeyWait(grants, livenessRun([interest('a', { fromMs: 1_000, outcome: 'pending' })]), [{ holder: 'a', kind: 'crash', fromMs: 3_500 }]).ok).toBe(true);
   });
 });

@@ -6,7 +6,7 @@
 // keys below it (L4), an orphaned durable place at the head of a line (L5) all looked like contention.
 // "Free" is the log's truth (GrantRecord), not what any arbiter believed.
 import { type CheckResult, type Violation, checkResult, ms, plural } from './check-result.js';
-import { crashAfter, deadlineAfter } from './liveness-time.js';
+import { crashAfter, deadlineAfter, disturbanceDuring } from './liveness-time.js';
 import type { GrantRecord, HolderOutage, Interest, LivenessRun } from './run-history.js';
 
 export function checkFreeKeyWait(grants: readonly GrantRecord[], run: LivenessRun, outages: readonly HolderOutage[] = []): CheckResult {
@@ -15,7 +15,9 @@ export function checkFreeKeyWait(grants: readonly GrantRecord[], run: LivenessRu
   const holdsOf = new Map<string, GrantRecord[]>();
   for (const grant of grants) holdsOf.set(grant.key, [...(holdsOf.get(grant.key) ?? []), grant]);
   const found: Violation[] = [];
-  const waits = run.interests.filter((i) => i.waitMs > 0);
+  // An acquire sent during a disturbance may never have reached a line (a cut ate the request): its task
+  // waits out its RPC deadline outside any line, which no poll can shorten. Those waits are not judged.
+  const waits = run.interests.filter((i) => i.waitMs > 0 && disturbanceDuring(i.fromMs, i.fromMs, run.disturbances) === undefined);
   for (const wait of waits) {
     const [fromMs, toMs] = waitWindow(wait, run, outages);
     for (const [freeFromMs, freeToMs] of freeStretches(holdsOf.get(wait.key) ?? [], fromMs, toMs)) {
