@@ -26,7 +26,8 @@ export function arbiterIndexOf(clientIndex: number): number {
   return clientIndex % SWARM_ARBITERS.length;
 }
 
-export const EPISODE_KINDS = ['pause', 'crash', 'partition', 'slow-link', 'brownout', 'stall-disk', 'clock-drift', 'advance-epoch', 'restore'] as const;
+// The last three are issue 11's: a watch lossy across many rounds, committed writes whose answers are lost, a stuck (not crashed) member.
+export const EPISODE_KINDS = ['pause', 'crash', 'partition', 'slow-link', 'brownout', 'stall-disk', 'clock-drift', 'advance-epoch', 'restore', 'lossy-watch', 'lose-answers', 'stuck-member'] as const;
 export type EpisodeKind = (typeof EPISODE_KINDS)[number];
 
 export type Episode =
@@ -45,7 +46,13 @@ export type Episode =
    * A restore from a snapshot `snapshotAgeMs` old, by the procedure of docs/seal-and-epochs.md (arbiters
    * stopped, a new cluster token), then the operators' epoch advance through `via`, `approvalMs` later.
    */
-  | { readonly kind: 'restore'; readonly atMs: number; readonly snapshotAgeMs: number; readonly approvalMs: number; readonly via: string };
+  | { readonly kind: 'restore'; readonly atMs: number; readonly snapshotAgeMs: number; readonly approvalMs: number; readonly via: string }
+  /** An arbiter's watches deliver nothing for `forMs`: many rounds of ADR-15's poll fallback. */
+  | { readonly kind: 'lossy-watch'; readonly target: string; readonly atMs: number; readonly forMs: number }
+  /** Every `everyNth` committed write of an arbiter loses its answer for `forMs` (in-doubt outcomes). */
+  | { readonly kind: 'lose-answers'; readonly target: string; readonly atMs: number; readonly forMs: number; readonly everyNth: number; readonly timeoutMs: number }
+  /** A member takes requests and answers none for `forMs`; the others keep a quorum. */
+  | { readonly kind: 'stuck-member'; readonly target: string; readonly atMs: number; readonly forMs: number };
 
 /** What the schedule may touch and when. */
 export interface ScheduleShape {
@@ -119,6 +126,12 @@ function episodeArbitrary(kind: EpisodeKind, shape: ScheduleShape): fc.Arbitrary
       return fc.record({ kind: fc.constant(kind), target: anyProcess, atMs, ppm: fc.integer({ min: -MAX_DRIFT_PPM, max: MAX_DRIFT_PPM }) });
     case 'advance-epoch':
       return fc.record({ kind: fc.constant(kind), via: fc.constantFrom(...SWARM_ARBITERS), atMs });
+    case 'lossy-watch':
+      return fc.record({ kind: fc.constant(kind), target: fc.constantFrom(...SWARM_ARBITERS), atMs, forMs: fc.integer({ min: 3_000, max: 25_000 }) });
+    case 'lose-answers':
+      return fc.record({ kind: fc.constant(kind), target: fc.constantFrom(...SWARM_ARBITERS), atMs, forMs: fc.integer({ min: 1_000, max: 20_000 }), everyNth: fc.integer({ min: 1, max: 4 }), timeoutMs: fc.integer({ min: 0, max: 8_000 }) });
+    case 'stuck-member':
+      return fc.record({ kind: fc.constant(kind), target: fc.constantFrom(...SWARM_MEMBERS), atMs, forMs: fc.integer({ min: 2_000, max: 20_000 }) });
     case 'restore':
       return fc.record({ kind: fc.constant(kind), atMs, snapshotAgeMs: fc.integer({ min: 500, max: 8_000 }), approvalMs: fc.integer({ min: 1_000, max: 6_000 }), via: fc.constantFrom(...SWARM_ARBITERS) });
   }
@@ -175,6 +188,11 @@ export function toFaults(episodes: readonly Episode[]): Fault[] {
         return [{ atMs: episode.atMs, kind: 'clock-drift', target: episode.target, ppm: episode.ppm }];
       case 'advance-epoch':
         return [{ atMs: episode.atMs, kind: 'advance-epoch', via: episode.via }];
+      case 'lossy-watch':
+      case 'stuck-member':
+        return [{ atMs: episode.atMs, kind: episode.kind, target: episode.target, forMs: episode.forMs }];
+      case 'lose-answers':
+        return [{ atMs: episode.atMs, kind: 'lose-answers', target: episode.target, forMs: episode.forMs, everyNth: episode.everyNth, timeoutMs: episode.timeoutMs }];
       case 'restore':
         return [
           // docs/seal-and-epochs.md: stop the arbiters, restore with a new token, start them: no grant can be

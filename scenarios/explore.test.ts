@@ -42,8 +42,9 @@ describe('the explorer', () => {
   it.each([
     // [mutant, first seed, runs, seed that fails, the check that catches it]
     ['grant-on-watch-event', 1, 2, '1', 'belief'],
-    ['no-seal', 1, 2, '2', 'token-order'],
-    ['no-epoch-compare', 3, 2, '4', 'belief'],
+    // Issue 11's three episode kinds changed every seed's schedule: explore --mutant no-seal --runs 30 catches 5 first, no-epoch-compare 6.
+    ['no-seal', 4, 2, '5', 'token-order'],
+    ['no-epoch-compare', 5, 2, '6', 'belief'],
     // Seed 5 caught it through the two-KeyQueues bug (issue 11: a line forgotten at 3.8 s diverted the run); fixed, seed 12 does.
     ['deadline-from-receive-time', 11, 2, '12', 'belief'],
   ])('catches %s in a small run, while the real core passes the same seeds', async (mutant, baseSeed, runs, failing, check) => {
@@ -56,7 +57,7 @@ describe('the explorer', () => {
   });
 
   it('shrinks a failing schedule to one no longer than the original that still fails the same check, keeping what the failure needs', async () => {
-    const seed = '4';
+    const seed = '6';
     const original = scheduleOf(swarmProfileFor('no-epoch-compare'), seed); // four clients (the mutant's pin), so not swarmEpisodes(seed)
     const shrunk = await shrinkFailure(swarmProfileFor('no-epoch-compare'), 'no-epoch-compare', seed, 'belief', yieldToHost, 20);
     expect(shrunk.original).toEqual(original);

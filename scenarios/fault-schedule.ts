@@ -66,6 +66,7 @@ const extraMs = number((h) => `a number of ms from 0 to the run's horizon (${h})
 const anyMs = number((h) => `a number of ms from -${h} to ${h}, the run's horizon (negative steps the clock back)`, (n, h) => Math.abs(n) <= h);
 // sim/process/local-clock.ts: the clock must run forwards; and at most twice as fast, which is far past any real drift.
 const ppm = number(() => `a number of ppm above -${MILLION} and at most ${MILLION} (the clock must run forwards, at most twice as fast)`, (n) => n > -MILLION && n <= MILLION);
+const everyNth: Rule = (v) => (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 1_000 ? undefined : `is ${describe(v)}; it must be a whole number from 1 (every write) to 1000`);
 const flag: Rule = (v) => (typeof v === 'boolean' ? undefined : `is ${describe(v)}; it must be true or false`);
 const text: Rule = (v) => (typeof v === 'string' && v.trim() !== '' ? undefined : `is ${describe(v)}; it must be a non-empty string`);
 const oneOf =
@@ -137,6 +138,9 @@ const FIELDS: { readonly [K in Fault['kind']]: FieldRules<FaultOf<Fault, K>> } =
   'clock-step': { atMs: req(msFromStart), target: anyTarget, deltaMs: req(anyMs) },
   'slow-link': { atMs: req(msFromStart), id: req(ownId), from: req(targets(ROLES)), to: req(targets(ROLES)), extraDelayMs: req(extraMs), oneWay: opt(flag) },
   brownout: { atMs: req(msFromStart), target: anyTarget, extraDelayMs: req(extraMs), freezeAfterMs: req(extraMs), freezeForMs: req(extraMs), recoverMs: req(extraMs) },
+  'lossy-watch': { atMs: req(msFromStart), target: req(target([], ['arbiter'])), forMs: req(durationMs) },
+  'lose-answers': { atMs: req(msFromStart), target: req(target([], ['arbiter'])), forMs: req(durationMs), everyNth: req(everyNth), timeoutMs: req(extraMs) },
+  'stuck-member': { atMs: req(msFromStart), target: req(target(MEMBER_ROLES, ['member'])), forMs: req(durationMs) },
   'advance-epoch': { atMs: req(msFromStart), via: req(target([], ['arbiter'])) },
   restore: { atMs: req(msFromStart), snapshotAtMs: req(snapshotBeforeRestore), clusterToken: req(text), arbiters: opt(oneOf('reconnect', 'restart')), ifEpochUnchanged: opt(flag) },
 };

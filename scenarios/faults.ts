@@ -40,6 +40,22 @@ export type Fault =
    * within 10 s: the collector stops a process mid-work); its links stay slow `recoverMs` after it wakes.
    */
   | { readonly atMs: number; readonly kind: 'brownout'; readonly target: string; readonly extraDelayMs: number; readonly freezeAfterMs: number; readonly freezeForMs: number; readonly recoverMs: number }
+  /**
+   * The watches of arbiter `target` stay open and deliver nothing for `forMs` (a stalled or lossy stream
+   * across many rounds): its waiters are carried by ADR-15's poll fallback alone. Needs a world with log
+   * faults (WorldOptions.logFaults); skipped in one without.
+   */
+  | { readonly atMs: number; readonly kind: 'lossy-watch'; readonly target: string; readonly forMs: number }
+  /**
+   * For `forMs`, one writing txn in `everyNth` of arbiter `target` commits and its answer is lost: the
+   * arbiter is told `timeout` (indeterminate) `timeoutMs` later. Grants, releases and durable places in doubt.
+   */
+  | { readonly atMs: number; readonly kind: 'lose-answers'; readonly target: string; readonly forMs: number; readonly everyNth: number; readonly timeoutMs: number }
+  /**
+   * Etcd member `target` is stuck, not crashed, for `forMs`: it takes connections and requests and answers
+   * none of them (its answers to the arbiters are cut one way); raft between the members goes on.
+   */
+  | { readonly atMs: number; readonly kind: 'stuck-member'; readonly target: string; readonly forMs: number }
   /** Two operators advance the epoch through arbiter process `via` (ADR-03): every hold is deleted. */
   | { readonly atMs: number; readonly kind: 'advance-epoch'; readonly via: string }
   /**
@@ -151,7 +167,39 @@ function applyFault(world: World, fault: Exclude<Fault, { kind: 'restore' }>, he
       return `${target}'s clock steps ${formatMs(fault.deltaMs)}`;
     case 'brownout':
       return brownout(world, fault, target, later, holding);
+    case 'lossy-watch':
+    case 'lose-answers':
+      return logFault(world, fault, target, later);
+    case 'stuck-member': {
+      if (!world.cluster.members.some((m) => m.name === target)) return `skip: stuck-member ${target} (not a member of the current cluster)`;
+      const clients = world.arbiters.map((a) => a.process.name);
+      const heal = world.clusterNetwork.partition({ from: [target], to: clients, direction: 'one-way' });
+      world.kernel.scheduleAfter(fault.forMs, () => {
+        world.clusterNetwork.heal(heal);
+        later(`${target} answers again`);
+      });
+      return `${target} is stuck for ${formatMs(fault.forMs)}: it takes requests from ${clients.join(',')} and answers none`;
+    }
   }
+}
+
+/** Switches an arbiter's log faults (sim/world/log-faults.ts) on for the fault's span. */
+function logFault(world: World, fault: Extract<Fault, { kind: 'lossy-watch' | 'lose-answers' }>, target: string, later: Log): string {
+  const faults = world.logFaultsOf(target);
+  if (faults === undefined) return `skip: ${fault.kind} ${target} (not an arbiter of a world with log faults)`;
+  if (fault.kind === 'lossy-watch') faults.dropWatchEvents = true;
+  else {
+    faults.loseEveryNth = fault.everyNth;
+    faults.answerTimeoutMs = fault.timeoutMs;
+  }
+  world.kernel.scheduleAfter(fault.forMs, () => {
+    if (fault.kind === 'lossy-watch') faults.dropWatchEvents = false;
+    else faults.loseEveryNth = 0;
+    later(`${target}'s ${fault.kind === 'lossy-watch' ? 'watches deliver again' : 'answers arrive again'}`);
+  });
+  if (fault.kind === 'lossy-watch') return `${target}'s watches lose every event for ${formatMs(fault.forMs)}`;
+  const share = fault.everyNth === 1 ? 'every committed write' : `one committed write in ${fault.everyNth}`;
+  return `${target} loses the answer of ${share} for ${formatMs(fault.forMs)} (told timeout after ${formatMs(fault.timeoutMs)})`;
 }
 
 /** Slows every link from each of `from` to each of `to` (and back) on all three networks; returns the heal. */

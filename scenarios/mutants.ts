@@ -76,6 +76,12 @@ class DisabledSealGuard extends SealGuard {
 
 const noSeal: ArbiterSeams = { ...HONEST_ARBITER_SEAMS, sealGuard: () => new DisabledSealGuard() };
 
+/**
+ * The mutants' demonstrations were built on the swarm before issue 11's dimensions: they pin those to the
+ * shapes they were shown on (one task per client, one replica each, memory lines, flat keys).
+ */
+const BEFORE_ISSUE_11: Partial<SwarmParameters> = { tasksPerClient: 1, spread: false, fairness: 'memory', nestedKeys: false };
+
 export const MUTANTS: readonly Mutant[] = [
   {
     name: 'no-epoch-compare',
@@ -87,7 +93,7 @@ export const MUTANTS: readonly Mutant[] = [
     // through arbiter-2, which missed it, on a free key: any earlier grant of that key through arbiter-1
     // makes arbiter-2's txn fail its holder compare, and that failure reloads the epoch. So arbiter-1's
     // clients (client-1 and client-3 of four) are gone before the advance: every grant after it is arbiter-2's.
-    pins: { clients: 4 },
+    pins: { ...BEFORE_ISSUE_11, clients: 4 },
     demonstration: [
       { kind: 'crash', target: 'client-1', atMs: 3_000, downMs: 0, powerLoss: false },
       { kind: 'crash', target: 'client-3', atMs: 3_000, downMs: 0, powerLoss: false },
@@ -101,7 +107,7 @@ export const MUTANTS: readonly Mutant[] = [
     shows: ['belief'],
     // The explorer shrinks this one to no fault at all: the workload alone shows it once a release finds
     // waiters on both arbiters. One key makes every client wait on it (clients alternate arbiters).
-    pins: { keys: 1 },
+    pins: { ...BEFORE_ISSUE_11, keys: 1 },
     demonstration: [],
   },
   {
@@ -117,7 +123,7 @@ export const MUTANTS: readonly Mutant[] = [
     // deadline falls 1.5 s after the lease's expiry (the honest one 1 s before it): the deadline check
     // catches the hold the log expires. One key that three clients always wait for (no think time, a wait
     // longer than two holds) makes sure a hold is open, or granted to a waiter, when the requests stop.
-    pins: { clients: 3, keys: 1, tryLockShare: 0, thinkMsMax: 0, waitMs: 30_000 },
+    pins: { ...BEFORE_ISSUE_11, clients: 3, keys: 1, tryLockShare: 0, thinkMsMax: 0, waitMs: 30_000 },
     demonstration: [
       { kind: 'slow-link', from: ['arbiter-1', 'arbiter-2'], to: ['client-1', 'client-2', 'client-3'], oneWay: true, extraDelayMs: 1_800, atMs: 8_000, forMs: 18_000 },
       { kind: 'partition', from: ['client-1', 'client-2', 'client-3'], to: ['arbiter-1', 'arbiter-2'], oneWay: true, atMs: 14_000, forMs: 12_000 },
@@ -132,7 +138,7 @@ export const MUTANTS: readonly Mutant[] = [
     // them back (their holders' sessions keep them alive), and on a seed whose one or two keys were all
     // held then, nothing could be granted until the advance. A snapshot from before the workload has no
     // hold: after the restore every key is free, and its first grant reuses a revision already issued.
-    pins: {},
+    pins: { ...BEFORE_ISSUE_11 },
     demonstration: [{ kind: 'restore', atMs: 10_000, snapshotAgeMs: 10_000, approvalMs: 5_000, via: 'arbiter-2' }],
   },
 ];

@@ -18,22 +18,20 @@ import type { Placement } from '../core/arbiter/policy.js';
 import { advanceEpochByTwo } from '../core/arbiter/two-person.js';
 import { SIM_OPERATOR_CALLERS } from '../sim/world/operators.js';
 import { PrefixGrants, namespaceGrant } from '../core/authz/index.js';
-import { CancelSource } from '../core/cancel.js';
-import type { BeliefInterval } from '../core/checkers/index.js';
+import type { BeliefInterval, Disturbance, Interest } from '../core/checkers/index.js';
 import { ClassRegistry, type LockClass } from '../core/classes/index.js';
-import type { LockHandle } from '../core/client/lock-client.js';
 import { isLockError } from '../core/lock-error.js';
-import type { Clock } from '../core/ports/clock.js';
 import { Rng } from '../sim/kernel/rng.js';
 import type { SimProcess } from '../sim/process/process.js';
-import type { SimResource } from '../sim/world/resource.js';
-import { type ClientNode, World } from '../sim/world/world.js';
+import { World } from '../sim/world/world.js';
 import { type Episode, FIRST_FAULT_MS, SWARM_ARBITERS, arbiterIndexOf, drawEpisodes, faultMix, swarmClientName, toFaults } from './explore-schedule.js';
 import { type Fault, scheduleFaults } from './faults.js';
 import { DeadlineProbe } from './deadline-probe.js';
+import { disturbancesOf } from './disturbances.js';
 import { collectHistory } from './history.js';
 import { MUTANTS, type Mutant, mutantNamed } from './mutants.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, type ViolationVariant, namingChecks, worldBasics } from './scenario.js';
+import { type Counters, Floor, work } from './swarm-worker.js';
 
 export const SWARM_TTL_SECONDS = 5; // ADR-11's minimum: short leases make expiry races frequent
 const WORKLOAD_MS = 30_000;
@@ -42,17 +40,21 @@ export const FAULT_WINDOW_MS = 26_000;
 /** After the workload: every fault has ended, leases expire, holders finish or fence. */
 const TAIL_MS = 16_000;
 const CANSTART_POLL_MS = 100;
-const WRITE_TIMEOUT_MS = 2_000;
-const RETRY_AFTER_REFUSAL_MS = 300;
-/** TigerStyle: every loop has a maximum. */
-const MAX_ROUNDS = 1_000;
 const MAX_QUIET_WAIT_MS = 20_000;
+/** ADR-15's poll: every second with ±20% jitter (core/arbiter KeyQueue). */
+const POLL_INTERVAL_MAX_MS = 1_200;
+/** The liveness checkers' slack: RPCs, a grant txn, the 500 ms lease expiry scan. */
+const LIVENESS_BOUND_MS = 1_500;
+/** After a fault ends: an election, renewals, expiries, a waiter's next poll. */
+const RECOVER_MS = SWARM_TTL_SECONDS * 1_000 + 2_000;
 const NAMESPACE = 'payments';
 /** The pinned etcd release (ADR-10): leadership confirmed before a renewal and before revoking, pre-vote on (3.5's default). */
 const ETCD_3_5_13 = { confirmLeadershipOnRenew: true, confirmLeadershipOnRevoke: true, preVote: true } as const;
 
 /** A correctness class guarding a fenced ledger, failing closed (ADR-01/04), with the swarm's short TTL. */
-const LEDGER: LockClass = { namespace: NAMESPACE, name: 'ledger-writes', purpose: 'correctness', enforcement: 'fenced', resource: 'sim://ledger', ttlSeconds: SWARM_TTL_SECONDS, tier: 'entity', onQuorumLoss: 'closed', fairness: 'memory' };
+function ledger(fairness: LockClass['fairness']): LockClass {
+  return { namespace: NAMESPACE, name: 'ledger-writes', purpose: 'correctness', enforcement: 'fenced', resource: 'sim://ledger', ttlSeconds: SWARM_TTL_SECONDS, tier: 'entity', onQuorumLoss: 'closed', fairness };
+}
 
 function identityOf(client: string): string {
   return `spiffe://sim/${client}`;
@@ -70,6 +72,15 @@ export interface SwarmParameters {
   readonly thinkMsMax: number;
   /** A careful holder asks canStart() again just before its write, not only before each unit (ADR-12). */
   readonly checkBeforeWrite: boolean;
+  // Issue 11's dimensions, which 10,000 seeds of the swarm above never generated:
+  /** Tasks of one process sharing its LockClient and session, acquiring and releasing the same keys (S1). */
+  readonly tasksPerClient: number;
+  /** Each client's calls go to either arbiter replica, not to one (S2: an epoch advanced through one meets the other's cache). */
+  readonly spread: boolean;
+  /** ADR-14's durable lines (waiter keys in the log) instead of the arbiters' memory (L1, L5). */
+  readonly fairness: LockClass['fairness'];
+  /** A key below another in the key set: `ledger-1` and `ledger-1/sub` (L4). */
+  readonly nestedKeys: boolean;
 }
 
 /** The workload a seed draws (its own stream: the world's streams are not shifted by it). */
@@ -85,7 +96,20 @@ export function swarmParameters(seed: string): SwarmParameters {
     gapMs: stream.int(20, 200),
     thinkMsMax: stream.int(0, 1_500),
     checkBeforeWrite: stream.chance(0.5),
+    ...widenedParameters(seed),
   };
+}
+
+/** Issue 11's dimensions, from a stream of their own: the draws above stay what they were for every seed. */
+function widenedParameters(seed: string): Pick<SwarmParameters, 'tasksPerClient' | 'spread' | 'fairness' | 'nestedKeys'> {
+  const stream = new Rng(seed).stream('swarm/parameters/widened');
+  return { tasksPerClient: stream.int(1, 3), spread: stream.chance(0.5), fairness: stream.chance(0.5) ? 'durable' : 'memory', nestedKeys: stream.chance(0.5) };
+}
+
+/** The key set: `ledger-1..N`, and `ledger-1/sub` below the first when keys nest. */
+export function swarmKeys(parameters: Pick<SwarmParameters, 'keys' | 'nestedKeys'>): string[] {
+  const keys = Array.from({ length: parameters.keys }, (_, i) => `${NAMESPACE}/ledger-${i + 1}`);
+  return parameters.nestedKeys ? [...keys, `${NAMESPACE}/ledger-1/sub`] : keys;
 }
 
 /** The workload `variant` runs at `seed`: the seed's draw, with what a mutant pins (mutants.ts). */
@@ -96,27 +120,6 @@ export function swarmParametersFor(variant: string, seed: string): SwarmParamete
 /** The schedule the seed draws for the real core (also what `lockstep explore` starts from for that seed). */
 export function swarmEpisodes(seed: string): Episode[] {
   return drawEpisodes(seed, { clients: swarmParameters(seed).clients, windowMs: FAULT_WINDOW_MS });
-}
-
-interface Counters {
-  acquires: number;
-  granted: number;
-  readonly refused: Map<string, number>;
-  writesAccepted: number;
-  writesRejected: number;
-  writesUnanswered: number;
-  writesWithheld: number;
-  fenced: number;
-  advancesDone: number;
-  advancesSkipped: number;
-}
-
-/** What the workers share with the operators: who is inside an acquire-to-release, and whether arbiters drain. */
-interface Floor {
-  draining: boolean;
-  readonly busy: Set<string>;
-  /** Clients that have their grant and have not released it yet (faults.ts `@holder`). */
-  readonly holding: Set<string>;
 }
 
 export const swarm: Scenario = {
@@ -137,11 +140,12 @@ export async function runSwarm(context: ScenarioContext, mutant: Mutant | undefi
   const parameters: SwarmParameters = { ...swarmParameters(context.seed), ...pins };
   const faults: readonly Fault[] = context.faults ?? toFaults(mutant === undefined ? swarmEpisodes(context.seed) : mutant.demonstration);
   const names = Array.from({ length: parameters.clients }, (_, i) => swarmClientName(i));
-  const floor: Floor = { draining: false, busy: new Set(), holding: new Set() };
+  const floor = new Floor();
+  const cls = ledger(parameters.fairness);
   const placement: Placement = { check: (_key, tier) => (tier !== undefined && floor.draining ? { kind: 'draining' } : undefined) };
   const world = new World({
     ...worldBasics(context),
-    classes: new ClassRegistry([LEDGER]),
+    classes: new ClassRegistry([cls]),
     authorizer: new PrefixGrants(names.map((name) => namespaceGrant(identityOf(name), NAMESPACE))),
     arbiters: SWARM_ARBITERS.length,
     // ADR-10 pins an etcd that confirms leadership before it renews a lease, and so before it revokes an
@@ -149,29 +153,39 @@ export async function runSwarm(context: ScenarioContext, mutant: Mutant | undefi
     // renewed (the stuck-leader scenario shows 3.4.23; the explorer found the revoke half on seed 2318).
     cluster: ETCD_3_5_13,
     placement,
+    logFaults: true, // lossy watches and lost answers (explore-schedule.ts)
     ...(mutant === undefined ? {} : { seams: mutant.seams }),
   });
   const probe = new DeadlineProbe(world);
   await world.start();
   const resource = world.addResource('ledger-db', { fenced: true, writeMs: 20 });
-  const nodes = names.map((name, i) => world.addClient(name, { identity: identityOf(name), arbiter: arbiterIndexOf(i), wrapApi: probe.wrapApi }));
+  const replicas = parameters.spread ? { arbiters: SWARM_ARBITERS.map((_, i) => i) } : {};
+  const nodes = names.map((name, i) => world.addClient(name, { identity: identityOf(name), arbiter: arbiterIndexOf(i), ...replicas, wrapApi: probe.wrapApi }));
   const counters: Counters = { acquires: 0, granted: 0, refused: new Map(), writesAccepted: 0, writesRejected: 0, writesUnanswered: 0, writesWithheld: 0, fenced: 0, advancesDone: 0, advancesSkipped: 0 };
   const beliefs: BeliefInterval[] = [];
+  const interests: Interest[] = [];
+  const drains: Disturbance[] = [];
   const startMs = world.kernel.now();
-  const appliedFaults = scheduleFaults(world, faults.filter((f) => f.kind !== 'advance-epoch'), { holding: (client) => floor.holding.has(client) });
+  const appliedFaults = scheduleFaults(world, faults.filter((f) => f.kind !== 'advance-epoch'), { holding: (client) => floor.clientHolds(client) });
   for (const fault of faults) {
     if (fault.kind !== 'advance-epoch') continue;
-    world.kernel.schedule(startMs + fault.atMs, () => void maintenance(world, fault.via, floor, counters, (line) => appliedFaults.push(`${fault.atMs} ms: ${line} (at ${Math.round(world.kernel.now() - startMs)} ms)`)));
+    world.kernel.schedule(startMs + fault.atMs, () => void maintenance(world, fault.via, floor, counters, drains, (line) => appliedFaults.push(`${fault.atMs} ms: ${line} (at ${Math.round(world.kernel.now() - startMs)} ms)`)));
   }
   // Workers are never awaited: a crashed client's work never settles, as on a dead machine.
-  for (const node of nodes) void work(node, { parameters, resource, stopAtMs: startMs + WORKLOAD_MS, beliefs, counters, floor });
+  const keys = swarmKeys(parameters);
+  const options = { parameters, className: cls.name, ttlSeconds: SWARM_TTL_SECONDS, keys, resource, stopAtMs: startMs + WORKLOAD_MS, beliefs, interests, counters, floor };
+  for (const node of nodes) for (let task = 0; task < parameters.tasksPerClient; task += 1) void work(node, task, options);
   await world.runUntil(startMs + WORKLOAD_MS + TAIL_MS);
+  const ttlMs = SWARM_TTL_SECONDS * 1_000;
+  const disturbances = disturbancesOf(faults, { startMs, ttlMs, waitMs: parameters.waitMs, recoverMs: RECOVER_MS }, drains);
+  const liveness = { interests, disturbances, bounds: { ttlMs, pollIntervalMs: POLL_INTERVAL_MAX_MS, boundMs: LIVENESS_BOUND_MS, endedAtMs: world.kernel.now() } };
+  const logFaults = world.arbiters.map((a) => world.logFaultsOf(a.process.name)?.counts);
   const refused = Object.fromEntries([...counters.refused].sort(([a], [b]) => (a < b ? -1 : 1)).map(([code, n]) => [`refused_${code}`, n]));
   return {
     world,
     faults,
     appliedFaults,
-    history: collectHistory(world, beliefs, probe, world.grants), // every cluster's grants: a restore starts a new one
+    history: { ...collectHistory(world, beliefs, probe, world.grants), liveness }, // every cluster's grants: a restore starts a new one
     parameters: { ...parameters, ttlSeconds: SWARM_TTL_SECONDS, workloadMs: WORKLOAD_MS, faultWindowMs: [FIRST_FAULT_MS, FAULT_WINDOW_MS], faultMix: faultMix(context.seed), mutant: mutant?.name ?? 'none' },
     metrics: {
       faults: faults.length,
@@ -191,92 +205,11 @@ export async function runSwarm(context: ScenarioContext, mutant: Mutant | undefi
       fenced: counters.fenced,
       epochAdvances: counters.advancesDone,
       epochAdvancesSkipped: counters.advancesSkipped,
+      answersLost: logFaults.reduce((n, c) => n + (c?.answersLost ?? 0), 0),
+      watchBatchesDropped: logFaults.reduce((n, c) => n + (c?.watchBatchesDropped ?? 0), 0),
+      interestsInDoubt: interests.filter((i) => i.outcome === 'in-doubt' || i.release === 'in-doubt').length,
     },
   };
-}
-
-interface WorkOptions {
-  readonly parameters: SwarmParameters;
-  readonly resource: SimResource;
-  readonly stopAtMs: number;
-  readonly beliefs: BeliefInterval[];
-  readonly counters: Counters;
-  readonly floor: Floor;
-}
-
-/** One client's loop: pick a key, acquire, work in units, release, think; until the workload ends. */
-async function work(node: ClientNode, options: WorkOptions): Promise<void> {
-  const { parameters: p, counters, floor } = options;
-  const kernel = node.process.kernel;
-  const clock = node.process.clock();
-  const draw = kernel.rng.stream(`swarm/worker/${node.process.name}`);
-  for (let round = 0; round < MAX_ROUNDS && kernel.now() < options.stopAtMs; round += 1) {
-    const key = `${NAMESPACE}/ledger-${draw.int(1, p.keys)}`;
-    const waitMs = draw.chance(p.tryLockShare) ? 0 : p.waitMs;
-    const units = draw.int(2, p.unitsMax);
-    const thinkMs = draw.int(0, p.thinkMsMax);
-    floor.busy.add(node.process.name);
-    const outcome = await holdOnce(node, key, waitMs, units, options);
-    floor.busy.delete(node.process.name);
-    if (outcome !== 'granted') counters.refused.set(outcome, (counters.refused.get(outcome) ?? 0) + 1);
-    await clock.sleep(outcome === 'granted' ? thinkMs : RETRY_AFTER_REFUSAL_MS);
-  }
-}
-
-/** Acquire, then units of work, each started only when canStart() says so (ADR-12); returns 'granted' or the refusal's code. */
-async function holdOnce(node: ClientNode, key: string, waitMs: number, units: number, options: WorkOptions): Promise<string> {
-  const { parameters: p, counters } = options;
-  const kernel = node.process.kernel;
-  const clock = node.process.clock();
-  counters.acquires += 1;
-  let fenced = false;
-  let handle: LockHandle;
-  try {
-    handle = await node.client.acquire({ key, className: LEDGER.name, ttlSeconds: SWARM_TTL_SECONDS, waitMs, onFence: () => (fenced = true) });
-  } catch (error) {
-    return isLockError(error) ? error.code : 'error';
-  }
-  counters.granted += 1;
-  options.floor.holding.add(node.process.name);
-  for (let unit = 0; unit < units; unit += 1) {
-    // Renewal trouble stops new work, not the hold: wait for it to clear, up to a TTL, unless fenced.
-    for (let waitedMs = 0; !handle.canStart() && !handle.fenced && waitedMs < SWARM_TTL_SECONDS * 1_000; waitedMs += CANSTART_POLL_MS) await clock.sleep(CANSTART_POLL_MS);
-    if (!handle.canStart()) break;
-    const nowMs = kernel.now();
-    options.beliefs.push({ holder: node.identity, key, token: handle.token, fromMs: nowMs, toMs: nowMs });
-    await clock.sleep(p.prepareMs);
-    if (p.checkBeforeWrite) {
-      if (!handle.canStart()) {
-        counters.writesWithheld += 1;
-        break;
-      }
-      const writeMs = kernel.now();
-      options.beliefs.push({ holder: node.identity, key, token: handle.token, fromMs: writeMs, toMs: writeMs });
-    }
-    const accepted = await within(clock, WRITE_TIMEOUT_MS, node.resources.write(options.resource, key, handle.token));
-    if (accepted === undefined) counters.writesUnanswered += 1;
-    else if (accepted) counters.writesAccepted += 1;
-    else counters.writesRejected += 1;
-    await clock.sleep(p.gapMs);
-  }
-  if (fenced) counters.fenced += 1;
-  options.floor.holding.delete(node.process.name);
-  await handle.release().catch(() => false);
-  return 'granted';
-}
-
-/** `promise`'s value, or undefined if it has not settled within `ms` of this process's clock. */
-async function within<T>(clock: Clock, ms: number, promise: Promise<T>): Promise<T | undefined> {
-  const timer = new CancelSource();
-  const timeout = clock.sleep(ms, timer.signal).then(
-    () => undefined,
-    () => undefined,
-  );
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    timer.cancel();
-  }
 }
 
 /**
@@ -285,20 +218,27 @@ async function within<T>(clock: Clock, ms: number, promise: Promise<T>): Promise
  * `via` with two approvers, reopen once the outcome is known. Skipped, and logged, when the floor never
  * clears or `via` is down.
  */
-async function maintenance(world: World, via: string, floor: Floor, counters: Counters, log: (line: string) => void): Promise<void> {
+async function maintenance(world: World, via: string, floor: Floor, counters: Counters, drains: Disturbance[], log: (line: string) => void): Promise<void> {
   if (floor.draining) {
     counters.advancesSkipped += 1;
     return log(`skip: advance the epoch via ${via} (a maintenance is already under way)`);
   }
   floor.draining = true;
   const kernel = world.kernel;
-  const quiet = (): boolean => [...floor.busy].every((name) => world.process(name).state === 'crashed');
+  // The drain is a disturbance (ADR-09: waiters are not granted while it lasts), up to its reopening and the recovery after.
+  const drain: { what: string; fromMs: number; toMs?: number; quorumHealthy: boolean } = { what: `drained maintenance via ${via}`, fromMs: kernel.now(), quorumHealthy: false };
+  drains.push(drain);
+  const reopen = (): void => {
+    floor.draining = false;
+    drain.toMs = kernel.now() + RECOVER_MS;
+  };
+  const quiet = (): boolean => floor.busyClients().every((name) => world.process(name).state === 'crashed');
   const deadlineMs = kernel.now() + MAX_QUIET_WAIT_MS;
   while (!quiet() && kernel.now() < deadlineMs) await kernel.sleep(CANSTART_POLL_MS);
   const node = world.arbiters.find((a) => a.process.name === via);
   if (!quiet() || node === undefined || node.process.state !== 'running') {
     counters.advancesSkipped += 1;
-    floor.draining = false;
+    reopen();
     return log(`skip: advance the epoch via ${via} (${quiet() ? `${via} is not running` : 'holders still at work'})`);
   }
   const reason = 'swarm maintenance: drain, advance the epoch, reopen (ADR-09)';
@@ -315,7 +255,7 @@ async function maintenance(world: World, via: string, floor: Floor, counters: Co
   const outcome = await Promise.race([answer, crashOf(node.process, incarnation).then(() => ({ known: false, line: `${via} crashed during the epoch advance`, advanced: false }))]);
   if (outcome.advanced) counters.advancesDone += 1;
   else counters.advancesSkipped += 1;
-  if (outcome.known) floor.draining = false;
+  if (outcome.known) reopen();
   log(outcome.known ? outcome.line : `${outcome.line}: the advance may yet land, so the range stays drained`);
 }
 

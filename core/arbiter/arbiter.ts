@@ -361,10 +361,12 @@ export class Arbiter implements ArbiterService {
         // is ours: taking a new place at the back put us behind a waiter waiting for us (issue 11, L1).
         const ours = await this.granter.ownHold(ask, false);
         if (ours !== undefined) return { granted: ours };
-        await turn.join(); // an epoch advance cleared /q: take a new place at the back
-        if (!position.lineEmpty) return { contendedAt: position.seenAt, aheadInLine: true };
+        // An epoch advance cleared /q, or another task of this session left the place they shared: take
+        // a new place at the back, and tell the line (KeyQueue re-ranks on it, or its real first never attempts).
+        const back = await turn.join();
+        if (!position.lineEmpty) return { contendedAt: position.seenAt, aheadInLine: true, rank: back };
       } else if (position.kind === 'behind') {
-        return { contendedAt: position.seenAt, aheadInLine: true };
+        return { contendedAt: position.seenAt, aheadInLine: true, ...(position.rank === undefined ? {} : { rank: position.rank }) };
       }
       return this.granter.attempt({ ...ask, waiterKey: turn.waiterKey }, trigger);
     };

@@ -56,7 +56,7 @@ export class DurableTurn {
    * revision the line was read at. Gone has two causes, told apart by the caller (issue 11, L1): this
    * waiter's own grant committed (the grant txn deletes the waiter key), or an epoch advance cleared /q.
    */
-  async position(): Promise<{ readonly kind: 'first' | 'behind' | 'gone'; readonly seenAt: Revision; readonly lineEmpty: boolean }> {
+  async position(): Promise<{ readonly kind: 'first' | 'behind' | 'gone'; readonly seenAt: Revision; readonly lineEmpty: boolean; readonly rank?: bigint }> {
     const prefix = waiterPrefixOf(this.key);
     const line = await this.gateway.range({ key: prefix, prefix: true });
     assert(line.kvs.every((kv) => kv.key.startsWith(prefix)), () => `a prefix read of ${prefix} answered a key outside it`);
@@ -64,8 +64,9 @@ export class DurableTurn {
     for (const kv of line.kvs) {
       if (first === undefined || kv.createRevision < first.createRevision) first = kv;
     }
-    const kind = !line.kvs.some((kv) => kv.key === this.waiterKey) ? 'gone' : first?.key === this.waiterKey ? 'first' : 'behind';
-    return { kind, seenAt: line.header.revision, lineEmpty: first === undefined };
+    const mine = line.kvs.find((kv) => kv.key === this.waiterKey);
+    const kind = mine === undefined ? 'gone' : first?.key === this.waiterKey ? 'first' : 'behind';
+    return { kind, seenAt: line.header.revision, lineEmpty: first === undefined, ...(mine === undefined ? {} : { rank: mine.createRevision }) };
   }
 
   /** Leaves the line: its place goes now, or (if the log cannot be reached) at a retry or with its lease. */

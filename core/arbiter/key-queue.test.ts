@@ -159,3 +159,36 @@ describe('KeyQueue', () => {
     expect(late).toBeDefined();
   });
 });
+
+describe('KeyQueue, durable lines: the line follows each waiter\'s place in the log (ADR-14)', () => {
+  /** Carol (rank 10) heads this arbiter's line, but her place in the log went to the back; Dave (rank 20) is the log's first. */
+  async function carolAndDave(carolReportsRank: boolean): Promise<{ carol: Grant | LockError; dave: Grant | LockError; daveAttempts: number }> {
+    const { kernel, queue } = setUp([]);
+    const deadlineMs = 20 * POLL_MS;
+    let daveAttempts = 0;
+    const carol = { attempt: async () => ({ contendedAt: revision(10n), aheadInLine: true, ...(carolReportsRank ? { rank: 30n } : {}) }), resolve: () => Promise.reject(new Error('nothing in doubt')) };
+    const dave = { attempt: async () => ((daveAttempts += 1), { granted: grantAt(40n) }), resolve: () => Promise.reject(new Error('nothing in doubt')) };
+    const carolWaits = queue.join(carol, deadlineMs, revision(5n), 10n);
+    const daveWaits = queue.join(dave, deadlineMs, revision(5n), 20n);
+    const settle = (p: Promise<Grant>) => p.then((g) => g, (error: unknown) => (isLockError(error) ? error : Promise.reject(error)));
+    const outcomes = Promise.all([settle(carolWaits), settle(daveWaits)]);
+    await kernel.runUntil(4 * deadlineMs);
+    const [carolOutcome, daveOutcome] = await outcomes;
+    return { carol: carolOutcome, dave: daveOutcome, daveAttempts };
+  }
+
+  it('lets the next waiter attempt when the head\'s place went to the back (the explorer\'s seed 25): it is granted', async () => {
+    const { carol, dave, daveAttempts } = await carolAndDave(true);
+    // Before the fix the head kept its old rank: only Carol attempted, each time told 'behind', and Dave,
+    // the log's first waiter, never attempted before the deadline both had: both were told wait-timeout.
+    expect(dave).toEqual(grantAt(40n));
+    expect(daveAttempts).toBe(1);
+    expect(isLockError(carol, 'wait-timeout')).toBe(true);
+  });
+
+  it('its negative control: a head that does not report its new place keeps the line, and the log\'s first waits out its wait', async () => {
+    const { dave, daveAttempts } = await carolAndDave(false);
+    expect(isLockError(dave, 'wait-timeout')).toBe(true);
+    expect(daveAttempts).toBe(0);
+  });
+});

@@ -22,7 +22,12 @@ import type { LogGateway } from './log-gateway.js';
 export type AttemptTrigger = 'arrival' | 'watch-event' | 'hint' | 'poll';
 
 /** What one attempt found: a grant, or the revision at which the key was seen held (or, for a durable waiter, others ahead in line). */
-export type AttemptOutcome = { readonly granted: Grant } | { readonly contendedAt: Revision; readonly aheadInLine?: boolean };
+/**
+ * `rank`: a durable waiter's place in the log's line as the attempt read it (its waiter key's create
+ * revision). It changes when the place was taken again at the back (an epoch advance cleared /q, another
+ * task of the same session left the shared place, the waiting lease ended), and the line re-sorts on it.
+ */
+export type AttemptOutcome = { readonly granted: Grant } | { readonly contendedAt: Revision; readonly aheadInLine?: boolean; readonly rank?: bigint };
 
 /** A waiter's two calls into the arbiter. */
 export interface Contender {
@@ -54,7 +59,8 @@ function mergeWake(pending: PendingWake | undefined, next: PendingWake): Pending
   return { trigger: next.trigger, changedAt };
 }
 interface Waiter {
-  readonly rank: bigint | undefined;
+  /** A durable waiter's place in the log's line (its waiter key's create revision); it moves when the place is taken again (rerank). */
+  rank: bigint | undefined;
   readonly contender: Contender;
   /** The last attempt's outcome is unknown: the wait may not end before resolving it. */
   inDoubt: boolean;
@@ -244,6 +250,7 @@ export class KeyQueue {
       if (seen > this.seenRevision) this.seenRevision = seen;
       if ('granted' in outcome) return outcome.granted;
       waiter.aheadInLine = outcome.aheadInLine === true;
+      if (outcome.rank !== undefined && outcome.rank !== waiter.rank) this.rerank(waiter, outcome.rank);
       this.ensureWatch(outcome.contendedAt);
       return undefined;
     } catch (error) {
@@ -257,6 +264,23 @@ export class KeyQueue {
     } finally {
       waiter.attempting = false;
     }
+  }
+
+  /**
+   * Moves a durable waiter to where its place in the log's line now puts it. Only the head attempts, so a
+   * head whose place went to the back (behind a waiter of this very line) must give way: it kept its old
+   * rank before, attempted, was told 'behind', and the line's real first waiter never attempted until the
+   * stale head's deadline (the explorer's seed 25: two tasks of one session sharing a place, issue 11).
+   */
+  private rerank(waiter: Waiter, rank: bigint): void {
+    const index = this.waiters.indexOf(waiter);
+    assert(index >= 0, () => `a waiter of ${this.deps.holderKey} was re-ranked after it had left the line`);
+    this.waiters.splice(index, 1);
+    waiter.rank = rank;
+    let at = this.waiters.findIndex((w) => w.rank !== undefined && w.rank > rank);
+    if (at < 0) at = this.waiters.length;
+    this.waiters.splice(at, 0, waiter);
+    if (this.waiters[0] !== waiter) this.wake('hint'); // the new head attempts at once: it may be the line's first
   }
 
   /** Sleeps until woken (true) or the time passes (false); rejects when the arbiter shuts down. */

@@ -2,7 +2,7 @@
 // Plain JSON data: tokens and revisions are decimal strings here, never bigints.
 import { formatMs } from '../numbers.js';
 
-export type CheckerName = 'exclusion' | 'token-order' | 'belief' | 'fence' | 'deadline' | 'linearizability' | 'audit-complete';
+export type CheckerName = 'exclusion' | 'token-order' | 'belief' | 'fence' | 'deadline' | 'linearizability' | 'audit-complete' | 'free-key-wait' | 'in-doubt-resolved' | 'hold-outlives-interest' | 'false-fence';
 
 export type ViolationKind =
   /** Two holds of one key overlap in the log's applied order. */
@@ -42,7 +42,17 @@ export type ViolationKind =
   /** The audit records a gap that no compaction of the log explains. */
   | 'audit-gap-unfounded'
   /** A replay stored another reading of an event than the first one. */
-  | 'audit-conflict';
+  | 'audit-conflict'
+  /** A waiter sat in line on a free key longer than a poll interval and the bound, with no fault to excuse it. */
+  | 'waited-on-free-key'
+  /** The log granted a hold during an acquire that was answered with a definite refusal. */
+  | 'in-doubt-misreported'
+  /** A hold whose grant or release was answered `indeterminate` was still in the log long after. */
+  | 'in-doubt-unresolved'
+  /** A hold stayed in the log more than a TTL after its holder had given it up. */
+  | 'hold-outlived-interest'
+  /** A holder's library fenced a hold it still wanted while a quorum was healthy and reachable. */
+  | 'false-fence';
 
 export interface Involved {
   /** The holder's identity, or the process of an operation. */

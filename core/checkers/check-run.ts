@@ -1,19 +1,23 @@
 // Every checker over one simulated run (ARCHITECTURE.md, scenarios/): exclusion and token order always,
 // belief when the run recorded beliefs, fence when it recorded writes, deadline when it recorded the
 // holders' fences, linearizability when it recorded the client-visible history, audit-complete when it ran
-// the audit tailer (ADR-21).
+// the audit tailer (ADR-21), and the liveness checkers when it recorded the workload's interests (issue 11).
 import { checkAuditComplete } from './audit-complete.js';
 import { checkBelief } from './belief.js';
 import type { CheckResult } from './check-result.js';
 import { checkHistory } from './check-history.js';
 import { checkDeadline } from './deadline.js';
 import { checkExclusion } from './exclusion.js';
+import { checkFalseFence } from './false-fence.js';
+import { checkFreeKeyWait } from './free-key-wait.js';
+import { checkHoldOutlivesInterest } from './hold-outlives-interest.js';
+import { checkInDoubtResolved } from './in-doubt-resolved.js';
 import { checkFence } from './fence.js';
 import type { LinearizabilityOptions } from './linearizability.js';
 import { linearizabilityCheckResult } from './linearizability-report.js';
 import { lockModel } from './lock-model.js';
 import type { ResourceKind } from './lock-rules.js';
-import type { RunHistory } from './run-history.js';
+import type { LivenessRun, RunHistory } from './run-history.js';
 import { checkTokenOrder } from './token-order.js';
 
 export interface CheckRunOptions extends LinearizabilityOptions {
@@ -37,5 +41,17 @@ export function checkRun(history: RunHistory, options: CheckRunOptions = {}): Ch
     results.push(linearizabilityCheckResult(model, checked.result));
   }
   if (history.audit !== undefined) results.push(checkAuditComplete(history.grants, history.audit));
+  if (history.liveness !== undefined) results.push(...checkLiveness(history, history.liveness));
   return results;
+}
+
+/** The liveness checkers (issue 11): waits on free keys, doubts left open, holds nobody wants, false fences. */
+function checkLiveness(history: RunHistory, run: LivenessRun): CheckResult[] {
+  const outages = history.outages ?? [];
+  return [
+    checkFreeKeyWait(history.grants, run, outages),
+    checkInDoubtResolved(history.grants, run, outages),
+    checkHoldOutlivesInterest(history.grants, run, outages),
+    ...(history.fences === undefined ? [] : [checkFalseFence(history.grants, history.fences, run, outages)]),
+  ];
 }

@@ -25,6 +25,10 @@ export {
   type AuditRun,
   type AuditedCluster,
   type BeliefInterval,
+  type Disturbance,
+  type Interest,
+  type LivenessBounds,
+  type LivenessRun,
   type FenceRecord,
   type GrantRecord,
   type HoldEndReason,
@@ -39,5 +43,9 @@ export { checkBelief } from './belief.js';
 export { checkFence } from './fence.js';
 export { checkDeadline } from './deadline.js';
 export { checkAuditComplete } from './audit-complete.js';
+export { checkFreeKeyWait } from './free-key-wait.js';
+export { checkInDoubtResolved } from './in-doubt-resolved.js';
+export { checkHoldOutlivesInterest } from './hold-outlives-interest.js';
+export { checkFalseFence } from './false-fence.js';
 export { type CheckRunOptions, checkRun } from './check-run.js';
 export { type SyntheticHold, type SyntheticLockHistory, type SyntheticLockHistoryOptions, syntheticLockHistory } from './synthetic-history.js';

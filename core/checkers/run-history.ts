@@ -112,6 +112,70 @@ export interface AuditRun {
   readonly maxLagMs: number;
 }
 
+/**
+ * One acquire-to-release of one task, as its workload saw it (the liveness checkers' "interest"): when the
+ * task asked for the key, what it was answered, and when it gave the hold up. A task of a process that
+ * crashed never hears back: its interest ends at the crash (the holder's outage).
+ */
+export interface Interest {
+  /** The identity the hold goes to (several tasks of one process share it, ADR-10/13). */
+  readonly holder: string;
+  /** The task, for messages: `client-2/task-1`. */
+  readonly task: string;
+  readonly key: string;
+  /** How long the acquire asked to wait in line (0: a try-lock). */
+  readonly waitMs: number;
+  /** True time the acquire was called. */
+  readonly fromMs: number;
+  /** True time its answer came back; absent when it never did. */
+  readonly answeredMs?: number;
+  /** `in-doubt`: answered `indeterminate` (it may or may not have been granted); `pending`: never answered. */
+  readonly outcome: 'granted' | 'refused' | 'in-doubt' | 'pending';
+  /** The refusal's or the in-doubt answer's code. */
+  readonly code?: string;
+  /** The granted hold's token. */
+  readonly token?: bigint;
+  /** True time the task called release (it no longer wanted the hold); absent while it still did. */
+  readonly releasedMs?: number;
+  /** The release's answer. */
+  readonly release?: 'released' | 'not-released' | 'in-doubt' | 'failed' | 'pending';
+  readonly releaseAnsweredMs?: number;
+}
+
+/**
+ * A span of true time in which a fault may legitimately slow the service down (a pause, a crash, a cut,
+ * a slow link, a stalled disk, a drain, a restore), with the time the service needs to recover from it
+ * already added by the scenario. The liveness checkers excuse what happens inside one; faults the core
+ * must absorb (a lossy watch, lost answers, drift within ADR-12's margin) are no disturbance.
+ */
+export interface Disturbance {
+  readonly what: string;
+  readonly fromMs: number;
+  /** Exclusive; absent when it lasted to the end of the run. */
+  readonly toMs?: number;
+  /** True when a quorum of members stayed healthy and reachable throughout (one stuck member): no excuse for a fence. */
+  readonly quorumHealthy: boolean;
+}
+
+/** The bounds the liveness checkers hold a run to. */
+export interface LivenessBounds {
+  /** The holds' TTL (ADR-11). */
+  readonly ttlMs: number;
+  /** The longest ADR-15 poll interval, jitter included. */
+  readonly pollIntervalMs: number;
+  /** Slack above each rule's own allowance (RPCs, a grant txn, the lease expiry scan). */
+  readonly boundMs: number;
+  /** True time the run ended: what is still open then is judged up to here. */
+  readonly endedAtMs: number;
+}
+
+/** What the liveness checkers need: every task's interests, the run's disturbances and the bounds. */
+export interface LivenessRun {
+  readonly interests: readonly Interest[];
+  readonly disturbances: readonly Disturbance[];
+  readonly bounds: LivenessBounds;
+}
+
 export interface RunHistory {
   readonly grants: readonly GrantRecord[];
   readonly beliefs?: readonly BeliefInterval[];
@@ -126,6 +190,8 @@ export interface RunHistory {
   readonly outages?: readonly HolderOutage[];
   /** The audit tailer's store, when the run had one; its absence skips the audit-complete checker. */
   readonly audit?: AuditRun;
+  /** The workload's interests and the run's disturbances; its absence skips the liveness checkers. */
+  readonly liveness?: LivenessRun;
 }
 
 /** Describes one holder in a message: `holder a (token 5)`. */

@@ -68,6 +68,8 @@ export interface SimArbiterClientOptions {
   readonly network: Network<ArbiterRpcMessage>;
   readonly client: SimProcess;
   readonly server: SimProcess;
+  /** Picks the server of each call instead (a client that reaches several replicas, replica-router.ts). */
+  readonly route?: () => SimProcess;
   /** Per-call deadline on the client's own clock; an acquire adds its waitMs. */
   readonly timeoutMs?: number;
 }
@@ -107,7 +109,7 @@ export class SimArbiterClient implements ArbiterApi {
     const id = this.nextId++;
     const answer = this.options.kernel.deferred<unknown>();
     const { client } = this.options;
-    this.options.network.send(client, this.options.server, { kind: 'arbiter.call', id, method, argument });
+    this.options.network.send(client, this.options.route?.() ?? this.options.server, { kind: 'arbiter.call', id, method, argument });
     const waitMs = method === 'acquire' ? ((argument as { waitMs?: number }).waitMs ?? 0) : 0;
     const deadline = client.setTimer(this.timeoutMs + waitMs, () => {
       if (!this.pending.delete(id)) return;

@@ -38,7 +38,9 @@ import { SimProcess } from '../process/process.js';
 import { type ArbiterRpcMessage, SimArbiterClient, serveArbiter } from '../rpc/arbiter-rpc.js';
 import { withOperators } from '../../core/authz/with-operators.js';
 import { SIM_OPERATORS } from './operators.js';
+import { routeOverReplicas } from '../rpc/replica-router.js';
 import { AuditNode, type AuditNodeOptions } from './audit-node.js';
+import { LogFaults } from './log-faults.js';
 import { LogRecorder } from './log-recorder.js';
 import { ReconnectingLog } from './reconnecting-log.js';
 import { ResourceClient, type ResourceMessage, type ResourceOptions, SimResource } from './resource.js';
@@ -68,6 +70,8 @@ export interface WorldOptions {
   readonly clusterName?: string;
   /** Run the audit tailer (ADR-21) once the world has started (audit-node.ts). Default: none. */
   readonly audit?: AuditNodeOptions;
+  /** Give every arbiter a LogFaults (lossy watches, lost answers: log-faults.ts) for scenarios/faults.ts to switch. Default: none. */
+  readonly logFaults?: boolean;
 }
 
 /** Another arbiter process (addArbiter). */
@@ -131,6 +135,8 @@ export interface ClientOptions {
   readonly identity?: string;
   /** Which arbiter replica it talks to (0-based). Default 0. */
   readonly arbiter?: number;
+  /** Several replicas instead: each call goes to one drawn from the client's stream (sim/rpc/replica-router.ts). */
+  readonly arbiters?: readonly number[];
   readonly clock?: ClockSpec;
   readonly region?: string;
   /** Wraps the API the LockClient speaks (history recording, fault injection). */
@@ -151,6 +157,7 @@ export class World {
   private readonly arbiterNodes: MutableArbiterNode[] = [];
   private readonly clientNodes: ClientNode[] = [];
   private readonly processes = new Map<string, SimProcess>();
+  private readonly logFaultsByArbiter = new Map<string, LogFaults>();
   private auditNode: AuditNode | undefined;
 
   constructor(private readonly options: WorldOptions) {
@@ -209,6 +216,11 @@ export class World {
     return process;
   }
 
+  /** The log faults of arbiter process `name`, when the world has them (WorldOptions.logFaults). */
+  logFaultsOf(name: string): LogFaults | undefined {
+    return this.logFaultsByArbiter.get(name);
+  }
+
   /** Another arbiter process serving one of the world's clusters (a replica, or the arbiter of a shard). */
   addArbiter(options: ArbiterNodeOptions = {}): ArbiterNode {
     const name = options.name ?? `arbiter-${this.arbiterNodes.length + 1}`;
@@ -216,11 +228,14 @@ export class World {
     const placement = options.placement ?? this.options.placement;
     const process = this.register(new SimProcess(this.kernel, { name }));
     const node = { process, cluster } as MutableArbiterNode;
+    const faults = this.options.logFaults === true ? new LogFaults() : undefined;
+    if (faults !== undefined) this.logFaultsByArbiter.set(name, faults);
     const start = (): void => {
       node.log = createSimLockLog({ kernel: this.kernel, network: this.clusterNetwork, client: process, endpoints: this.clusterNamed(cluster).members });
       node.connection = new ReconnectingLog(node.log);
+      const log = faults === undefined ? node.connection : faults.wrap(node.connection, process.clock());
       node.arbiter = new Arbiter({
-        log: this.options.wrapArbiterLog === undefined ? node.connection : this.options.wrapArbiterLog(node.connection, process),
+        log: this.options.wrapArbiterLog === undefined ? log : this.options.wrapArbiterLog(log, process),
         clock: process.clock(),
         random: process.random('arbiter'),
         classes: this.options.classes,
@@ -290,9 +305,13 @@ export class World {
 
   addClient(name: string, options: ClientOptions = {}): ClientNode {
     const process = this.register(new SimProcess(this.kernel, { name, ...(options.region === undefined ? {} : { region: options.region }), ...(options.clock === undefined ? {} : { clock: options.clock }) }));
-    const server = this.arbiterNodes[options.arbiter ?? 0];
-    if (server === undefined) throw new Error(`world: no arbiter ${options.arbiter ?? 0} for client ${name}`);
-    const rpc = new SimArbiterClient({ kernel: this.kernel, network: this.rpcNetwork, client: process, server: server.process, ...(this.options.rpcTimeoutMs === undefined ? {} : { timeoutMs: this.options.rpcTimeoutMs }) });
+    const replicas = (options.arbiters ?? [options.arbiter ?? 0]).map((index) => {
+      const server = this.arbiterNodes[index];
+      if (server === undefined) throw new Error(`world: no arbiter ${index} for client ${name}`);
+      return server.process;
+    });
+    const route = replicas.length === 1 ? {} : { route: routeOverReplicas(replicas, process.random('replicas')) };
+    const rpc = new SimArbiterClient({ kernel: this.kernel, network: this.rpcNetwork, client: process, server: replicas[0] as SimProcess, ...route, ...(this.options.rpcTimeoutMs === undefined ? {} : { timeoutMs: this.options.rpcTimeoutMs }) });
     const api = options.wrapApi === undefined ? rpc : options.wrapApi(rpc, process);
     const identity = options.identity ?? `spiffe://sim/${name}`;
     const node: ClientNode = {

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { checkInDoubtResolved } from './in-doubt-resolved.js';
+import { disturbance, hold, interest, livenessRun } from './liveness-fixtures.js';
+
+describe('in-doubt-resolved: a grant or release in doubt is resolved, never misreported', () => {
+  it('passes an in-doubt acquire whose hold the library gave back, and an in-doubt release settled later', () => {
+    const lost = interest('a', { fromMs: 1_000, answeredMs: 9_000, outcome: 'in-doubt', code: 'indeterminate' });
+    expect(checkInDoubtResolved([hold('a', 5n, 1_050, 9_400)], livenessRun([lost])).ok).toBe(true);
+    const release = interest('a', { fromMs: 1_000, answeredMs: 1_100, outcome: 'granted', token: 5n, releasedMs: 3_000, release: 'in-doubt', releaseAnsweredMs: 11_000 });
+    expect(checkInDoubtResolved([hold('a', 5n, 1_050, 12_000)], livenessRun([release])).ok).toBe(true);
+  });
+
+  it('finds a grant the arbiter answered wait-timeout while the hold was in the log (L2)', () => {
+    const told = interest('a', { fromMs: 1_000, answeredMs: 9_000, outcome: 'refused', code: 'wait-timeout' });
+    const result = checkInDoubtResolved([hold('a', 5n, 2_000)], livenessRun([told]));
+    expect(result.violations.map((v) => [v.kind, v.atMs])).toEqual([['in-doubt-misreported', 2_000]]);
+    expect(result.violations[0]?.message).toMatch(/^key k: the log granted holder a \(token 5\) at 2000 ms \(revision 5\), but a\/task-1's acquire, sent at 1000 ms, was answered wait-timeout at 9000 ms/);
+    expect(checkInDoubtResolved([hold('a', 5n, 2_000, 9_500)], livenessRun([told])).violations.map((v) => v.kind)).toEqual(['in-doubt-misreported']);
+  });
+
+  it('takes a refusal answered after the hold had ended (its session expired meanwhile) for the truth', () => {
+    const expired = interest('a', { fromMs: 1_000, answeredMs: 12_000, outcome: 'refused', code: 'session-expired' });
+    expect(checkInDoubtResolved([hold('a', 5n, 2_000, 8_000)], livenessRun([expired])).ok).toBe(true);
+    expect(checkInDoubtResolved([hold('a', 5n, 2_000, 12_400)], livenessRun([expired])).ok).toBe(true); // the revoke landed soon after
+    expect(checkInDoubtResolved([hold('a', 5n, 2_000)], livenessRun([expired])).violations.map((v) => v.kind)).toEqual(['in-doubt-unresolved']);
+  });
+
+  it('finds an unhanded hold and an in-doubt release left in the log (negative controls), excused only by a disturbance', () => {
+    const lost = interest('a', { fromMs: 1_000, answeredMs: 9_000, outcome: 'in-doubt', code: 'indeterminate' });
+    expect(checkInDoubtResolved([hold('a', 5n, 1_050)], livenessRun([lost])).violations.map((v) => [v.kind, v.atMs])).toEqual([['in-doubt-unresolved', 15_000]]);
+    const release = interest('a', { fromMs: 1_000, answeredMs: 1_100, outcome: 'granted', token: 5n, releasedMs: 3_000, release: 'in-doubt', releaseAnsweredMs: 3_100 });
+    expect(checkInDoubtResolved([hold('a', 5n, 1_050, 20_000)], livenessRun([release])).violations.map((v) => v.kind)).toEqual(['in-doubt-unresolved']);
+    expect(checkInDoubtResolved([hold('a', 5n, 1_050, 20_000)], livenessRun([release], [disturbance(4_000, 16_000)])).ok).toBe(true);
+  });
+
+  it('leaves alone a hold whose acquire is still unanswered, and holds handed out and released definitely', () => {
+    expect(checkInDoubtResolved([hold('a', 5n, 1_050)], livenessRun([interest('a', { fromMs: 1_000, outcome: 'pending' })])).ok).toBe(true);
+    const fine = interest('a', { fromMs: 1_000, answeredMs: 1_100, outcome: 'granted', token: 5n, releasedMs: 3_000, release: 'released' });
+    expect(checkInDoubtResolved([hold('a', 5n, 1_050)], livenessRun([fine]))).toMatchObject({ ok: true, detail: 'ok: 0 holds of in-doubt or unreported grants and releases checked (0 answers in doubt in the run)' });
+  });
+});
