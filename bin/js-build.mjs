@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const OUT_DIR = join(REPO_ROOT, 'dist', 'js');
 /** The TypeScript the CLI, its workers and its child processes load (tests are not compiled). */
-const SOURCE_DIRS = ['core', 'sim', 'scenarios', 'src', 'bench'];
+const SOURCE_DIRS = ['core', 'sim', 'scenarios', 'src', 'bench', 'viz'];
 const INFO_FILE = 'build-info.json';
 
 /** Every non-test .ts file under the source folders, relative to the repository, and the newest mtime. */

@@ -1,8 +1,9 @@
 // bin/js-build.mjs: the compiled tree bin/lockstep.mjs runs is never stale (issue 16).
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUT_DIR, REPO_ROOT, sourceState, staleReason } from '../../bin/js-build.mjs';
 
@@ -20,6 +21,20 @@ describe('the compiled CLI', () => {
     expect(state.files).toContain('src/cli.ts');
     expect(state.files.some((f) => f.endsWith('.test.ts'))).toBe(false);
     expect(staleReason(state)).toBeUndefined();
+  });
+
+  it('holds every file a compiled file imports (a source folder left out of the build fails here)', () => {
+    // src/web is the browser workbench, which vite builds (it imports ?raw assets and worker URLs); vitest's
+    // global setup runs only under vitest, from its source.
+    const missing: string[] = [];
+    for (const file of sourceState().files.filter((f) => !f.startsWith('src/web/') && f !== 'src/testing/build-js.global-setup.ts')) {
+      const compiled = join(OUT_DIR, file.replace(/\.ts$/, '.js'));
+      const code = readFileSync(compiled, 'utf8');
+      for (const [, specifier] of code.matchAll(/(?:from|import\()\s*['"](\.{1,2}\/[^'"?]+)['"]/g)) {
+        if (!existsSync(resolve(dirname(compiled), specifier!))) missing.push(`${file} imports ${specifier}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 
   it('is stale when a source is newer than the build, or a source was added or removed', () => {
