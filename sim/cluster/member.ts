@@ -1,8 +1,9 @@
 // A simulated etcd member (design/etcd-behaviour.md sections 1-5): one SimProcess with its WAL Disk, a
 // RaftNode (sim/raft) and, per incarnation, a MemberRuntime holding the state machines (sim/etcd) and the
-// request paths. What survives a crash is the WAL and the snapshot the member was restored from; a
-// restart rebuilds the state machines from that snapshot and re-applies the committed log from the WAL
-// (raft has no snapshots here), so leases come back with expiry "forever" until a leader promotes.
+// request paths. What survives a crash is the WAL, the snapshot the member was restored from and its own
+// last snapshot (member-snapshots.ts, with EtcdTiming.snapshotCount set); a restart rebuilds the state
+// machines from the latest of those and re-applies the committed log after it from the WAL, so leases
+// come back with expiry "forever" until a leader promotes.
 //
 // A process crash (not a power loss) makes the machine's TCP stack reset every connection the member had
 // open (clients' calls and watches, peers' leasehttp POSTs), and refuse new ones until it restarts:
