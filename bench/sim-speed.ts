@@ -26,9 +26,12 @@ const MB = 1024 * 1024;
 /**
  * The standard workload's members run as a long-lived etcd is run (issue 16): periodic auto-compaction
  * with a one-minute retention (--auto-compaction-mode periodic --auto-compaction-retention 1m), so the
- * MVCC history holds one to two minutes of revisions, whatever the run's length.
+ * MVCC history holds one to two minutes of revisions, whatever the run's length; and snapshots every
+ * 10,000 applied entries (etcd's --snapshot-count of 100,000, scaled to the simulated load of ~200
+ * entries/s, so one comes every minute or so) with etcd's 5,000 catch-up entries, so the raft log and
+ * the WAL hold at most about 15,000 entries.
  */
-const STANDARD_CLUSTER: SimClusterOptions = { timing: { autoCompaction: { mode: 'periodic', retentionMs: 60_000 } } };
+const STANDARD_CLUSTER: SimClusterOptions = { timing: { autoCompaction: { mode: 'periodic', retentionMs: 60_000 }, snapshotCount: 10_000, snapshotCatchUpEntries: 5_000 } };
 
 // The host yield goes through node's tick queue, which node runs only once the microtask queue is
 // empty: a drain as complete as an immediate's (sim/trace/determinism.test.ts checks the hashes agree)

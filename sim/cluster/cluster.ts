@@ -101,6 +101,8 @@ class Cluster implements SimCluster {
   private readonly memberIds = new Map<string, MemberId>();
   private readonly leaderOfTerm = new Map<number, string>();
   private readonly appliedAt = new Map<number, string>();
+  /** Indexes up to this one were dropped from appliedAt (forgetSnapshottedApplies). */
+  private forgottenThrough = 0;
 
   constructor(
     readonly kernel: Kernel,
@@ -247,6 +249,20 @@ class Cluster implements SimCluster {
     const seen = this.appliedAt.get(index);
     if (seen === undefined) this.appliedAt.set(index, identity);
     else if (seen !== identity) this.violations.push(`index ${index}: ${member} applied ${identity} where another member applied ${seen}`);
+    if (this.timing.snapshotCount !== undefined) this.forgetSnapshottedApplies();
+  }
+
+  /**
+   * With snapshots (member-snapshots.ts), no member applies an index at or below its own last snapshot
+   * again, so the indexes every member's snapshot covers can never be compared again: forget them, and the
+   * check's memory stays bounded like the log's (issue 16). Without snapshots a restart re-applies from 1.
+   */
+  private forgetSnapshottedApplies(): void {
+    let covered = Number.POSITIVE_INFINITY;
+    for (const m of this.members) covered = Math.min(covered, m.snapshots.latest?.start.index ?? 0);
+    if (covered <= this.forgottenThrough) return;
+    for (let index = this.forgottenThrough + 1; index <= covered; index += 1) this.appliedAt.delete(index);
+    this.forgottenThrough = covered;
   }
 
   private noteElection(term: number, member: string): void {

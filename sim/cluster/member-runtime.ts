@@ -60,7 +60,13 @@ export class MemberRuntime {
   constructor(readonly member: EtcdMember) {
     const { process } = member;
     this.startedLocalMs = process.localNow();
-    this.state = stateFromOps(member.baseOps, member.lessorConfig);
+    // The last saved snapshot if there is one (raft then hands out only the entries after it), else the
+    // state the member was restored from.
+    this.state = member.snapshots.restoredState() ?? stateFromOps(member.baseOps, member.lessorConfig);
+    const start = member.snapshots.latest?.start;
+    this.appliedIndex = start?.index ?? 0;
+    this.appliedTerm = start?.term ?? 0;
+    this.handedIndex = this.appliedIndex;
     this.idGen = new IdGenerator(member.memberId, this.startedLocalMs);
     this.cpu = new Cpu(process);
     this.applier = new Cpu(process);

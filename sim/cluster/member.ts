@@ -1,8 +1,9 @@
 // A simulated etcd member (design/etcd-behaviour.md sections 1-5): one SimProcess with its WAL Disk, a
 // RaftNode (sim/raft) and, per incarnation, a MemberRuntime holding the state machines (sim/etcd) and the
-// request paths. What survives a crash is the WAL and the snapshot the member was restored from; a
-// restart rebuilds the state machines from that snapshot and re-applies the committed log from the WAL
-// (raft has no snapshots here), so leases come back with expiry "forever" until a leader promotes.
+// request paths. What survives a crash is the WAL, the snapshot the member was restored from and its own
+// last snapshot (member-snapshots.ts, with EtcdTiming.snapshotCount set); a restart rebuilds the state
+// machines from the latest of those and re-applies the committed log after it from the WAL, so leases
+// come back with expiry "forever" until a leader promotes.
 //
 // A process crash (not a power loss) makes the machine's TCP stack reset every connection the member had
 // open (clients' calls and watches, peers' leasehttp POSTs), and refuse new ones until it restarts:
@@ -17,6 +18,7 @@ import { RaftNode, type RaftStatus } from '../raft/node.js';
 import type { LogEntry, SoftState } from '../raft/types.js';
 import type { WalRecord } from '../raft/wal.js';
 import { MemberRuntime } from './member-runtime.js';
+import { MemberSnapshots } from './member-snapshots.js';
 import { portsOf, resetConnections, setMachineDown, type ClusterNetwork, type PortMux } from './ports.js';
 import { MEMBER_PORT, type ClusterMessage, type EtcdEntry } from './protocol.js';
 import { snapshotOf, type EtcdSnapshot, type SnapshotOp } from './snapshot.js';
@@ -65,6 +67,8 @@ export class EtcdMember {
   readonly confirmLeadershipOnRevoke: boolean;
   readonly lessorConfig: LessorConfig;
   readonly baseOps: readonly SnapshotOp[];
+  /** Snapshots of the applied state, kept on the member's disk across crashes (issue 16). */
+  readonly snapshots: MemberSnapshots;
   readonly noMember: MemberId = toMemberId(0n);
   private readonly options: EtcdMemberOptions;
   private node: RaftNode<EtcdEntry> | undefined;
@@ -88,6 +92,7 @@ export class EtcdMember {
       checkpointing: options.leaseCheckpointing ?? false,
     };
     this.baseOps = options.restoredFrom?.ops ?? [];
+    this.snapshots = new MemberSnapshots(options.timing);
     this.disk = new Disk<WalRecord<EtcdEntry>>(this.process, { fsyncLatency: options.timing.walFsync, name: 'wal' });
     this.mux = portsOf(options.network, this.process);
     // Registered before the RaftNode's own hooks: the state machines exist before raft re-applies.
@@ -113,7 +118,7 @@ export class EtcdMember {
       },
       onReadState: (state) => this.runtime?.reads.onReadState(state.requestId, state.index),
       ...(this.options.activePeerCount === undefined ? {} : { activePeerCount: this.options.activePeerCount }),
-      appliedIndexAtStart: () => 0,
+      appliedIndexAtStart: () => this.snapshots.latest?.start.index ?? 0,
     });
   }
 
@@ -164,6 +169,8 @@ export class EtcdMember {
     const runtime = this.runtime;
     const node = this.node;
     if (runtime === undefined || node === undefined) throw new Error(`EtcdMember ${this.name}: no snapshot while it is crashed or not started`);
+    // A snapshot file here is the operations that built the state, and a compacted log no longer has them.
+    if (this.snapshots.latest !== undefined) throw new Error(`EtcdMember ${this.name}: etcdctl snapshot save is not simulated once the member compacted its log; leave EtcdTiming.snapshotCount unset in a run that saves snapshots`);
     const ops: SnapshotOp[] = [...this.baseOps];
     for (const entry of node.entries(1, runtime.appliedIndex)) {
       if (entry.type === 'normal' && entry.data !== null) ops.push({ kind: 'apply', request: entry.data.request });
@@ -174,6 +181,9 @@ export class EtcdMember {
   /** Called by the runtime after each applied entry. */
   noteApplied(entry: LogEntry<EtcdEntry>): void {
     this.options.observer?.onApplied?.(this, entry);
+    const state = this.runtime?.state;
+    const taken = state === undefined ? undefined : this.snapshots.afterApply(entry, state);
+    if (taken !== undefined) this.node?.snapshotAndCompact(taken.snapshot, taken.compactTo);
   }
 
   private beginIncarnation(): void {

@@ -49,6 +49,13 @@ export interface EtcdTiming {
    * the revision of one retention ago (member-compactor.ts). Absent: off, etcd's default (retention 0).
    */
   readonly autoCompaction?: AutoCompaction;
+  /**
+   * --snapshot-count: the member snapshots its state after this many applied entries and compacts its
+   * raft log and WAL (member-snapshots.ts). Absent: never (the simulator's default; etcd's is 100,000).
+   */
+  readonly snapshotCount?: number;
+  /** Entries kept in memory before a snapshot for lagging followers; etcd's 5,000 when absent. */
+  readonly snapshotCatchUpEntries?: number;
 }
 
 /** What a caller may set; raft fields merge over the 3.4.23 raft defaults. */
@@ -80,6 +87,8 @@ export function etcdTiming(input: EtcdTimingInput = {}): EtcdTiming {
     maxRequestBytes: input.maxRequestBytes ?? 1.5 * 1024 * 1024,
     version: input.version ?? ETCD_SIM_VERSION,
     ...(input.autoCompaction === undefined ? {} : { autoCompaction: input.autoCompaction }),
+    ...(input.snapshotCount === undefined ? {} : { snapshotCount: input.snapshotCount }),
+    ...(input.snapshotCatchUpEntries === undefined ? {} : { snapshotCatchUpEntries: input.snapshotCatchUpEntries }),
   };
   validate(timing);
   return timing;
@@ -98,5 +107,9 @@ function validate(timing: EtcdTiming): void {
   }
   const retentionMs = timing.autoCompaction?.retentionMs;
   if (retentionMs !== undefined && !(retentionMs >= 10 && Number.isFinite(retentionMs))) throw new RangeError(`EtcdTiming.autoCompaction.retentionMs must be a finite number of at least 10 ms (a tenth of it is the sampling period), got ${retentionMs}`);
+  for (const field of ['snapshotCount', 'snapshotCatchUpEntries'] as const) {
+    const value = timing[field];
+    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) throw new RangeError(`EtcdTiming.${field} must be a whole number of entries, at least 1, got ${value}`);
+  }
   if (!Number.isInteger(timing.maxPendingRevokes)) throw new RangeError(`EtcdTiming.maxPendingRevokes must be an integer, got ${timing.maxPendingRevokes}`);
 }

@@ -97,3 +97,18 @@ describe('Disk', () => {
     expect(() => disk.fsync()).toThrow('maxQueuedFsyncs (2)');
   });
 });
+
+describe('Disk.replacePrefix (the WAL purge, issue 16)', () => {
+  it('replaces durable entries by one, keeping positions, and crashes as before', async () => {
+    const { kernel, disk, member } = world();
+    for (const entry of ['a', 'b', 'c']) disk.write(entry);
+    disk.fsync();
+    await kernel.runUntilQuiescent();
+    disk.write('d');
+    disk.replacePrefix(3, 'abc');
+    expect([disk.durableEntries, disk.allEntries, disk.durableLength, disk.replacedCount]).toEqual([['abc'], ['abc', 'd'], 3, 3]);
+    expect(() => disk.replacePrefix(4, 'x')).toThrow(/only durable ones/);
+    member.crash({ powerLoss: true });
+    expect(disk.allEntries).toEqual(['abc']);
+  });
+});

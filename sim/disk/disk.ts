@@ -47,7 +47,13 @@ export class Disk<E = unknown> {
   private readonly latency: Quantile;
   private readonly stream: RandomStream;
   private readonly maxQueuedFsyncs: number;
-  private readonly entries: E[] = [];
+  private entries: E[] = [];
+  /**
+   * Entries before this position were replaced by the entry now at entries[0] (replacePrefix): positions
+   * (durableCount, fsync coverage, the trace's `durable`) count every entry ever written, so a
+   * compaction of the log leaves them as they were.
+   */
+  private base = 0;
   private durableCount = 0;
   private queue: FsyncRequest[] = [];
   private inFlight: InFlight | undefined;
@@ -78,7 +84,7 @@ export class Disk<E = unknown> {
       throw new Error(`disk ${this.process.name}/${this.name}: more than maxQueuedFsyncs (${this.maxQueuedFsyncs}) fsyncs queued; raise DiskOptions.maxQueuedFsyncs or batch writes per fsync`);
     }
     const id = this.nextFsyncId++;
-    this.queue.push({ id, coversUpTo: this.entries.length, onDurable, incarnation: this.process.incarnation });
+    this.queue.push({ id, coversUpTo: this.base + this.entries.length, onDurable, incarnation: this.process.incarnation });
     this.kernel.trace.record('disk.fsync.issue', { disk: this.name, id, queued: this.queuedFsyncs }, this.process.name);
     this.startNext();
     return id;
@@ -115,7 +121,20 @@ export class Disk<E = unknown> {
 
   /** Entries that survive any crash. */
   get durableEntries(): readonly E[] {
-    return this.entries.slice(0, this.durableCount);
+    return this.entries.slice(0, this.durableCount - this.base);
+  }
+
+  /**
+   * Replaces the first `count` entries written (all durable) by one durable entry, as etcd's WAL purge
+   * drops the files a snapshot made unnecessary (issue 16): the caller passes what stands for them (for
+   * the WAL, a snapshot record carrying the entries it still needs). Positions do not move.
+   */
+  replacePrefix(count: number, replacement: E): void {
+    if (!(Number.isInteger(count) && count > this.base && count <= this.durableCount)) {
+      throw new RangeError(`disk ${this.process.name}/${this.name}: replacePrefix(${count}) must cover more than the ${this.base} entries already replaced and only durable ones (${this.durableCount})`);
+    }
+    this.entries = [replacement, ...this.entries.slice(count - this.base)];
+    this.base = count - 1;
   }
 
   /** Every entry written and not lost (durable first, then unsynced). */
@@ -125,6 +144,11 @@ export class Disk<E = unknown> {
 
   get durableLength(): number {
     return this.durableCount;
+  }
+
+  /** How many of the first entries written stand replaced by entries[0] (replacePrefix); 0 before any. */
+  get replacedCount(): number {
+    return this.base === 0 ? 0 : this.base + 1;
   }
 
   /** fsyncs queued or in flight. */
@@ -171,9 +195,9 @@ export class Disk<E = unknown> {
     this.inFlight = undefined;
     this.startEventId = -1;
     this.queue = [];
-    const lostEntries = powerLoss ? this.entries.length - this.durableCount : 0;
-    if (powerLoss) this.entries.length = this.durableCount;
-    else this.durableCount = this.entries.length;
+    const lostEntries = powerLoss ? this.base + this.entries.length - this.durableCount : 0;
+    if (powerLoss) this.entries.length = this.durableCount - this.base;
+    else this.durableCount = this.base + this.entries.length;
     this.kernel.trace.record('disk.crash', { disk: this.name, droppedFsyncs, lostEntries, powerLoss }, this.process.name);
   }
 }

@@ -29,6 +29,16 @@ export function createEtcdState(config: EtcdStateConfig = {}): EtcdState {
   return { store, lessor, watches: new WatchHub(store) };
 }
 
+/**
+ * The state a snapshot holds (issue 16): what replaying the applied log into a fresh state would build,
+ * copied without the replay. Independent of `state`; a fresh watch hub (watches are not state).
+ */
+export function copyEtcdState(state: EtcdState): EtcdState {
+  const lessor = state.lessor.copyAsReplayed();
+  const store = state.store.copy(lessor);
+  return { store, lessor, watches: new WatchHub(store) };
+}
+
 /** The requests that travel as Raft entries (pb.InternalRaftRequest, the subset the port uses). */
 export type EtcdRequest =
   | { readonly kind: 'txn'; readonly txn: TxnRequest }

@@ -17,9 +17,18 @@ export interface KeyRange {
 }
 
 export class KeyIndex {
-  private readonly versions = new Map<string, KeyVersion[]>();
-  private readonly keys = new SortedKeySet();
+  private versions = new Map<string, KeyVersion[]>();
+  private keys = new SortedKeySet();
   private versionTotal = 0;
+
+  /** An independent copy; versions are immutable and shared. */
+  copy(): KeyIndex {
+    const copy = new KeyIndex();
+    copy.versions = new Map([...this.versions].map(([key, history]) => [key, history.slice()]));
+    copy.keys = this.keys.copy();
+    copy.versionTotal = this.versionTotal;
+    return copy;
+  }
 
   /** Keys with at least one retained version (deleted keys stay until compaction, as in etcd). */
   get keyCount(): number {

@@ -76,12 +76,28 @@ export class Lessor implements LeaseBinder {
   private readonly checkpointIntervalMs: number;
   private readonly checkpointPersist: boolean;
 
-  constructor(config: LessorConfig = {}) {
+  constructor(private readonly config: LessorConfig = {}) {
     this.minTtlSeconds = config.minTtlSeconds ?? MIN_LEASE_TTL_SECONDS;
     this.retryIntervalMs = config.expiredLeaseRetryIntervalMs ?? EXPIRED_LEASE_RETRY_INTERVAL_MS;
     this.checkpointing = config.checkpointing ?? false;
     this.checkpointIntervalMs = config.checkpointIntervalMs ?? LEASE_CHECKPOINT_INTERVAL_MS;
     this.checkpointPersist = config.checkpointPersist ?? false;
+  }
+
+  /**
+   * The lessor a replay of the applied log would build (issue 16: a member's snapshot stands for that
+   * replay): not primary, every lease forever, its TTL, checkpointed remainders and keys, in grant order.
+   */
+  copyAsReplayed(): Lessor {
+    const copy = new Lessor(this.config);
+    for (const lease of this.leaseMap.values()) {
+      const restored = new Lease(lease.id, lease.ttlSeconds);
+      restored.remainingTtlSeconds = lease.remainingTtlSeconds;
+      restored.persistedRemainingTtlSeconds = lease.persistedRemainingTtlSeconds;
+      for (const key of lease.keys) restored.keys.add(key);
+      copy.leaseMap.set(lease.id, restored);
+    }
+    return copy;
   }
 
   /** isPrimary() ⇔ demotec != nil (l.256). */

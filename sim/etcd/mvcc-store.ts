@@ -39,13 +39,29 @@ const NOT_COMPACTED = -1;
 export class MvccStore {
   private rev = FRESH_REVISION;
   private compactMainRev = NOT_COMPACTED;
-  private readonly index = new KeyIndex();
-  private readonly log = new RevisionLog(FRESH_REVISION + 1);
-  private readonly history = new StateHash();
+  private index = new KeyIndex();
+  private log = new RevisionLog(FRESH_REVISION + 1);
+  private history = new StateHash();
   private observer: CommitObserver | undefined;
   private openTxn: WriteTxn | undefined;
 
   constructor(private readonly leases: LeaseBinder) {}
+
+  /**
+   * The store as a backend snapshot holds it (issue 16: a member snapshots its state so its raft log and
+   * WAL can be compacted), bound to `leases`: revisions, compaction point, key versions, retained history
+   * and the history hash. No observer and no open txn.
+   */
+  copy(leases: LeaseBinder): MvccStore {
+    if (this.openTxn !== undefined) throw new Error('mvcc: copy with a write txn open');
+    const copy = new MvccStore(leases);
+    copy.rev = this.rev;
+    copy.compactMainRev = this.compactMainRev;
+    copy.index = this.index.copy();
+    copy.log = this.log.copy();
+    copy.history = this.history.copy();
+    return copy;
+  }
 
   /** The store revision: the last revision that changed something. */
   get currentRev(): number {

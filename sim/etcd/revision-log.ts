@@ -30,6 +30,13 @@ export class RevisionLog {
     this.firstRevision = firstRevision;
   }
 
+  /** An independent copy of what is retained; the writes are immutable and shared. */
+  copy(): RevisionLog {
+    const copy = new RevisionLog(this.firstRevision);
+    copy.writes = this.writes.slice(this.head);
+    return copy;
+  }
+
   get retainedRevisions(): number {
     return this.writes.length - this.head;
   }

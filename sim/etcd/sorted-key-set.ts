@@ -59,6 +59,14 @@ export class SortedKeySet {
   }
 
   /** The last chunk whose first key is <= key (0 when key precedes them all). */
+  /** An independent copy (the chunks are copied; the keys are immutable strings). */
+  copy(): SortedKeySet {
+    const copy = new SortedKeySet();
+    copy.chunks = this.chunks.map((chunk) => chunk.slice());
+    copy.count = this.count;
+    return copy;
+  }
+
   private chunkFor(key: string): number {
     let low = 0;
     let high = this.chunks.length - 1;

@@ -6,6 +6,14 @@ export class StateHash {
   private low = 0x811c9dc5;
   private high = 0x01000193 ^ 0x5bd1e995;
 
+  /** A hash that goes on from this one's state. */
+  copy(): StateHash {
+    const copy = new StateHash();
+    copy.low = this.low;
+    copy.high = this.high;
+    return copy;
+  }
+
   /** Folds a string in, then a separator, so ("ab","c") and ("a","bc") differ. */
   update(text: string): this {
     return this.fold(text).separate();

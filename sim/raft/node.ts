@@ -21,7 +21,8 @@ import { RaftCore, type ProposeOutcome, type TransferOutcome } from './raft.js';
 import type { ReadIndexOutcome } from './read-index.js';
 import { ReadyProducer, shouldWaitWalSync, type Ready } from './ready.js';
 import type { LogEntry, MemberId, RaftRole, ReadState, SoftState } from './types.js';
-import { replayWal, type WalRecord } from './wal.js';
+import type { LogStart } from './raft-log.js';
+import { replayWal, walRecordsAfter, type WalRecord } from './wal.js';
 
 export interface RaftNodeOptions<D> {
   /** The member; its name is the member id. */
@@ -138,9 +139,29 @@ export class RaftNode<D> {
     };
   }
 
+  /** The first index still in the in-memory log (1 until a snapshot compacted it). */
+  firstIndex(): number {
+    return this.core?.log.firstIndex() ?? 1;
+  }
+
   /** Log entries in [from, to] (for checkers and the member's catch-up; not a Raft API). */
   entries(from: number, to: number): readonly LogEntry<D>[] {
     return this.core?.log.slice(from, to) ?? [];
+  }
+
+  /**
+   * After the member saved a snapshot of its state at `snapshot` (etcd snapshot(): SaveSnap, then
+   * raftStorage.Compact(appliedi - SnapshotCatchUpEntries), and the WAL purge of files before it): the
+   * WAL's durable records become one snapshot record with the entries after it, and the in-memory log
+   * keeps the entries from `compactTo` + 1 on for followers that lag (issue 16).
+   */
+  snapshotAndCompact(snapshot: LogStart, compactTo: number): void {
+    const core = this.running('snapshotAndCompact');
+    core.log.compact(Math.min(compactTo, snapshot.index));
+    const disk = this.options.disk;
+    const durable = disk.durableLength;
+    if (durable > disk.replacedCount) disk.replacePrefix(durable, walRecordsAfter(disk.durableEntries, snapshot));
+    this.process.kernel.trace.record('raft.snapshot', { compactTo: core.log.firstIndex() - 1, index: snapshot.index, term: snapshot.term }, this.id);
   }
 
   // ---- inputs ---------------------------------------------------------------------------------
@@ -190,6 +211,7 @@ export class RaftNode<D> {
       entryBytes: this.options.entryBytes ?? (() => DEFAULT_ENTRY_BYTES),
       hardState: recovered.hardState,
       entries: recovered.entries,
+      ...(recovered.start.index === 0 ? {} : { start: recovered.start }),
       applied: this.options.appliedIndexAtStart?.() ?? 0,
       bootstrap: this.options.bootstrap ?? true,
     });
@@ -199,7 +221,7 @@ export class RaftNode<D> {
     this.tickHeld = false;
     this.serverSoft = { lead: null, role: 'follower' };
     const { hardState } = recovered;
-    kernel.trace.record('raft.start', { commit: hardState.commit, lastIndex: recovered.entries.length, term: hardState.term, vote: hardState.vote }, this.id);
+    kernel.trace.record('raft.start', { commit: hardState.commit, lastIndex: recovered.start.index + recovered.entries.length, term: hardState.term, vote: hardState.vote }, this.id);
     this.nextTickLocalMs = this.process.localNow() + this.config.tickMs;
     this.process.setTimerAt(this.nextTickLocalMs, () => this.onTick());
     this.kick();

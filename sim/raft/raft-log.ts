@@ -1,37 +1,69 @@
-// The in-memory Raft log (etcd raft/log.go raftLog + log_unstable.go), without snapshots or compaction:
-// entry i lives at position i-1. `unstableFrom` is the first index not yet handed to a Ready for the
+// The in-memory Raft log (etcd raft/log.go raftLog + log_unstable.go). Entry i lives at position
+// i - 1 - offset: `offset` is the index of the last entry compacted away (etcd MemoryStorage.Compact after
+// a snapshot, issue 16), whose term is still known, as etcd keeps the snapshot's index and term; 0 until a
+// compaction. `unstableFrom` is the first index not yet handed to a Ready for the
 // WAL; a truncation below it moves it back, so rewritten entries are written again (etcd's
 // unstable.truncateAndAppend and stableTo, which ignores a stale stable mark).
 import type { LogEntry } from './types.js';
 
+/** The last entry a snapshot covers: the log starts after it (etcd's snapshot metadata index and term). */
+export interface LogStart {
+  readonly index: number;
+  readonly term: number;
+}
+
+const EMPTY_START: LogStart = { index: 0, term: 0 };
+
 export class RaftLog<D> {
-  private readonly log: LogEntry<D>[];
+  private log: LogEntry<D>[];
+  private offset: number;
+  private offsetTerm: number;
   committed: number;
   applied: number;
   private unstableFromIndex: number;
 
-  constructor(entries: readonly LogEntry<D>[] = [], committed = 0, applied = 0) {
+  constructor(entries: readonly LogEntry<D>[] = [], committed = 0, applied = 0, start: LogStart = EMPTY_START) {
     entries.forEach((entry, i) => {
-      if (entry.index !== i + 1) throw new Error(`RaftLog: recovered entry at position ${i} has index ${entry.index}, expected ${i + 1}`);
+      if (entry.index !== start.index + i + 1) throw new Error(`RaftLog: recovered entry at position ${i} has index ${entry.index}, expected ${start.index + i + 1}`);
     });
     this.log = entries.slice();
-    this.committed = Math.min(committed, this.log.length);
-    this.applied = Math.min(applied, this.committed);
-    this.unstableFromIndex = this.log.length + 1;
+    this.offset = start.index;
+    this.offsetTerm = start.term;
+    this.committed = Math.max(start.index, Math.min(committed, this.lastIndex()));
+    this.applied = Math.max(start.index, Math.min(applied, this.committed));
+    this.unstableFromIndex = this.lastIndex() + 1;
   }
 
   lastIndex(): number {
-    return this.log.length;
+    return this.offset + this.log.length;
   }
 
   lastTerm(): number {
-    return this.log.length === 0 ? 0 : this.log[this.log.length - 1]!.term;
+    return this.log.length === 0 ? this.offsetTerm : this.log[this.log.length - 1]!.term;
   }
 
-  /** The term of entry `index`; 0 for index 0; undefined beyond the log. */
+  /** The first index still in memory (etcd firstIndex): entries below it were compacted. */
+  firstIndex(): number {
+    return this.offset + 1;
+  }
+
+  /** The term of entry `index`; 0 for index 0; undefined beyond the log or compacted away. */
   term(index: number): number | undefined {
-    if (index === 0) return 0;
-    return this.log[index - 1]?.term;
+    if (index === this.offset) return this.offsetTerm;
+    if (index < this.offset) return undefined;
+    return this.log[index - this.offset - 1]?.term;
+  }
+
+  /**
+   * etcd MemoryStorage.Compact: drops the entries up to `index`, keeping its term. Only applied entries
+   * may go (etcd compacts at appliedi - SnapshotCatchUpEntries); asking for more is a programmer error.
+   */
+  compact(index: number): void {
+    if (index <= this.offset) return;
+    if (index > this.applied) throw new Error(`RaftLog: compact to ${index} is beyond the applied index ${this.applied}`);
+    this.offsetTerm = this.term(index)!;
+    this.log = this.log.slice(index - this.offset);
+    this.offset = index;
   }
 
   matchTerm(index: number, term: number): boolean {
@@ -46,15 +78,17 @@ export class RaftLog<D> {
 
   /** Entries in [lo, hi] (inclusive), clamped to the log. */
   slice(lo: number, hi: number): LogEntry<D>[] {
-    return this.log.slice(Math.max(lo, 1) - 1, Math.min(hi, this.log.length));
+    if (lo <= this.offset && hi > this.offset) throw new Error(`RaftLog: entries from ${lo} were compacted (the log starts at ${this.offset + 1})`);
+    return this.log.slice(Math.max(lo - this.offset, 1) - 1, Math.max(0, Math.min(hi, this.lastIndex()) - this.offset));
   }
 
   /** Entries from `lo` on, at least one if any, at most `maxBytes` in total (etcd limitSize). */
   entriesFrom(lo: number, maxBytes: number, sizeOf: (entry: LogEntry<D>) => number): LogEntry<D>[] {
     const out: LogEntry<D>[] = [];
     let bytes = 0;
-    for (let index = lo; index <= this.log.length; index++) {
-      const entry = this.log[index - 1]!;
+    if (lo <= this.offset) throw new Error(`RaftLog: entries from ${lo} were compacted (the log starts at ${this.offset + 1})`);
+    for (let index = lo; index <= this.lastIndex(); index++) {
+      const entry = this.log[index - this.offset - 1]!;
       bytes += sizeOf(entry);
       if (out.length > 0 && bytes > maxBytes) break;
       out.push(entry);
@@ -71,9 +105,9 @@ export class RaftLog<D> {
     if (first === undefined) return this.lastIndex();
     const after = first.index - 1;
     if (after < this.committed) throw new Error(`RaftLog: append after ${after} would truncate committed entries (committed ${this.committed})`);
-    if (after > this.log.length) throw new Error(`RaftLog: append after ${after} leaves a gap (last index ${this.log.length})`);
-    if (after < this.log.length) {
-      this.log.length = after;
+    if (after > this.lastIndex()) throw new Error(`RaftLog: append after ${after} leaves a gap (last index ${this.lastIndex()})`);
+    if (after < this.lastIndex()) {
+      this.log.length = after - this.offset;
       this.unstableFromIndex = Math.min(this.unstableFromIndex, after + 1);
     }
     for (const entry of entries) this.log.push(entry);

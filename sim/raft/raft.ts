@@ -13,7 +13,7 @@ import type { RaftConfig } from './config.js';
 import { handleVoteRequest, hup, stepTerm } from './elections.js';
 import type { MsgReadIndex, RaftMessage } from './message.js';
 import { Progress } from './progress.js';
-import { RaftLog } from './raft-log.js';
+import { type LogStart, RaftLog } from './raft-log.js';
 import { readIndexLocal, type ReadIndexOutcome } from './read-index.js';
 import { ReadOnly } from './read-only.js';
 import { appendEntries, bcastAppend, bcastHeartbeat, sendAppend } from './replication.js';
@@ -47,6 +47,8 @@ export interface RaftCoreOptions<D> {
   /** Recovered from the WAL; empty for a fresh member. */
   readonly hardState: HardState;
   readonly entries: readonly LogEntry<D>[];
+  /** The snapshot the entries follow (the WAL's last snapshot record); absent: the log starts at 1. */
+  readonly start?: LogStart;
   /**
    * A fresh member (nothing recovered) bootstraps as etcd StartNode does: term 1, one committed
    * ConfChangeAddNode entry per voter, so the first election is for term 2.
@@ -95,8 +97,8 @@ export class RaftCore<D> {
     this.random = options.random;
     this.record = options.record;
     this.entryBytes = options.entryBytes;
-    const fresh = options.bootstrap && options.entries.length === 0 && sameHardState(options.hardState, EMPTY_HARD_STATE);
-    this.log = new RaftLog(options.entries, options.hardState.commit, options.applied);
+    const fresh = options.bootstrap && options.entries.length === 0 && options.start === undefined && sameHardState(options.hardState, EMPTY_HARD_STATE);
+    this.log = new RaftLog(options.entries, options.hardState.commit, options.applied, options.start);
     this.term = options.hardState.term;
     this.vote = options.hardState.vote;
     if (fresh) this.bootstrap();

@@ -45,6 +45,10 @@ export function sendAppend<D>(r: RaftCore<D>, to: MemberId, sendIfEmpty = true):
   if (pr.isPaused()) return false;
   const prevIndex = pr.next - 1;
   const prevTerm = r.log.term(prevIndex);
+  if (prevTerm === undefined && prevIndex < r.log.firstIndex()) {
+    // etcd would send a snapshot (MsgSnap); the simulator does not model it (issue 16, member-snapshots.ts).
+    throw new Error(`RaftCore: ${to} needs entry ${pr.next}, compacted away (the log starts at ${r.log.firstIndex()}); a follower this far behind needs a snapshot (MsgSnap), which the simulator does not send: raise EtcdTiming.snapshotCatchUpEntries or leave snapshotCount unset`);
+  }
   if (prevTerm === undefined) throw new Error(`RaftCore: progress of ${to} points past the log (next ${pr.next}, last ${r.log.lastIndex()})`);
   const entries = r.log.entriesFrom(pr.next, r.config.maxSizePerMsgBytes, r.entryBytes);
   if (entries.length === 0 && !sendIfEmpty) return false;

@@ -16,7 +16,7 @@ describe('replayWal', () => {
   });
 
   it('an empty WAL is a fresh member; a gap or a commit beyond the log is corruption', () => {
-    expect(replayWal([])).toEqual({ hardState: { term: 0, vote: null, commit: 0 }, entries: [] });
+    expect(replayWal([])).toEqual({ hardState: { term: 0, vote: null, commit: 0 }, entries: [], start: { index: 0, term: 0 } });
     expect(() => replayWal([{ entries: [e(2, 1)], hardState: null }])).toThrow(/gap/);
     expect(() => replayWal([{ entries: [e(1, 1)], hardState: { term: 1, vote: null, commit: 2 } }])).toThrow(/beyond/);
   });

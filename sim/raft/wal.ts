@@ -5,32 +5,57 @@
 // keeps only what an fsync covered.
 import type { HardState, LogEntry } from './types.js';
 import { EMPTY_HARD_STATE } from './types.js';
+import type { LogStart } from './raft-log.js';
 
 export interface WalRecord<D> {
   readonly entries: readonly LogEntry<D>[];
   readonly hardState: HardState | null;
+  /**
+   * etcd's walpb.Snapshot record (issue 16): the log starts after this entry; replay keeps only the
+   * entries after it. Written when the member snapshots and compacts its log (walRecordsAfter).
+   */
+  readonly snapshot?: LogStart;
 }
 
 export interface RecoveredState<D> {
   readonly hardState: HardState;
+  /** The entries after `start`, contiguous. */
   readonly entries: readonly LogEntry<D>[];
+  /** The last snapshot's entry (index 0, term 0 without one). */
+  readonly start: LogStart;
 }
 
 export function replayWal<D>(records: readonly WalRecord<D>[]): RecoveredState<D> {
-  const entries: LogEntry<D>[] = [];
+  let entries: LogEntry<D>[] = [];
+  let start: LogStart = { index: 0, term: 0 };
   let hardState = EMPTY_HARD_STATE;
   for (const record of records) {
+    if (record.snapshot !== undefined) {
+      start = record.snapshot;
+      entries = entries.filter((entry) => entry.index > start.index);
+    }
     for (const entry of record.entries) {
-      if (entry.index < 1 || entry.index > entries.length + 1) {
-        throw new Error(`WAL replay: entry ${entry.index} leaves a gap after ${entries.length} entries; the WAL is corrupt`);
-      }
-      entries.length = entry.index - 1;
+      const last = start.index + entries.length;
+      if (entry.index <= start.index) continue;
+      if (entry.index > last + 1) throw new Error(`WAL replay: entry ${entry.index} leaves a gap after entry ${last}; the WAL is corrupt`);
+      entries.length = entry.index - 1 - start.index;
       entries.push(entry);
     }
     if (record.hardState !== null) hardState = record.hardState;
   }
-  if (hardState.commit > entries.length) {
-    throw new Error(`WAL replay: hard state commit ${hardState.commit} is beyond the last entry ${entries.length}; the WAL is corrupt`);
+  const last = start.index + entries.length;
+  if (hardState.commit > last) {
+    throw new Error(`WAL replay: hard state commit ${hardState.commit} is beyond the last entry ${last}; the WAL is corrupt`);
   }
-  return { hardState, entries };
+  return { hardState, entries, start };
+}
+
+/**
+ * The one record that stands for `records` once the log is compacted to `start` (etcd's snapshot record
+ * and the WAL files kept after it): replaying it gives what replaying them gives, minus the entries the
+ * snapshot covers.
+ */
+export function walRecordsAfter<D>(records: readonly WalRecord<D>[], start: LogStart): WalRecord<D> {
+  const replayed = replayWal([...records, { entries: [], hardState: null, snapshot: start }]);
+  return { entries: replayed.entries, hardState: replayed.hardState === EMPTY_HARD_STATE ? null : replayed.hardState, snapshot: start };
 }
