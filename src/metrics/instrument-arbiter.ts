@@ -22,8 +22,11 @@ export function instrumentArbiter(api: ArbiterApi, deps: InstrumentDeps): Arbite
   return new InstrumentedArbiter(api, deps);
 }
 
+const SWEEP_INTERVAL_MS = 1_000;
+
 class InstrumentedArbiter implements ArbiterApi {
   private readonly book = new HoldBook();
+  private lastSweepMs = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly api: ArbiterApi,
@@ -125,8 +128,12 @@ class InstrumentedArbiter implements ArbiterApi {
     }
   }
 
+  /** At most once a second: the sweep walks every tracked session, and acquires come thousands a second. */
   private sweep(): void {
-    this.expired(this.book.sweepExpired(this.deps.clock.now()));
+    const nowMs = this.deps.clock.now();
+    if (nowMs - this.lastSweepMs < SWEEP_INTERVAL_MS) return;
+    this.lastSweepMs = nowMs;
+    this.expired(this.book.sweepExpired(nowMs));
   }
 
   private holdEnded(hold: TrackedHold): void {
