@@ -19,6 +19,8 @@ function summary(trials: readonly LeaderKillTrial[]) {
   const released = sorted(trials.filter((t) => 'released' in t.release).map((t) => t.releaseAnsweredAfterMs));
   const granted = sorted(trials.filter((t) => 'token' in t.waiter).map((t) => t.waiterGrantedAfterMs));
   const elected = sorted(trials.flatMap((t) => (t.electedAfterMs === undefined ? [] : [t.electedAfterMs])));
+  // The key free after the new leader: what the arbiter adds to the election itself.
+  const afterElection = sorted(trials.flatMap((t) => ('released' in t.release && t.electedAfterMs !== undefined ? [t.releaseAnsweredAfterMs - t.electedAfterMs] : [])));
   const at = (values: number[], q: number) => { const v = values[Math.min(values.length - 1, Math.floor(q * values.length))]; return v === undefined ? undefined : Math.round(v); };
   return {
     trials: trials.length,
@@ -26,6 +28,7 @@ function summary(trials: readonly LeaderKillTrial[]) {
     releaseAnsweredMs: { p50: at(released, 0.5), max: roundMs(released.at(-1)) },
     waiterGrantedMs: { p50: at(granted, 0.5), max: roundMs(granted.at(-1)) },
     electedMs: { p50: at(elected, 0.5), max: roundMs(elected.at(-1)) },
+    freeAfterElectionMs: { p50: at(afterElection, 0.5), max: roundMs(afterElection.at(-1)) },
     goalMs: ELECTION_TIMEOUT_MS + GOAL_MARGIN_MS,
     withinGoal: released.filter((ms) => ms <= ELECTION_TIMEOUT_MS + GOAL_MARGIN_MS).length,
   };
@@ -56,7 +59,8 @@ async function main(): Promise<void> {
     }
     for (const [fault, s] of Object.entries(report)) {
       process.stdout.write(
-        `leader ${fault}: ${s.trials} trials; new leader after p50 ${s.electedMs.p50} ms (max ${s.electedMs.max}); key free (release answered) after p50 ${s.releaseAnsweredMs.p50} ms (max ${s.releaseAnsweredMs.max}); ` +
+        `leader ${fault}: ${s.trials} trials; new leader after p50 ${s.electedMs.p50} ms (max ${s.electedMs.max}); key free (release answered) after p50 ${s.releaseAnsweredMs.p50} ms (max ${s.releaseAnsweredMs.max}), ` +
+          `${s.freeAfterElectionMs.p50} ms after the new leader (max ${s.freeAfterElectionMs.max}); ` +
           `waiter granted after p50 ${s.waiterGrantedMs.p50} ms (max ${s.waiterGrantedMs.max}); ${s.withinGoal}/${s.trials} within the goal of ${s.goalMs} ms; ${s.releaseFailures} releases failed\n`,
       );
     }

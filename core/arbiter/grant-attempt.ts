@@ -6,11 +6,11 @@
 // live session; L1: in a durable line the waiter then re-joined behind the waiter that waited for it).
 import { assert } from '../assert.js';
 import { LockError, isLockError } from '../lock-error.js';
-import type { LockKey } from '../lock-key.js';
+import { type LockKey, holderKeyOf } from '../lock-key.js';
 import type { Grant } from '../ports/arbiter-api.js';
 import { isLockLogError } from '../ports/lock-log-error.js';
 import { packToken } from '../token.js';
-import type { LeaseId } from '../units.js';
+import type { LeaseId, Revision } from '../units.js';
 import type { EpochState } from './epoch-state.js';
 import { type GrantTxnInput, classifyGrant } from './grant-txn.js';
 import { type HoldRead, readHold } from './inspect.js';
@@ -39,7 +39,14 @@ export class Granter {
 
   /** The attempt and the in-doubt resolution of one waiter, for its line (KeyQueue). */
   contender(ask: GrantAsk): Contender {
-    return { attempt: (trigger) => this.attempt(ask, trigger), resolve: () => this.ownHold(ask, false) };
+    return { attempt: (trigger) => this.attempt(ask, trigger), resolve: () => this.ownHold(ask, false), heldAt: () => this.heldByOtherAt(ask) };
+  }
+
+  /** The revision at which another session holds the key, or undefined (free, or this session's): a read only (KeyQueue polls). */
+  async heldByOtherAt(ask: Pick<GrantAsk, 'key' | 'sessionId'>): Promise<Revision | undefined> {
+    const read = await this.deps.gateway.range({ key: holderKeyOf(ask.key) });
+    const holder = read.kvs[0];
+    return holder !== undefined && holder.lease !== ask.sessionId ? read.header.revision : undefined;
   }
 
   /**

@@ -192,3 +192,26 @@ describe('KeyQueue, durable lines: the line follows each waiter\'s place in the 
     expect(daveAttempts).toBe(0);
   });
 });
+
+describe('KeyQueue polls (issue 12)', () => {
+  it('a poll reads the holder first and attempts only when the key may be free', async () => {
+    const { kernel, queue, triggers, contender } = setUp([async () => ({ granted: grantAt(30n) })]);
+    const reads: Array<Revision | undefined> = [revision(10n), revision(11n), undefined];
+    let readCount = 0;
+    const heldAt = async () => {
+      readCount += 1;
+      return reads.shift();
+    };
+    const waited = queue.join({ ...contender, heldAt }, 20 * POLL_MS, revision(5n));
+    expect(await outcomeOf(kernel, waited, 40 * POLL_MS)).toEqual(grantAt(30n));
+    expect(readCount).toBe(3); // two polls found it held and sent no grant txn; the third attempted
+    expect(triggers).toEqual(['poll']);
+  });
+
+  it('the control: a contender without the read attempts at every poll', async () => {
+    const { kernel, queue, triggers, contender } = setUp([async () => ({ contendedAt: revision(10n) }), async () => ({ contendedAt: revision(11n) }), async () => ({ granted: grantAt(30n) })]);
+    const waited = queue.join(contender, 20 * POLL_MS, revision(5n));
+    expect(await outcomeOf(kernel, waited, 40 * POLL_MS)).toEqual(grantAt(30n));
+    expect(triggers).toEqual(['poll', 'poll', 'poll']);
+  });
+});

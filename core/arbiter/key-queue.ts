@@ -39,6 +39,15 @@ export interface Contender {
    * leaked on the caller's live session). Rejects when the read fails too.
    */
   readonly resolve: () => Promise<Grant | undefined>;
+  /**
+   * A read of the holder key (it writes nothing): the revision at which another session was seen holding
+   * the key, or undefined when it may be free (or is this session's). A poll reads first and sends the
+   * grant txn only when the key may be free: a poll of a held key then costs a read, not a Raft entry,
+   * and a poll sent while the leader is gone is answered when a new one is elected ("leader changed"),
+   * where a grant txn forwarded to the dead leader waited out etcd's 7 s request timeout and held the
+   * line's head that long after the key was released (issue 12). Absent: polls attempt at once.
+   */
+  readonly heldAt?: () => Promise<Revision | undefined>;
 }
 
 export const MAX_WAITERS_PER_KEY = 10_000;
@@ -244,6 +253,12 @@ export class KeyQueue {
     assert(!waiter.attempting, 'one attempt at a time per waiter');
     waiter.attempting = true;
     try {
+      const heldAt = trigger === 'poll' ? await waiter.contender.heldAt?.() : undefined;
+      if (heldAt !== undefined) {
+        if (heldAt > this.seenRevision) this.seenRevision = heldAt;
+        this.ensureWatch(heldAt);
+        return undefined;
+      }
       const outcome = await waiter.contender.attempt(trigger);
       waiter.inDoubt = false;
       const seen = 'granted' in outcome ? outcome.granted.revision : outcome.contendedAt;

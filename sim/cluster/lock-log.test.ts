@@ -50,6 +50,17 @@ describe('SimLockLog endpoints', () => {
     expect(next.header.memberId).toBe(second.memberId);
   });
 
+  it('a txn with its own shorter deadline times out at it (indeterminate), and the next call moves on (issue 12)', async () => {
+    const { world, first, second, log } = await twoEndpointWorld('own-deadline');
+    world.cluster.crash(first.name, { powerLoss: true });
+    const started = world.kernel.now();
+    const error = (await world.driver.wait(rejectionOf(log.txn({ ...put('/k', 'v'), timeoutMs: 750 })))) as LockLogError;
+    expect([error.code, error.outcome]).toEqual(['timeout', 'indeterminate']);
+    expect(world.kernel.now() - started).toBeCloseTo(750, 0);
+    const next = await world.driver.wait(log.txn({ ...put('/k', 'v'), timeoutMs: 60_000 })); // a longer one is capped at the client's own
+    expect(next.header.memberId).toBe(second.memberId);
+  });
+
   it('refuses calls after close, and close fails the calls in flight with cancelled', async () => {
     const { world, log } = await twoEndpointWorld('close');
     const pending = log.txn(put('/k', 'v'));

@@ -75,3 +75,22 @@ describe('EndpointSet.runHedged', () => {
     expect(m.asked).toEqual(['http://127.0.0.1:1']);
   });
 });
+
+describe('EndpointSet.run with a call\'s own deadline (TxnRequest.timeoutMs, issue 12)', () => {
+  it('ends a silent member\'s call at the shorter deadline, and the next call goes to the next member', async () => {
+    const m = membersThat(['silent', 'answer', 'answer']);
+    const error = await m.set.run({ operation: 'txn', mutates: true, timeoutMs: 100 }, m.call).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'timeout', outcome: 'indeterminate' });
+    expect(m.set.currentEndpoint).toBe('http://127.0.0.1:2');
+    expect(await m.set.run({ operation: 'txn', mutates: true, timeoutMs: 100 }, m.call)).toBe('http://127.0.0.1:2');
+  });
+
+  it('never lengthens the set\'s request timeout', () => {
+    const set = new EndpointSet(ENDPOINTS, 1_000);
+    sets.push(set);
+    const startMs = Date.now();
+    expect(set.deadline(60_000).getTime() - startMs).toBeLessThanOrEqual(1_000 + 50);
+    expect(set.deadline(200).getTime() - startMs).toBeLessThanOrEqual(200 + 50);
+    expect(set.deadline().getTime() - startMs).toBeGreaterThanOrEqual(1_000 - 50);
+  });
+});

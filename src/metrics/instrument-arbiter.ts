@@ -23,10 +23,13 @@ export function instrumentArbiter(api: ArbiterService, deps: InstrumentDeps): Ar
   return new InstrumentedArbiter(api, deps);
 }
 
+const SWEEP_INTERVAL_MS = 1_000;
+
 type Args<M extends keyof ArbiterService> = Parameters<ArbiterService[M]>;
 
 class InstrumentedArbiter implements ArbiterService {
   private readonly book = new HoldBook();
+  private lastSweepMs = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly api: ArbiterService,
@@ -136,8 +139,12 @@ class InstrumentedArbiter implements ArbiterService {
     }
   }
 
+  /** At most once a second: the sweep walks every tracked session, and acquires come thousands a second. */
   private sweep(): void {
-    this.expired(this.book.sweepExpired(this.deps.clock.now()));
+    const nowMs = this.deps.clock.now();
+    if (nowMs - this.lastSweepMs < SWEEP_INTERVAL_MS) return;
+    this.lastSweepMs = nowMs;
+    this.expired(this.book.sweepExpired(nowMs));
   }
 
   private holdEnded(hold: TrackedHold): void {
