@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // The CLI runs compiled (bin/js-build.mjs): build it once, before the tests that start it as a process.
+    globalSetup: ['src/testing/build-js.global-setup.ts'],
   },
 });

@@ -1,13 +1,18 @@
-// `npm run bench:sim -- [--seed N] [--minutes M] [--json] [--yield tick|immediate]`: how fast the simulator runs.
+// `npm run bench:sim -- [--seed N] [--minutes M] [--json] [--yield tick|immediate]`: how fast the simulator runs,
+// and in how much memory. `--minutes 60` (npm run bench:soak) is the soak form: its peak RSS should stay
+// within 1.2x of the ten-minute run's (issue 16).
 // - kernelEventsPerSecond: the kernel alone, a micro workload of trivial events;
 // - speedup: simulated seconds per wall second for the issue's standard workload: 3 etcd members,
 //   1 arbiter, 200 client sessions at TTL 15 s, 100 grants/s over 1,000 keys, 10 simulated minutes;
+// - peakRssMb (the process's maximum resident set), rssMbByMinute and heapMbByMinute (at the end of each
+//   simulated minute);
 // - cpuSeconds: CPU time (user + system) of the standard run, steadier than wall time on a loaded machine;
 // - traceHash: that run's trace hash, so determinism can be checked from outside; it covers every kind
 //   but the per-message ones named in traceOmits (net.send, net.deliver, raft.send).
 // This measures the simulator itself, so it imports sim/ (the one exception bench/ makes).
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import type { SimClusterOptions } from '../sim/cluster/cluster.js';
 import { Kernel } from '../sim/kernel/kernel.js';
 import { startLockWorkload, workloadPolicy } from '../sim/world/lock-workload.js';
 import { World } from '../sim/world/world.js';
@@ -17,6 +22,13 @@ import { World } from '../sim/world/world.js';
  * its hash covers every other kind, and the report names what it leaves out (`traceOmits`).
  */
 const PER_MESSAGE_KINDS = ['net.send', 'net.deliver', 'raft.send'];
+const MB = 1024 * 1024;
+/**
+ * The standard workload's members run as a long-lived etcd is run (issue 16): periodic auto-compaction
+ * with a one-minute retention (--auto-compaction-mode periodic --auto-compaction-retention 1m), so the
+ * MVCC history holds one to two minutes of revisions, whatever the run's length.
+ */
+const STANDARD_CLUSTER: SimClusterOptions = { timing: { autoCompaction: { mode: 'periodic', retentionMs: 60_000 } } };
 
 // The host yield goes through node's tick queue, which node runs only once the microtask queue is
 // empty: a drain as complete as an immediate's (sim/trace/determinism.test.ts checks the hashes agree)
@@ -41,29 +53,36 @@ async function kernelEventsPerSecond(): Promise<number> {
 async function standardRun(seed: string, minutes: number, progress: (text: string) => void) {
   const clients = 200;
   const ttlSeconds = 15;
-  const world = new World({ seed, yieldToHost, ...workloadPolicy(ttlSeconds, clients), kernel: { trace: { keepRecords: false, omitKinds: PER_MESSAGE_KINDS } } });
+  const world = new World({ seed, yieldToHost, ...workloadPolicy(ttlSeconds, clients), cluster: STANDARD_CLUSTER, kernel: { trace: { keepRecords: false, omitKinds: PER_MESSAGE_KINDS } } });
   await world.start();
   const workload = startLockWorkload({ world, clients, ttlSeconds, grantsPerSecond: 100, keys: 1000, holdMs: 50, waitMs: 1000 });
   const simulatedMs = minutes * 60_000;
   const start = performance.now();
   const cpuStart = process.cpuUsage();
   const from = world.kernel.now();
-  for (let t = from; t < from + simulatedMs; t += 30_000) {
-    await world.runUntil(Math.min(from + simulatedMs, t + 30_000));
-    progress(`bench:sim: ${((world.kernel.now() - from) / 1000).toFixed(0)}/${simulatedMs / 1000} simulated s, ${((performance.now() - start) / 1000).toFixed(1)} wall s, ${workload.stats.granted} grants`);
+  // Resident memory at the end of each simulated minute: flat in a soak (--minutes 60) when every
+  // structure the run keeps is bounded (issue 16); a slow leak shows as a slope.
+  const rssMbByMinute: number[] = [];
+  const heapMbByMinute: number[] = [];
+  for (let t = from; t < from + simulatedMs; t += 60_000) {
+    await world.runUntil(Math.min(from + simulatedMs, t + 60_000));
+    const memory = process.memoryUsage();
+    rssMbByMinute.push(Math.round(memory.rss / MB));
+    heapMbByMinute.push(Math.round(memory.heapUsed / MB));
+    progress(`bench:sim: ${((world.kernel.now() - from) / 1000).toFixed(0)}/${simulatedMs / 1000} simulated s, ${((performance.now() - start) / 1000).toFixed(1)} wall s, ${workload.stats.granted} grants, rss ${rssMbByMinute.at(-1)} MB`);
   }
   workload.stop();
   const wallSeconds = (performance.now() - start) / 1000;
   const cpu = process.cpuUsage(cpuStart);
   // CPU time (user + system, all threads, GC helpers included) sees through a shared, loaded machine.
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-  return { simulatedSeconds: simulatedMs / 1000, wallSeconds, cpuSeconds, stats: workload.stats, traceHash: world.kernel.trace.hash(), events: world.kernel.eventsExecuted };
+  return { simulatedSeconds: simulatedMs / 1000, wallSeconds, cpuSeconds, stats: workload.stats, traceHash: world.kernel.trace.hash(), events: world.kernel.eventsExecuted, rssMbByMinute, heapMbByMinute };
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' }, minutes: { type: 'string', default: '10' }, json: { type: 'boolean', default: false }, yield: { type: 'string', default: 'tick' }, help: { type: 'boolean', default: false } } });
   if (values.help) {
-    process.stdout.write('npm run bench:sim -- [--seed N] [--minutes M] [--json] [--yield tick|immediate]\n  kernel events/s, and the speedup of the standard workload (3 members, 1 arbiter, 200 sessions TTL 15 s, 100 grants/s over 1,000 keys)\n');
+    process.stdout.write('npm run bench:sim -- [--seed N] [--minutes M] [--json] [--yield tick|immediate]\n  kernel events/s, and the speedup, CPU seconds, peak RSS and RSS per simulated minute of the standard workload (3 members, 1 arbiter, 200 sessions TTL 15 s, 100 grants/s over 1,000 keys); --minutes 60 is the soak form\n');
     return;
   }
   if (values.yield !== 'tick' && values.yield !== 'immediate') throw new Error(`--yield ${values.yield} must be tick or immediate`);
@@ -81,6 +100,8 @@ async function main(): Promise<void> {
     wallSeconds: Math.round(run.wallSeconds * 100) / 100,
     cpuSeconds: Math.round(run.cpuSeconds * 100) / 100,
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    rssMbByMinute: run.rssMbByMinute,
+    heapMbByMinute: run.heapMbByMinute,
     traceHash: run.traceHash,
     traceOmits: PER_MESSAGE_KINDS,
     hostYield: values.yield,

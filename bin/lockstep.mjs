@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// The `lockstep` command: runs src/cli.ts through tsx's loader so that `npx lockstep` works straight
-// after `npm ci`, with no build step that could go stale.
-import { register } from 'tsx/esm/api';
+// The `lockstep` command: runs src/cli.ts compiled to dist/js (bin/js-build.mjs), which `npm ci` builds and
+// this entry rebuilds first whenever a source is newer, so `npx lockstep` works straight after `npm ci` and
+// never runs a stale build. Issue 16: compiling through tsx at each start cost 1-2.5 s.
+import { currentCli } from './js-build.mjs';
 
-register();
-const { main } = await import('../src/cli.ts');
+const { main } = await import((await currentCli()).href);
 let exitCode = 0;
 // A reader that went away (`lockstep check ... | head`) is not an error of the command: exit with its code.
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => process.exit(exitCode));

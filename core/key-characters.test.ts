@@ -30,6 +30,16 @@ describe('the code points a lock key may not contain (issue 18, UTS #39 / UAX #3
     expect([problem?.class, problem?.fix]).toEqual([kind, 'remove it']);
   });
 
+  it('passes printable ASCII on its fast path exactly as the per-character classes judge it', () => {
+    // The fast path (issue 16) claims no code point from U+0020 to U+007E is refused: check every one.
+    for (let cp = 0x20; cp <= 0x7e; cp += 1) expect(keyCharacterClass(cp), `U+${cp.toString(16)}`).toBeUndefined();
+    expect(keyCharacterProblem('payments/ledger-01 a~z')).toBeUndefined();
+    // Just outside the range the slow path still refuses: DELETE, a tab, and NO-BREAK SPACE.
+    expect(keyCharacterProblem('a\u007fb')?.class).toBe('control');
+    expect(keyCharacterProblem('a\tb')?.class).toBe('control');
+    expect(keyCharacterProblem('a\u00a0b')?.class).toBe('space');
+  });
+
   it('counts the position in code points, so a character outside the BMP counts once', () => {
     expect(keyCharacterProblem('ns/\u{1F512}\u200B')?.position).toBe(4);
   });

@@ -18,27 +18,28 @@ export interface LockKey {
 
 export function parseLockKey(text: unknown): LockKey {
   // Quoted with every code point a key may not contain escaped: the message must not be reordered by the key it refuses.
-  const shown = showKeyText(String(text).slice(0, 60));
+  // Made only for a refusal: every grant parses its key (issue 16).
+  const shown = (): string => showKeyText(String(text).slice(0, 60));
   if (typeof text !== 'string' || text.length === 0) {
     throw new LockError('invalid-argument', 'key is empty; give a key as namespace/path, e.g. payments/invoice-42');
   }
   if (text.length > MAX_KEY_LENGTH) {
-    throw new LockError('invalid-argument', `key ${shown}... is ${text.length} characters, over the limit of ${MAX_KEY_LENGTH}; lock a shorter name (a hash of a long id, say)`);
+    throw new LockError('invalid-argument', `key ${shown()}... is ${text.length} characters, over the limit of ${MAX_KEY_LENGTH}; lock a shorter name (a hash of a long id, say)`);
   }
   // Controls, bidi controls, invisible characters, separators, tags, lone surrogates, non-NFC (key-characters.ts).
   const problem = keyCharacterProblem(text);
-  if (problem !== undefined) throw new LockError('invalid-argument', `key ${shown}: ${problem.message}; ${problem.fix}`);
+  if (problem !== undefined) throw new LockError('invalid-argument', `key ${shown()}: ${problem.message}; ${problem.fix}`);
   const slash = text.indexOf('/');
   if (slash <= 0 || slash === text.length - 1) {
-    throw new LockError('invalid-argument', `key ${shown} is not namespace/path; give both parts, e.g. payments/invoice-42`);
+    throw new LockError('invalid-argument', `key ${shown()} is not namespace/path; give both parts, e.g. payments/invoice-42`);
   }
   const namespace = text.slice(0, slash);
   const path = text.slice(slash + 1);
   if (!NAMESPACE.test(namespace)) {
-    throw new LockError('invalid-argument', `key ${shown}: namespace ${JSON.stringify(namespace)} must be a DNS label (lowercase letters, digits and '-', at most 63)`);
+    throw new LockError('invalid-argument', `key ${shown()}: namespace ${JSON.stringify(namespace)} must be a DNS label (lowercase letters, digits and '-', at most 63)`);
   }
   if (path.split('/').some((segment) => segment.length === 0)) {
-    throw new LockError('invalid-argument', `key ${shown}: path has an empty segment (a leading, trailing or double '/'); remove it`);
+    throw new LockError('invalid-argument', `key ${shown()}: path has an empty segment (a leading, trailing or double '/'); remove it`);
   }
   return { namespace, path, text };
 }

@@ -13,6 +13,8 @@ import { type RunArtifact, runScenario } from './runner.js';
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 const SEEDS = ['1', '2', '3', '4', '5', '6', '7', '8'];
+/** Well before the holder's fence (TTL 5 s, its last renewal at the latest when the outage starts). */
+const HOLDER_CRASH_AFTER_OUTAGE_MS = 1_000;
 
 function metric(artifact: RunArtifact, name: string): number {
   const value = artifact.metrics[name];
@@ -55,16 +57,34 @@ async function runs(variant: string): Promise<Measured[]> {
   return out;
 }
 
+/**
+ * The same runs with the holder's process crashed early in the outage, before its fence: nothing of it
+ * is left to release or revoke, so only the lessor can free the key (the case the bound's closed form is for).
+ */
+async function runsWithHolderGone(variant: string): Promise<Measured[]> {
+  const out: Measured[] = [];
+  for (const seed of SEEDS) {
+    const plain = await runScenario(quorumLoss, variant, seed, { yieldToHost });
+    const outageAtMs = plain.faults.find((f) => f.kind === 'crash')?.atMs ?? 0;
+    const faults: Fault[] = [...plain.faults, { atMs: outageAtMs + HOLDER_CRASH_AFTER_OUTAGE_MS, kind: 'crash', target: 'alice' }];
+    out.push(measured(await runScenario(quorumLoss, variant, seed, { yieldToHost, faults })));
+  }
+  return out;
+}
+
 describe('the liveness bound against the quorum-loss scenario', () => {
   it('from a leader serving again to the waiter\'s grant: never over the bound, within 10% of it when the lease expires', async () => {
-    const all = [...(await runs('default')), ...(await runs('pre-vote'))];
-    for (const m of all) expect(m.afterLeaderMs, m.run).toBeLessThanOrEqual(afterPromoteMs(m.ttlSeconds));
-    // The fenced holder revokes its own lease when it can: if that reaches the new leader, the key is free
-    // at once (well under a TTL), which the worst case does not promise. Otherwise the lease expires: the
-    // scenario says which (heldKeyFreedByExpiry, from the lessor's own record of the expiry).
-    const expired = all.filter((m) => m.freedByExpiry);
-    for (const m of expired) expect(m.afterLeaderMs / afterPromoteMs(m.ttlSeconds), m.run).toBeGreaterThanOrEqual(0.9);
-    expect(expired.length).toBeGreaterThanOrEqual(all.length / 2);
+    // The fenced holder releases (retried until a leader takes it, ADR-12's best effort) or revokes its own
+    // lease when it can: the key is then free at once (well under a TTL), which the worst case does not
+    // promise. A holder that is gone cannot: its lease expires, and the scenario says so
+    // (heldKeyFreedByExpiry, from the lessor's own record of the expiry).
+    const fenced = [...(await runs('default')), ...(await runs('pre-vote'))];
+    const gone = [...(await runsWithHolderGone('default')), ...(await runsWithHolderGone('pre-vote'))];
+    for (const m of [...fenced, ...gone]) expect(m.afterLeaderMs, m.run).toBeLessThanOrEqual(afterPromoteMs(m.ttlSeconds));
+    for (const m of gone) {
+      expect(m.freedByExpiry, m.run).toBe(true);
+      expect(m.afterLeaderMs / afterPromoteMs(m.ttlSeconds), m.run).toBeGreaterThanOrEqual(0.9);
+    }
   });
 
   it('with PreVote, the whole block from the loss stays inside outage + one election + the restarted lease', async () => {

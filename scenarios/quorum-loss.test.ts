@@ -46,10 +46,12 @@ describe('quorum-loss (ADR-04)', () => {
     expect(metric(plain, 'firstGrantAfterRecoveryMs')).toBeGreaterThan(metric(preVote, 'firstGrantAfterRecoveryMs') + 2_000);
   });
 
-  it('says how the held key was freed: by the lessor once the lease Promote restarted ran out, or at once by the holder\'s own revoke', async () => {
-    // pre-vote seed 3: the fenced holder's revoke, held by the survivor, commits as soon as a leader is back.
+  it('says how the held key was freed: by the lessor once the lease Promote restarted ran out, or at once by the holder\'s own release or revoke', async () => {
+    // pre-vote seed 3: the fenced holder's release, sent again until a leader takes it, commits as soon as one is back.
     const byRevoke = await runScenario(quorumLoss, 'pre-vote', '3', { yieldToHost });
-    const byExpiry = await runScenario(quorumLoss, 'pre-vote', '1', { yieldToHost });
+    // The same run with the holder's process crashed a second into the outage, before its fence: only the lessor can free the key.
+    const outageAtMs = byRevoke.faults.find((f) => f.kind === 'crash')?.atMs ?? 0;
+    const byExpiry = await runScenario(quorumLoss, 'pre-vote', '3', { yieldToHost, faults: [...byRevoke.faults, { atMs: outageAtMs + 1_000, kind: 'crash', target: 'alice' }] });
     const freedAfterLeaderMs = (artifact: RunArtifact): number => metric(artifact, 'heldKeyFreedAfterRecoveryMs') - metric(artifact, 'servingLeaderAfterRecoveryMs');
     expect(metric(byRevoke, 'heldKeyFreedByExpiry')).toBe(0);
     expect(freedAfterLeaderMs(byRevoke)).toBeLessThan(1_000);

@@ -4,8 +4,9 @@
 // election timeout or two until CheckQuorum deposes it, may renew keepalives meanwhile (etcd 3.4.23
 // does not confirm leadership first): the holder's deadline counts from those sends, which is still
 // safe, since no other member can expire the lease without it. When the members come back, a leader
-// is elected, grants resume on the free key at once, and the fenced holder's lease (Promote gives it
-// TTL + 1 s, nobody renews it) expires, so a holder waiting for that key gets it.
+// is elected, grants resume on the free key at once, and the fenced holder's release, sent again until
+// a leader takes it (core/arbiter/log-retry.ts), frees the held key, so a holder waiting for it gets it;
+// a holder that is gone leaves its lease (Promote gives it TTL + 1 s, nobody renews it) to expire.
 import type { BeliefInterval, GrantRecord } from '../core/checkers/index.js';
 import { DEFAULT_FENCE_MARGIN_MS } from '../core/client/client-session.js';
 import { World } from '../sim/world/world.js';

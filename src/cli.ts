@@ -7,22 +7,7 @@
 import { Command, CommanderError } from 'commander';
 import { BadInput, OperationError } from './cli-errors.js';
 import { type CliIo, ExitCode, processIo } from './cli-io.js';
-import { registerAuditCommands } from './commands/audit.js';
-import { registerBenchCommand } from './commands/bench.js';
-import { registerCheckCommand } from './commands/check.js';
-import { registerClassCommands } from './commands/class-check.js';
-import { registerDemoCommand } from './commands/demo.js';
-import { registerInitCommand } from './commands/init.js';
-import { registerLockCommand } from './commands/lock.js';
-import { registerServeCommand } from './commands/serve.js';
-import { runServeDev } from './commands/serve-dev.js';
-import { registerPauseTestCommand } from './commands/pause-test.js';
-import { registerShardsCommand } from './commands/shards.js';
-import { registerTtlCommand } from './commands/ttl.js';
-import { registerQuorumCommand } from './commands/quorum.js';
-import { registerScenarioCommands } from './commands/run.js';
-import { registerExploreCommand } from './commands/explore.js';
-import { registerWebCommand } from './commands/web.js';
+import { modulesFor } from './command-table.js';
 import { removeTempFiles } from './files/atomic-write.js';
 import { oneLine, terminalSafe } from './terminal-text.js';
 
@@ -32,28 +17,16 @@ Exit codes: 0 ok; 1 a check failed; 2 bad input (a flag, a file: the message nam
 70 an unexpected error (a bug in lockstep, or the system refused an operation such as writing a file:
 the message names the operation and its input). A command may add codes of its own (its description).`;
 
-export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
+/** The program for `argv`: only the command modules it needs are loaded (src/command-table.ts, issue 16). */
+export async function buildProgram(io: CliIo, setExitCode: (code: number) => void, argv: readonly string[] = []): Promise<Command> {
   const program = new Command('lockstep')
     .description('lockstep: a distributed lock service on etcd, with a deterministic simulator and capacity planner.')
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
-  registerClassCommands(program, io, setExitCode);
-  registerCheckCommand(program, io, setExitCode);
-  registerInitCommand(program, io, setExitCode);
-  registerLockCommand(program, io, setExitCode);
-  registerServeCommand(program, io, setExitCode, runServeDev);
-  registerPauseTestCommand(program, io, setExitCode);
-  registerDemoCommand(program, io, setExitCode);
-  registerBenchCommand(program, io, setExitCode);
-  registerShardsCommand(program, io, setExitCode);
-  registerTtlCommand(program, io, setExitCode);
-  registerQuorumCommand(program, io, setExitCode);
-  registerScenarioCommands(program, io, setExitCode);
-  registerExploreCommand(program, io, setExitCode);
-  registerWebCommand(program, io, setExitCode);
-  registerAuditCommands(program, io, setExitCode);
+  const registers = await Promise.all(modulesFor(argv).map((m) => m.load()));
+  for (const register of registers) register(program, io, setExitCode);
   for (const command of [program, ...everySubcommand(program)]) command.addHelpText('after', EXIT_CODES_HELP);
   return program;
 }
@@ -67,12 +40,16 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
 }
 
 /** Runs the program `build` makes inside the error boundary (main's; tests give a program of their own). */
-export async function withErrorBoundary(argv: readonly string[], io: CliIo, build: (io: CliIo, setExitCode: (code: number) => void) => Command): Promise<number> {
+export async function withErrorBoundary(argv: readonly string[], io: CliIo, build: (io: CliIo, setExitCode: (code: number) => void, argv: readonly string[]) => Command | Promise<Command>): Promise<number> {
   const safeIo: CliIo = { out: (text) => io.out(terminalSafe(text)), err: (text) => io.err(terminalSafe(text)) };
   let exitCode: number = ExitCode.ok;
-  const program = build(safeIo, (code) => {
-    exitCode = code;
-  });
+  const program = await build(
+    safeIo,
+    (code) => {
+      exitCode = code;
+    },
+    argv,
+  );
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {

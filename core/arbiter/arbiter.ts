@@ -40,6 +40,7 @@ import { inspectKey, readHold } from './inspect.js';
 import { type AttemptOutcome, type AttemptTrigger, type Contender, KeyQueue } from './key-queue.js';
 import { LogGateway } from './log-gateway.js';
 import type { ArbiterClass, Authorizer, ClassLookup, Placement } from './policy.js';
+import { OPEN_SESSION_RETRY_BUDGET_MS, RELEASE_RETRY_BUDGET_MS, type RetryKind, retryWithin } from './log-retry.js';
 import { releaseHold } from './release.js';
 import { WaiterLease } from './waiter-lease.js';
 import type { SealGuard } from './seal-guard.js';
@@ -110,9 +111,12 @@ export class Arbiter implements ArbiterService {
     // Bad input is refused before the log is touched.
     const identity = checkIdentity(caller.identity);
     checkSessionTtl(request.ttlSeconds);
-    await this.reopenIfAdvanced();
-    await this.epoch.get();
-    return this.sessions.open(identity, request.ttlSeconds);
+    // Reads, and a lease grant etcd refused, wrote nothing: sent again through an election (issue 12).
+    return this.retry('nothing-written', this.options.clock.now() + OPEN_SESSION_RETRY_BUDGET_MS, async () => {
+      await this.reopenIfAdvanced();
+      await this.epoch.get();
+      return this.sessions.open(identity, request.ttlSeconds);
+    });
   }
 
   async keepAlive(caller: Caller, request: KeepAliveRequest): Promise<KeepAliveResponse> {
@@ -142,6 +146,13 @@ export class Arbiter implements ArbiterService {
       throw new LockError('invalid-argument', `waitMs ${request.waitMs} must be between 0 and ${this.options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS}`);
     }
     const deadlineMs = this.options.clock.now() + request.waitMs; // the wait counts from arrival
+    // The arrival (reads, and a first grant txn whose failure wrote nothing) is sent again inside the
+    // caller's wait when the log refused it, as in an election (issue 12); the wait in line is not.
+    const arrived = await this.retry('nothing-written', deadlineMs, () => this.arrive(request, key, identity, lockClass, deadlineMs));
+    return 'granted' in arrived ? arrived.granted : arrived.join();
+  }
+
+  private async arrive(request: AcquireRequest, key: LockKey, identity: string, lockClass: ArbiterClass, deadlineMs: number): Promise<{ granted: Grant } | { join: () => Promise<Grant> }> {
     await this.reopenIfAdvanced();
     this.guard.assertOpen();
     const session = await this.sessions.ownedBy(request.sessionId, identity);
@@ -150,26 +161,26 @@ export class Arbiter implements ArbiterService {
     }
     const ask: GrantAsk = { key, identity, sessionId: request.sessionId, className: lockClass.name };
     if (lockClass.fairness === 'durable' && request.waitMs > 0) {
-      return this.waitDurably(new DurableTurn(this.gateway, this.places, key, request.sessionId), ask, deadlineMs);
+      return { join: () => this.waitDurably(new DurableTurn(this.gateway, this.places, key, request.sessionId), ask, deadlineMs) };
     }
     if (!this.queues.has(key.text) || request.waitMs === 0) {
       const first = await this.granter.attempt(ask, 'arrival');
-      if ('granted' in first) return first.granted;
+      if ('granted' in first) return first;
       if (request.waitMs === 0) throw new LockError('contended', `${key.text} is held by another identity; wait in line with waitMs > 0`);
-      return this.queueFor(key).join(this.granter.contender(ask), deadlineMs, first.contendedAt);
+      return { join: () => this.queueFor(key).join(this.granter.contender(ask), deadlineMs, first.contendedAt) };
     }
     const mine = await this.granter.ownHold(ask);
-    if (mine !== undefined) return mine;
-    // The line is looked up again after the read: it may have emptied and been forgotten meanwhile, and
-    // joining that one started a second line for the key, which no release through here woke.
-    return this.queueFor(key).join(this.granter.contender(ask), deadlineMs, undefined);
+    if (mine !== undefined) return { granted: mine };
+    // The line is looked up again after the read, when joining: it may have emptied and been forgotten
+    // meanwhile, and joining that one started a second line for the key, which no release through here woke.
+    return { join: () => this.queueFor(key).join(this.granter.contender(ask), deadlineMs, undefined) };
   }
 
   async release(caller: Caller, request: ReleaseRequest): Promise<ReleaseResponse> {
     const identity = checkIdentity(caller.identity);
     const key = parseLockKey(request.key);
-    await this.sessions.ownedBy(request.sessionId, identity);
-    const outcome = await releaseHold(this.gateway, this.epoch, key, request.sessionId, request.token);
+    await this.retry('nothing-written', this.options.clock.now() + RELEASE_RETRY_BUDGET_MS, () => this.sessions.ownedBy(request.sessionId, identity));
+    const outcome = await releaseHold(this.gateway, this.epoch, key, request.sessionId, request.token, this.options.clock);
     if (outcome.atRevision !== undefined) this.queues.get(key.text)?.wake('hint', outcome.atRevision); // a hint for local waiters (ADR-15)
     return { released: outcome.released };
   }
@@ -252,6 +263,10 @@ export class Arbiter implements ArbiterService {
     await this.epoch.get().catch(() => undefined);
     const known = this.epoch.known;
     return { epoch: known?.record.epoch, clusterId: known?.record.clusterId, sealed: this.guard.sealed };
+  }
+
+  private retry<T>(kind: RetryKind, deadlineMs: number, send: () => Promise<T>): Promise<T> {
+    return retryWithin({ clock: this.options.clock, kind, deadlineMs }, send);
   }
 
   /** Ends all waits; the log client belongs to the caller. */

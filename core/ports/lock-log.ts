@@ -43,6 +43,12 @@ export interface TxnRequest {
   readonly compare: readonly Compare[];
   readonly success: readonly RequestOp[];
   readonly failure: readonly RequestOp[];
+  /**
+   * A deadline for this request shorter than the client's default (never longer): for a txn safe to send
+   * twice, whose copy lost with a leader is better given up early (core/arbiter/log-retry.ts). Not sent
+   * to etcd; a timeout moves the client's next call to the next member, as any timeout does.
+   */
+  readonly timeoutMs?: number;
 }
 
 export interface TxnResponse {
@@ -60,6 +66,8 @@ export interface RangeRequest {
   readonly revision?: Revision;
   /** Serve from the local member without a ReadIndex round (not linearizable). Default false. */
   readonly serializable?: boolean;
+  /** As TxnRequest.timeoutMs. */
+  readonly timeoutMs?: number;
 }
 
 export interface RangeResponse {

@@ -68,6 +68,7 @@ interface PendingCall {
   readonly mutating: boolean;
   readonly answer: Deferred<Answer>;
   readonly timer: TimerId;
+  readonly deadlineMs: number;
 }
 
 const portCounts = new WeakMap<SimProcess, number>();
@@ -137,13 +138,16 @@ class SimLockLogClient implements SimLockLog {
   }
 
   async txn(request: TxnRequest): Promise<TxnResponse> {
-    const { header, body } = await this.call({ op: 'txn', txn: request }, 'txn');
+    // The request's own deadline is the client's business: the member is sent the txn alone.
+    const { timeoutMs, ...sent } = request;
+    const { header, body } = await this.call({ op: 'txn', txn: sent }, 'txn', timeoutMs);
     const txn = expectBody(body, 'txn');
     return { header, succeeded: txn.succeeded, responses: txn.responses };
   }
 
   async range(request: RangeRequest): Promise<RangeResponse> {
-    const { header, body } = await this.call({ op: 'range', range: request }, `range of ${request.key}`);
+    const { timeoutMs, ...sent } = request;
+    const { header, body } = await this.call({ op: 'range', range: sent }, `range of ${request.key}`, timeoutMs);
     const range = expectBody(body, 'range');
     return { header, kvs: range.kvs, count: range.count, more: range.more };
   }
@@ -201,15 +205,17 @@ class SimLockLogClient implements SimLockLog {
 
   // ---- calls --------------------------------------------------------------------------------------
 
-  private call(request: ClientRequest, what: string): Promise<Answer> {
+  /** `timeoutMs`: the call's own deadline, used only when shorter than the client's (TxnRequest.timeoutMs). */
+  private call(request: ClientRequest, what: string, timeoutMs?: number): Promise<Answer> {
     const unusable = this.unusable(what);
     if (unusable !== undefined) return Promise.reject(unusable);
     const endpoint = this.endpoints.pick();
     if (endpoint === undefined) return Promise.reject(this.noConnection(what));
     const requestId = this.nextRequestId++;
     const answer = this.kernel.deferred<Answer>();
-    const timer = this.client.setTimer(this.requestTimeoutMs, () => this.timeOut(requestId));
-    const call: PendingCall = { endpoint, description: '', failoversLeft: this.endpoints.count - 1, what, request, mutating: mutates(request), answer, timer };
+    const deadlineMs = timeoutMs !== undefined && timeoutMs > 0 && timeoutMs < this.requestTimeoutMs ? timeoutMs : this.requestTimeoutMs;
+    const timer = this.client.setTimer(deadlineMs, () => this.timeOut(requestId));
+    const call: PendingCall = { endpoint, description: '', failoversLeft: this.endpoints.count - 1, what, request, mutating: mutates(request), answer, timer, deadlineMs };
     this.pending.set(requestId, call);
     this.dispatch(requestId, call);
     return answer.promise;
@@ -291,7 +297,7 @@ class SimLockLogClient implements SimLockLog {
     this.endpoints.moveOn(call.endpoint);
     this.kernel.trace.record('lock-log.timeout', { description: call.description, port: this.port }, this.client.name);
     const outcome = call.mutating ? 'indeterminate' : 'failed';
-    this.settle(requestId, call, new LockLogError('timeout', `${call.description}: no answer within ${this.requestTimeoutMs} ms${outcome === 'indeterminate' ? ' (the write may or may not have taken effect)' : ''}`, { outcome }));
+    this.settle(requestId, call, new LockLogError('timeout', `${call.description}: no answer within ${call.deadlineMs} ms${outcome === 'indeterminate' ? ' (the write may or may not have taken effect)' : ''}`, { outcome }));
   }
 
   private settle(requestId: number, call: PendingCall, result: Answer | LockLogError): void {

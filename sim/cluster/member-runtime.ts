@@ -12,6 +12,7 @@ import type { LogEntry, SoftState } from '../raft/types.js';
 import type { TimerId } from '../process/process.js';
 import { Cpu } from './cpu.js';
 import type { EtcdMember } from './member.js';
+import { PeriodicCompactor } from './member-compactor.js';
 import { LeaseService } from './member-leases.js';
 import { Proposals, type ProposalResult } from './member-proposals.js';
 import { ReadIndexLoop } from './member-reads.js';
@@ -37,6 +38,8 @@ export class MemberRuntime {
   readonly reads: ReadIndexLoop;
   readonly leases: LeaseService;
   readonly watches: WatchService;
+  /** etcd's periodic auto-compaction, when the timing asks for it (issue 16). */
+  readonly compactor: PeriodicCompactor | undefined;
   readonly startedLocalMs: number;
   /** Client process -> the ports it has talked to this incarnation through (its open connections). */
   readonly connections = new Map<string, Set<string>>();
@@ -65,6 +68,8 @@ export class MemberRuntime {
     this.reads = new ReadIndexLoop(this);
     this.leases = new LeaseService(this);
     this.watches = new WatchService(this);
+    const autoCompaction = member.timing.autoCompaction;
+    this.compactor = autoCompaction === undefined ? undefined : new PeriodicCompactor(this, autoCompaction);
   }
 
   /** The member believes it leads (etcd s.isLeader(): the Ready loop's view, not raft's). */

@@ -5,6 +5,7 @@ import type { DistributionSpec } from '../kernel/distribution.js';
 import { compileDistribution } from '../kernel/distribution.js';
 import { raftConfig, type RaftConfig } from '../raft/config.js';
 import { DEFAULT_WAL_FSYNC } from '../raft/group.js';
+import type { AutoCompaction } from './member-compactor.js';
 
 export interface EtcdTiming {
   readonly raft: RaftConfig;
@@ -43,6 +44,11 @@ export interface EtcdTiming {
   readonly maxRequestBytes: number;
   /** The version string Status reports. */
   readonly version: string;
+  /**
+   * --auto-compaction-mode periodic --auto-compaction-retention: the leader compacts the MVCC history to
+   * the revision of one retention ago (member-compactor.ts). Absent: off, etcd's default (retention 0).
+   */
+  readonly autoCompaction?: AutoCompaction;
 }
 
 /** What a caller may set; raft fields merge over the 3.4.23 raft defaults. */
@@ -73,6 +79,7 @@ export function etcdTiming(input: EtcdTimingInput = {}): EtcdTiming {
     maxApplyGap: input.maxApplyGap ?? 5_000,
     maxRequestBytes: input.maxRequestBytes ?? 1.5 * 1024 * 1024,
     version: input.version ?? ETCD_SIM_VERSION,
+    ...(input.autoCompaction === undefined ? {} : { autoCompaction: input.autoCompaction }),
   };
   validate(timing);
   return timing;
@@ -89,5 +96,7 @@ function validate(timing: EtcdTiming): void {
     const value = timing[field];
     if (!(value > 0 && Number.isFinite(value))) throw new RangeError(`EtcdTiming.${field} must be a positive number, got ${value}`);
   }
+  const retentionMs = timing.autoCompaction?.retentionMs;
+  if (retentionMs !== undefined && !(retentionMs >= 10 && Number.isFinite(retentionMs))) throw new RangeError(`EtcdTiming.autoCompaction.retentionMs must be a finite number of at least 10 ms (a tenth of it is the sampling period), got ${retentionMs}`);
   if (!Number.isInteger(timing.maxPendingRevokes)) throw new RangeError(`EtcdTiming.maxPendingRevokes must be an integer, got ${timing.maxPendingRevokes}`);
 }

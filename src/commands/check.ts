@@ -1,4 +1,4 @@
-// `lockstep check <history.jsonl> --model lock|kv [--resource fenced|unfenced] [--budget N] [--json]`:
+// `lockstep check <history.jsonl...> --model lock|kv [--resource fenced|unfenced] [--budget N] [--json]`:
 // checks an external history for linearizability (ADR-23). The file is read and split into JSON lines
 // here, keeping line numbers; the event shape, the models and the search live in core/checkers.
 // docs/history-format.md describes the format and the exit codes.
@@ -22,6 +22,7 @@ import {
 import type { CliIo } from '../cli-io.js';
 import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
 import { oneLine } from '../terminal-text.js';
+import { runCheckFiles } from './check-files.js';
 
 export type CheckCommandOptions = { model: string; resource?: string; budget?: string; json?: boolean };
 
@@ -37,13 +38,13 @@ export function registerCheckCommand(program: Command, io: CliIo, setExitCode: (
   program
     .command('check')
     .description('Check a history (JSON Lines) for linearizability, per key. Exit 0: linearizable; 1: a key is not; 2: bad input; 3: unknown (the search budget ran out).')
-    .argument('<history>', 'a JSON Lines file, one event a line: {"process", "type", "f", "key", "value", "time"} (docs/history-format.md)')
+    .argument('<histories...>', 'JSON Lines files, one event a line: {"process", "type", "f", "key", "value", "time"} (docs/history-format.md); several are judged one by one, then summarised, and the exit code is the worst verdict\'s (1, then 2, then 3)')
     .requiredOption('--model <model>', 'the sequential specification: lock or kv')
     .option('--resource <kind>', 'lock model only: the resource behind writes, fenced (default) or unfenced')
     .option('--budget <steps>', `search steps per key before its verdict is unknown (default ${DEFAULT_STEPS_PER_KEY})`)
     .option('--json', 'print one JSON object on the last line')
-    .action(async (file: string, options: CheckCommandOptions) => {
-      setExitCode(await runCheck(file, options, io));
+    .action(async (files: string[], options: CheckCommandOptions) => {
+      setExitCode(await runCheckFiles(files, options, io));
     });
 }
 
@@ -66,6 +67,12 @@ export async function runCheck(file: string, options: CheckCommandOptions, io: C
   const json = options.json === true;
   if (setup.model === 'kv') return judge(kvModel(), parsed, file, setup.stepsPerKey, json, io);
   return judge(lockModel({ resource: setup.resource }), parsed, file, setup.stepsPerKey, json, io);
+}
+
+/** What is wrong with the options, or undefined when they are good. */
+export function optionProblem(options: CheckCommandOptions): string | undefined {
+  const setup = readOptions(options);
+  return typeof setup === 'string' ? setup : undefined;
 }
 
 function readOptions(options: CheckCommandOptions): string | { model: 'lock' | 'kv'; resource: 'fenced' | 'unfenced'; stepsPerKey: number } {

@@ -1,8 +1,7 @@
 // `lockstep quorum`: a quorum topology priced (ADR-06/07/08): acquisition latency from the full simulated
 // protocol beside its analytic floor and bound, the throughput ceiling, and what losing a region or a hall
 // does. Topologies are data: a preset name (examples/topologies/NAME.json) or a file.
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { formatMs, formatNumber, roundTo } from '../../core/numbers.js';
 import { summarise } from '../../core/planner/percentiles.js';
@@ -11,6 +10,7 @@ import { TopologyError, validateTopology, type Topology } from '../../core/plann
 import { DEFAULT_REQUEST_COST_MS } from '../../sim/cluster/timing.js';
 import { simulateAcquisitions, simulateLosses } from '../../sim/planner/quorum-run.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
+import { REPO_ROOT } from '../repo-root.js';
 import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
 import { oneLine } from '../terminal-text.js';
 import { textTable } from '../text-table.js';
@@ -24,7 +24,7 @@ interface QuorumOptions {
   seed: string;
 }
 
-const PRESET_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'topologies');
+const PRESET_DIR = join(REPO_ROOT, 'examples', 'topologies');
 export const PRESETS = ['regional-3', 'coord-5-2-2-1', 'stretched-3-region'] as const;
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 

@@ -6,10 +6,10 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../repo-root.js';
 
-const LOCKSTEP_BIN = resolve(fileURLToPath(new URL('../../bin/lockstep.mjs', import.meta.url)));
+const LOCKSTEP_BIN = join(REPO_ROOT, 'bin', 'lockstep.mjs');
 
 export interface ContentionOptions {
   readonly endpoints: readonly string[];

@@ -27,6 +27,8 @@ export interface HedgeSpec {
 export interface CallSpec {
   readonly operation: string;
   readonly mutates: boolean;
+  /** A deadline shorter than the set's request timeout, for this call only (TxnRequest.timeoutMs). */
+  readonly timeoutMs?: number;
 }
 
 // Codes after which this member is probably cut off; the next call tries another one.
@@ -52,13 +54,15 @@ export class EndpointSet {
     return this.member(this.current).endpoint;
   }
 
-  deadline(): Date {
-    return new Date(Date.now() + this.requestTimeoutMs);
+  /** The deadline of a call starting now: the request timeout, or the call's own shorter one. */
+  deadline(timeoutMs?: number): Date {
+    const ms = timeoutMs !== undefined && timeoutMs > 0 && timeoutMs < this.requestTimeoutMs ? timeoutMs : this.requestTimeoutMs;
+    return new Date(Date.now() + ms);
   }
 
   /** Runs `call` on the current member, failing over only while nothing has been sent. */
   async run<T>(spec: CallSpec, call: (client: Etcd3, options: CallOptions, endpoint: string) => Promise<T>): Promise<T> {
-    const options = { deadline: this.deadline() };
+    const options = { deadline: this.deadline(spec.timeoutMs) };
     for (let attempt = 1; ; attempt++) {
       const index = this.current;
       const { client, endpoint } = this.member(index);

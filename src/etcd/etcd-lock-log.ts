@@ -65,6 +65,11 @@ export function createEtcdLockLog(options: EtcdLockLogOptions): LockLog {
   return new EtcdLockLog(new EndpointSet(options.endpoints, timeoutMs), keepAlive);
 }
 
+/** A request's own deadline (TxnRequest.timeoutMs), as a CallSpec field. */
+function timeoutOf(request: { readonly timeoutMs?: number }): { timeoutMs?: number } {
+  return request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs };
+}
+
 function positiveMs(value: number, name: string): number {
   // Infinity is allowed: a hedge that never comes (the tests' control for L6).
   if (Number.isNaN(value) || value <= 0) throw new Error(`${name} must be a positive number of milliseconds, got ${value}`);
@@ -81,11 +86,11 @@ class EtcdLockLog implements LockLog {
   ) {}
 
   txn(request: TxnRequest): Promise<TxnResponse> {
-    return this.call({ operation: 'txn', mutates: !isReadOnlyTxn(request) }, async (client, options) => decodeTxn(await client.kv.txn(encodeTxn(request), options), request));
+    return this.call({ operation: 'txn', mutates: !isReadOnlyTxn(request), ...timeoutOf(request) }, async (client, options) => decodeTxn(await client.kv.txn(encodeTxn(request), options), request));
   }
 
   range(request: RangeRequest): Promise<RangeResponse> {
-    return this.call({ operation: 'range', mutates: false }, async (client, options) => decodeRange(await client.kv.range(encodeRange(request), options)));
+    return this.call({ operation: 'range', mutates: false, ...timeoutOf(request) }, async (client, options) => decodeRange(await client.kv.range(encodeRange(request), options)));
   }
 
   leaseGrant(ttlSeconds: number): Promise<LeaseGrantResponse> {

@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { type RunVerdict, exploreRun } from '../../scenarios/explore.js';
 import { toJson } from '../../scenarios/history.js';
 import { type ProfileSpec, profileOf, watchdog, yieldToHost } from './profile.js';
+import { entryUrl } from '../repo-root.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 export interface PoolOptions {
@@ -93,7 +94,7 @@ function runThreads(options: PoolOptions, take: () => number | undefined, record
       worker.postMessage({ type: 'run', run } satisfies ToWorker);
     };
     for (let i = 0; i < count; i += 1) {
-      const worker = new Worker(new URL('./worker-entry.mjs', import.meta.url), { workerData: { spec: options.spec, baseSeed: options.baseSeed } });
+      const worker = new Worker(entryUrl('src/explore/worker.ts', new URL('./worker-entry.mjs', import.meta.url)), { workerData: { spec: options.spec, baseSeed: options.baseSeed } });
       workers.push(worker);
       worker.on('error', (error) => fail(error));
       worker.on('message', (message: FromWorker) => {

@@ -5,12 +5,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { RUNNING_COMPILED, entryUrl } from '../repo-root.js';
 import { stopGroup } from './process-group.js';
 import { type ForwardedSignal, type FromSupervisor, type StoppedBy, type ToSupervisor, isFromSupervisor } from './supervisor-protocol.js';
 
-const SUPERVISOR_MAIN = fileURLToPath(new URL('./fence-supervisor-main.ts', import.meta.url));
-// The supervisor is TypeScript, run through tsx's loader as bin/lockstep.mjs runs the CLI.
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+// The supervisor starts from dist/js's compiled JavaScript when lockstep runs compiled (issue 16), else
+// (under tests) from its TypeScript through tsx's loader.
+const SUPERVISOR_ENTRY = entryUrl('src/lock/fence-supervisor-main.ts', new URL('./fence-supervisor-main.ts', import.meta.url));
+const SUPERVISOR_ARGS = RUNNING_COMPILED ? [fileURLToPath(SUPERVISOR_ENTRY)] : ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, fileURLToPath(SUPERVISOR_ENTRY)];
 
 export type SupervisedOutcome =
   | { readonly kind: 'exited'; readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly stoppedBy: StoppedBy; readonly leftovers: number }
@@ -36,7 +38,7 @@ export class SupervisorLink {
   private constructor() {
     // Its own session (detached): a Ctrl-C or SIGHUP meant for lockstep does not reach it, so it cannot
     // be taken down with lockstep by the terminal; it notices lockstep's end through the channel instead.
-    this.process = spawn(process.execPath, ['--import', TSX_LOADER, SUPERVISOR_MAIN], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], detached: true });
+    this.process = spawn(process.execPath, SUPERVISOR_ARGS, { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], detached: true });
     let markReady: (ready: boolean) => void = () => {};
     this.readyPromise = new Promise((resolve) => (markReady = resolve));
     let report: FromSupervisor | undefined;

@@ -7,9 +7,10 @@ import { readFileSync } from 'node:fs';
 import type { FirstHolderControl, FirstHolderOutcome, FirstHolderStarted } from '../../core/pause-test/index.js';
 import { parseToken } from '../../core/token.js';
 import { sleepMs } from '../clock/index.js';
+import { entryUrl } from '../repo-root.js';
 import type { FromHolder, HolderConfig, ToHolder } from './holder-protocol.js';
 
-const ENTRY = new URL('./holder-entry.mjs', import.meta.url);
+const ENTRY = entryUrl('src/pause-test/holder-worker.ts', new URL('./holder-entry.mjs', import.meta.url));
 const STATE_POLL_MS = 20;
 const STATE_WAIT_MS = 5_000;
 const EXIT_WAIT_MS = 5_000;

@@ -6,8 +6,9 @@
 import { mkdir, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from '../repo-root.js';
 
-export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export { REPO_ROOT };
 export const VIEWER_ENTRY = join(REPO_ROOT, 'viz', 'report', 'main.ts');
 export const DEFAULT_VIEWER_PATH = join(REPO_ROOT, 'dist', 'report', 'viewer.js');
 /** The sources whose change makes the cached viewer stale: the browser code, and this builder and the pinned packages. */

@@ -17,5 +17,7 @@ describe('tokenLeaks', () => {
     expect(tokenLeaks('initialised the lock log at http://127.0.0.1:2379: epoch 1, bound to cluster a8aa05bdf85cd4a3; revision 2', [token])).toEqual([]);
     expect(tokenLeaks('exit 4 after 10 s at 2026-12-02T01:02:03Z; pid 123456789012')).toEqual([]);
     expect(tokenLeaks('held by svc-a under session 1881557090365302293, not 1881557090365302298')).toEqual(['a token-sized number 1881557090365302298']);
+    // A structured log line names the session in a field; the token beside it is still found.
+    expect(tokenLeaks(`{"sessionId":1881557090365302293,"leaseId":"1881557090365302294","id":${token}}`)).toEqual([`a token-sized number ${token}`]);
   });
 });

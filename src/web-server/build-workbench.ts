@@ -3,10 +3,10 @@
 // goes to a temporary directory beside the target and is renamed into place, so a server never sees
 // half a build (STYLE: nothing half-written).
 import { readdir, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { REPO_ROOT } from '../repo-root.js';
 
-export const REPO_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const REPO_DIR = REPO_ROOT;
 export const DEFAULT_OUT_DIR = join(REPO_DIR, 'dist', 'web');
 
 /** What the bundle is built from, relative to the repository (with the text files src/web imports ?raw). */

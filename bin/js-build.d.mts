@@ -1,0 +1,11 @@
+// Declarations of bin/js-build.mjs for the TypeScript that imports it (tests, vitest's global setup).
+export interface SourceState {
+  readonly files: readonly string[];
+  readonly newestMs: number;
+}
+export const REPO_ROOT: string;
+export const OUT_DIR: string;
+export function sourceState(root?: string): SourceState;
+export function staleReason(state?: SourceState, outDir?: string): string | undefined;
+export function buildJs(state?: SourceState): Promise<void>;
+export function currentCli(): Promise<URL>;
