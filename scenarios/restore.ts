@@ -14,11 +14,17 @@
 // but the log did mint it. An arbiter (re)started after the restore reads the epoch record first, and
 // seals on that read, before any write: hence the default variant restarts them.
 //
+// Issue 19 closed it in core: an arbiter confirms the cluster with a linearizable read before its first
+// write on a new connection or after a failed call (core/arbiter/write-confirmation.ts), so the
+// `*-running-arbiters-read-first` variants seal before writing. The old `*-running-arbiters` variants keep
+// showing the late seal through the arbiter's seam (confirmBeforeWrite: false, core/arbiter/seams.ts).
+//
 // The running-arbiters variants show that late seal by construction: the workers go quiet around the
 // snapshot as around the restore, and each is taken once the log holds nothing. A hold in the snapshot
 // would come back with the restored log (its holder's session is still kept alive) and could leave every
 // key the workers pick taken, so that the first grant after the restore fails its compare and commits
 // nothing; and a hold open at the restore would make its release, not an acquire, the first request.
+import { HONEST_ARBITER_SEAMS } from '../core/arbiter/seams.js';
 import { PrefixGrants, namespaceGrant } from '../core/authz/index.js';
 import { ClassRegistry, type LockClass } from '../core/classes/index.js';
 import type { BeliefInterval } from '../core/checkers/index.js';
@@ -63,18 +69,28 @@ type Restore = {
   readonly arbiters: 'reconnect' | 'restart';
   /** No lock traffic around the snapshot and the restore (see the header): the first request after the restore is a fresh acquire on a free key. */
   readonly idle: boolean;
+  /**
+   * The running arbiters confirm the cluster with a linearizable read before their first write on the
+   * new connection (issue 19, core/arbiter/write-confirmation.ts). False only through the arbiter's seam,
+   * to keep showing the arbiter as it was: sealed one write late.
+   */
+  readonly confirmBeforeWrite: boolean;
 };
 
 function restoreOf(variant: string): Restore {
   switch (variant) {
     case 'new-token':
-      return { clusterToken: NEW_TOKEN, arbiters: 'restart', idle: false };
+      return { clusterToken: NEW_TOKEN, arbiters: 'restart', idle: false, confirmBeforeWrite: true };
     case 'new-token-running-arbiters':
-      return { clusterToken: NEW_TOKEN, arbiters: 'reconnect', idle: true };
+      return { clusterToken: NEW_TOKEN, arbiters: 'reconnect', idle: true, confirmBeforeWrite: false };
+    case 'new-token-running-arbiters-read-first':
+      return { clusterToken: NEW_TOKEN, arbiters: 'reconnect', idle: true, confirmBeforeWrite: true };
     case 'same-token-no-regression-seal':
-      return { clusterToken: CLUSTER_TOKEN, arbiters: 'restart', idle: false };
+      return { clusterToken: CLUSTER_TOKEN, arbiters: 'restart', idle: false, confirmBeforeWrite: true };
     case 'same-token-running-arbiters':
-      return { clusterToken: CLUSTER_TOKEN, arbiters: 'reconnect', idle: true };
+      return { clusterToken: CLUSTER_TOKEN, arbiters: 'reconnect', idle: true, confirmBeforeWrite: false };
+    case 'same-token-running-arbiters-read-first':
+      return { clusterToken: CLUSTER_TOKEN, arbiters: 'reconnect', idle: true, confirmBeforeWrite: true };
     default:
       throw new RangeError(`restore: no variant ${variant}`);
   }
@@ -105,7 +121,12 @@ export const restore: Scenario = {
       expect: 'violation',
       shows: ['restore-token-order'],
       description:
-        'new token, arbiters left running: they seal on cluster-id-mismatch, but on the response to their first request; when that is a grant its txn has already committed a hold with a regressed token (never handed out, deleted by the advance) (checks: restore-token-order)',
+        'new token, arbiters left running without the read before the first write (the seam confirmBeforeWrite: false, the arbiter before issue 19): they seal on cluster-id-mismatch, but on the response to their first request; when that is a grant its txn has already committed a hold with a regressed token (never handed out, deleted by the advance) (checks: restore-token-order)',
+    },
+    {
+      name: 'new-token-running-arbiters-read-first',
+      expect: 'pass',
+      description: 'new token, arbiters left running: each confirms the cluster with a linearizable read before its first write on the new connection, seals on cluster-id-mismatch there, and commits nothing before the advance (issue 19)',
     },
     {
       name: 'same-token-no-regression-seal',
@@ -115,7 +136,12 @@ export const restore: Scenario = {
       // before the restore (the checker then finds the earlier grant of that token): a seed-dependent collision.
       description: 'same token (same cluster ID) and arbiters started after the restore: nothing seals, tokens regress below ones already issued and reach holders (checks: restore-token-order, token-order)',
     },
-    { name: 'same-token-running-arbiters', expect: 'violation', shows: ['restore-token-order'], description: 'same token, arbiters left running: they seal on revision-regression, again one write late (a committed hold with a regressed token) (checks: restore-token-order)' },
+    { name: 'same-token-running-arbiters', expect: 'violation', shows: ['restore-token-order'], description: 'same token, arbiters left running without the read before the first write (seam confirmBeforeWrite: false): they seal on revision-regression, again one write late (a committed hold with a regressed token) (checks: restore-token-order)' },
+    {
+      name: 'same-token-running-arbiters-read-first',
+      expect: 'pass',
+      description: 'same token, arbiters left running: the linearizable read before the first write on the new connection answers below the revision floor, so each seals on revision-regression before writing anything (issue 19)',
+    },
   ],
   async run(context: ScenarioContext): Promise<ScenarioOutcome> {
     const how = restoreOf(context.variant.name);
@@ -127,6 +153,7 @@ export const restore: Scenario = {
       clusterName: CLUSTER,
       cluster: { clusterToken: CLUSTER_TOKEN },
       arbiters: 2,
+      ...(how.confirmBeforeWrite ? {} : { seams: { arbiter: { ...HONEST_ARBITER_SEAMS, confirmBeforeWrite: false } } }),
     });
     const probe = new DeadlineProbe(world);
     await world.start();
@@ -274,6 +301,7 @@ function outcome(world: World, schedule: StartedFaults, startMs: number, restore
       snapshotRevision: String(snapshot?.revision ?? -1),
       clusterToken: how.clusterToken,
       arbitersAfterRestore: how.arbiters,
+      confirmBeforeWrite: how.confirmBeforeWrite,
       approvalMs: APPROVAL_MS,
       idleAroundRestore: how.idle,
       sealReason: operator.sealReason ?? 'none',

@@ -80,6 +80,7 @@ export class Arbiter implements ArbiterApi {
     this.guard = seams.sealGuard();
     this.gateway = new LogGateway(options.log, this.guard);
     this.epoch = new EpochState(this.gateway, this.guard);
+    if (seams.confirmBeforeWrite) this.gateway.confirmWritesWith(() => this.epoch.confirmCluster()); // issue 19
     this.sessions = new SessionDirectory(this.gateway);
     this.places = new WaiterLease({ gateway: this.gateway, clock: options.clock, shutdown: this.shutdown });
     this.granter = new Granter({
@@ -186,6 +187,7 @@ export class Arbiter implements ArbiterApi {
   async advanceEpoch(request: AdvanceEpochRequest): Promise<AdvanceEpochResponse> {
     const response = await advanceEpoch(this.gateway, request, this.epoch.floor());
     this.guard.reset(response.clusterId, response.revision);
+    this.gateway.confirmedByAdvance();
     this.epoch.adopt(response.epochKv);
     for (const queue of this.queues.values()) queue.wake();
     return { epoch: response.epoch, clusterId: response.clusterId, holdsDeleted: response.holdsDeleted };

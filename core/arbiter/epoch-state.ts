@@ -71,6 +71,14 @@ export class EpochState {
   }
 
   /**
+   * A read of the record of its own, never shared with one already in flight: the confirmation before a
+   * write on a new connection must have been sent after the connection changed (write-confirmation.ts).
+   */
+  confirmCluster(): Promise<CurrentEpoch> {
+    return this.load();
+  }
+
+  /**
    * Reads `ops` and the epoch record in one read-only txn (it writes nothing, so a refused or read-only
    * request still touches nothing: H1), confirmed as `confirm` does: an answer packed with this epoch is
    * the epoch of the log at the very revision the hold was read.
