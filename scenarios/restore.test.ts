@@ -83,6 +83,30 @@ describe('restore (ADR-03)', () => {
     expect(check(artifact, 'restore-token-order')?.detail).toMatch(/^ok: /);
   });
 
+  it.each([
+    ['same-token-coord-epochs', 'revision-regression', 1, 2],
+    ['old-backup-coord-epochs', 'epoch-regression', 2, 3],
+  ])('%s: with epochs from the coord cluster, arbiters started after the restore seal on %s before serving, and tokens keep rising (issue 19)', async (variant, reason, epochBefore, epochAfter) => {
+    const artifact = await run(variant);
+    expect(artifact.asDeclared).toBe(true);
+    expect(failed(artifact)).toEqual([]);
+    expect(artifact.parameters['epochs']).toBe('coord');
+    expect(artifact.parameters['seals']).toEqual({ 'arbiter-1': reason, 'arbiter-2': reason });
+    const m = artifact.metrics;
+    expect([m['highestTokenBeforeEpoch'], m['epochAfter'], m['lowestTokenAfterEpoch']]).toEqual([epochBefore, epochAfter, epochAfter]);
+    expect(m['regressedGrants']).toBe(0);
+    expect(m['grantsLostToRestore']).toBeGreaterThan(0); // the restore did bring back revisions already used
+    expect(m['grantsAfterRestore']).toBeGreaterThan(10);
+  });
+
+  it('old-backup-single-cluster: without the coord cluster the same old-backup restore serves a superseded epoch (the negative control)', async () => {
+    const artifact = await run('old-backup-single-cluster');
+    expect(artifact.asDeclared).toBe(true);
+    expect(failed(artifact)).toEqual(expect.arrayContaining(['token-order', 'restore-token-order']));
+    expect(artifact.parameters['seals']).toEqual({});
+    expect([artifact.metrics['drillEpoch'], artifact.metrics['lowestTokenAfterEpoch']]).toEqual([2, 1]);
+  });
+
   it('the restore-token-order check compares across keys: a regressed grant on one key is caught against another key\'s token', async () => {
     const artifact = await run('same-token-no-regression-seal');
     const violations = check(artifact, 'restore-token-order')?.violations as readonly { keys: readonly string[]; tokens: readonly string[] }[];

@@ -75,22 +75,37 @@ type Restore = {
    * to keep showing the arbiter as it was: sealed one write late.
    */
   readonly confirmBeforeWrite: boolean;
+  /** Epochs from a coord cluster beside the entity cluster (issue 19, core/arbiter/coord-epochs.ts); else single-cluster mode. */
+  readonly coord: boolean;
+  /** An epoch advance (a drill) between the snapshot and the restore: the restore brings back an old backup, of an older epoch. */
+  readonly advanceBeforeRestore: boolean;
 };
+
+const BASE = { confirmBeforeWrite: true, coord: false, advanceBeforeRestore: false } as const;
+const COORD = 'coord-etcd';
+/** When the drill's advance runs in the old-backup variants: after the snapshot, before the restore. */
+const DRILL_ADVANCE_AT_MS = 4_500;
 
 function restoreOf(variant: string): Restore {
   switch (variant) {
     case 'new-token':
-      return { clusterToken: NEW_TOKEN, arbiters: 'restart', idle: false, confirmBeforeWrite: true };
+      return { ...BASE, clusterToken: NEW_TOKEN, arbiters: 'restart', idle: false };
     case 'new-token-running-arbiters':
-      return { clusterToken: NEW_TOKEN, arbiters: 'reconnect', idle: true, confirmBeforeWrite: false };
+      return { ...BASE, clusterToken: NEW_TOKEN, arbiters: 'reconnect', idle: true, confirmBeforeWrite: false };
     case 'new-token-running-arbiters-read-first':
-      return { clusterToken: NEW_TOKEN, arbiters: 'reconnect', idle: true, confirmBeforeWrite: true };
+      return { ...BASE, clusterToken: NEW_TOKEN, arbiters: 'reconnect', idle: true };
     case 'same-token-no-regression-seal':
-      return { clusterToken: CLUSTER_TOKEN, arbiters: 'restart', idle: false, confirmBeforeWrite: true };
+      return { ...BASE, clusterToken: CLUSTER_TOKEN, arbiters: 'restart', idle: false };
     case 'same-token-running-arbiters':
-      return { clusterToken: CLUSTER_TOKEN, arbiters: 'reconnect', idle: true, confirmBeforeWrite: false };
+      return { ...BASE, clusterToken: CLUSTER_TOKEN, arbiters: 'reconnect', idle: true, confirmBeforeWrite: false };
     case 'same-token-running-arbiters-read-first':
-      return { clusterToken: CLUSTER_TOKEN, arbiters: 'reconnect', idle: true, confirmBeforeWrite: true };
+      return { ...BASE, clusterToken: CLUSTER_TOKEN, arbiters: 'reconnect', idle: true };
+    case 'same-token-coord-epochs':
+      return { ...BASE, clusterToken: CLUSTER_TOKEN, arbiters: 'restart', idle: false, coord: true };
+    case 'old-backup-coord-epochs':
+      return { ...BASE, clusterToken: CLUSTER_TOKEN, arbiters: 'restart', idle: false, coord: true, advanceBeforeRestore: true };
+    case 'old-backup-single-cluster':
+      return { ...BASE, clusterToken: CLUSTER_TOKEN, arbiters: 'restart', idle: false, advanceBeforeRestore: true };
     default:
       throw new RangeError(`restore: no variant ${variant}`);
   }
@@ -109,6 +124,8 @@ interface OperatorLog {
   advanceAttempts: number;
   /** When each arbiter replica first answered open in the new epoch. */
   readonly reopenedAtMs: Map<string, number>;
+  /** The epoch the drill advanced to before the restore (old-backup variants). */
+  drillEpoch?: number;
 }
 
 export const restore: Scenario = {
@@ -136,6 +153,22 @@ export const restore: Scenario = {
       // before the restore (the checker then finds the earlier grant of that token): a seed-dependent collision.
       description: 'same token (same cluster ID) and arbiters started after the restore: nothing seals, tokens regress below ones already issued and reach holders (checks: restore-token-order, token-order)',
     },
+    {
+      name: 'same-token-coord-epochs',
+      expect: 'pass',
+      description: 'same token, arbiters started after the restore, epochs from the coord cluster: the restored revision is below the highest the coord recorded as handed out, so every fresh arbiter seals (revision-regression) at its first read; the advance is a coord txn; tokens keep rising (issue 19)',
+    },
+    {
+      name: 'old-backup-coord-epochs',
+      expect: 'pass',
+      description: 'an epoch advance (a drill) after the snapshot, then a same-token restore of that older backup, arbiters started after it, epochs from the coord cluster: the restored record names an epoch below the coord\'s, so every fresh arbiter seals (epoch-regression); the advance allocates above the coord\'s epoch; tokens keep rising (issue 19)',
+    },
+    {
+      name: 'old-backup-single-cluster',
+      expect: 'violation',
+      shows: ['restore-token-order', 'token-order'],
+      description: 'the same old-backup restore in single-cluster mode: fresh arbiters read the restored, older epoch, see the same cluster ID, and serve tokens of an epoch already superseded (checks: restore-token-order, token-order)',
+    },
     { name: 'same-token-running-arbiters', expect: 'violation', shows: ['restore-token-order'], description: 'same token, arbiters left running without the read before the first write (seam confirmBeforeWrite: false): they seal on revision-regression, again one write late (a committed hold with a regressed token) (checks: restore-token-order)' },
     {
       name: 'same-token-running-arbiters-read-first',
@@ -154,6 +187,7 @@ export const restore: Scenario = {
       cluster: { clusterToken: CLUSTER_TOKEN },
       arbiters: 2,
       ...(how.confirmBeforeWrite ? {} : { seams: { arbiter: { ...HONEST_ARBITER_SEAMS, confirmBeforeWrite: false } } }),
+      ...(how.coord ? { coord: { name: COORD } } : {}),
     });
     const probe = new DeadlineProbe(world);
     await world.start();
@@ -191,6 +225,7 @@ export const restore: Scenario = {
       loops = workers.map((node) => loop(node, startMs + STOP_AT_MS));
       world.kernel.schedule(startMs + SNAPSHOT_AT_MS, takeSnapshot);
       world.kernel.schedule(startMs + RESTORE_AT_MS, restoreNow);
+      if (how.advanceBeforeRestore) world.kernel.schedule(startMs + DRILL_ADVANCE_AT_MS, () => void drillAdvance(world, operator));
     }
     await world.runUntil(startMs + RUN_FOR_MS);
     const quietTimes = (): Record<string, number> => (how.idle ? { snapshotTakenAtMs: Math.round((snapshotAtMs ?? startMs) - startMs), restoredAtMs: Math.round((restoredAtMs ?? startMs) - startMs) } : {});
@@ -223,9 +258,28 @@ async function quiet(world: World, atMs: number): Promise<void> {
   const kernel = world.kernel;
   if (kernel.now() < atMs) await kernel.sleep(atMs - kernel.now());
   const untilMs = kernel.now() + QUIET_MAX_WAIT_MS;
-  const holding = (): boolean => world.clusters[world.clusters.length - 1]?.log.grants.some((g) => g.endedAtMs === undefined) ?? false;
+  const holding = (): boolean => entityClusters(world)[entityClusters(world).length - 1]?.log.grants.some((g) => g.endedAtMs === undefined) ?? false;
   while (holding() && kernel.now() < untilMs) await kernel.sleep(QUIET_POLL_MS);
   if (holding()) throw new Error(`restore: the log still held a lock ${QUIET_MAX_WAIT_MS} ms after the workers stopped`);
+}
+
+/** The entity cluster's logs, original and restored (a coord cluster beside them is not one). */
+function entityClusters(world: World): World['clusters'] {
+  return world.clusters.filter((c) => c.name.startsWith(CLUSTER));
+}
+
+/** The old-backup variants' drill: an advance through arbiter-1 after the snapshot, so the snapshot is of an older epoch. */
+async function drillAdvance(world: World, log: OperatorLog): Promise<void> {
+  const arbiter = (world.arbiters[0] as (typeof world.arbiters)[number]).arbiter;
+  for (let attempt = 0; attempt < 5 && log.drillEpoch === undefined; attempt += 1) {
+    const advanced = await arbiter.advanceEpoch({ approvers: [APPROVERS[0], APPROVERS[1]], reason: 'epoch advance drill before the restore test' }).catch(() => undefined);
+    if (advanced !== undefined) {
+      log.drillEpoch = advanced.epoch;
+      world.kernel.trace.record('scenario.drill-advance', { epoch: advanced.epoch });
+    } else {
+      await world.kernel.sleep(STATUS_POLL_MS);
+    }
+  }
 }
 
 /**
@@ -275,7 +329,7 @@ async function runOperator(world: World, untilMs: number, log: OperatorLog): Pro
 }
 
 function outcome(world: World, schedule: StartedFaults, startMs: number, restoreAtMs: number, snapshot: EtcdSnapshot | undefined, operator: OperatorLog, attempts: readonly Attempt[], beliefs: readonly BeliefInterval[], how: Restore, probe: DeadlineProbe, quietTimes: Readonly<Record<string, number>>): ScenarioOutcome {
-  const [original, restored] = world.clusters;
+  const [original, restored] = entityClusters(world);
   const before = original?.log.grants ?? [];
   const after = restored?.log.grants ?? [];
   const highestBefore = highestGrant(before);
@@ -302,6 +356,8 @@ function outcome(world: World, schedule: StartedFaults, startMs: number, restore
       clusterToken: how.clusterToken,
       arbitersAfterRestore: how.arbiters,
       confirmBeforeWrite: how.confirmBeforeWrite,
+      epochs: how.coord ? 'coord' : 'single-cluster',
+      advanceBeforeRestore: how.advanceBeforeRestore,
       approvalMs: APPROVAL_MS,
       idleAroundRestore: how.idle,
       sealReason: operator.sealReason ?? 'none',
@@ -322,6 +378,7 @@ function outcome(world: World, schedule: StartedFaults, startMs: number, restore
       advanceAttempts: operator.advanceAttempts,
       holdsDeletedByAdvance: operator.holdsDeleted ?? -1,
       epochAfter: operator.epoch ?? -1,
+      drillEpoch: operator.drillEpoch ?? -1,
       replicasReopenedWithinMs: reopened.length < world.arbiters.length || operator.advancedAtMs === undefined ? -1 : Math.max(...reopened) - operator.advancedAtMs,
       firstGrantAfterRestoreMs: sinceRestore(firstGrantAfter),
       refusedSealed: attempts.filter((a) => a.outcome === 'sealed').length,

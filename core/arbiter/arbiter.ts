@@ -26,9 +26,10 @@ import type { Clock } from '../ports/clock.js';
 import type { LockLog } from '../ports/lock-log.js';
 import { isLockLogError } from '../ports/lock-log-error.js';
 import type { Random } from '../ports/random.js';
-import { parseToken } from '../token.js';
+import { parseToken, unpackToken } from '../token.js';
 import { advanceEpoch, forceRelease } from './admin.js';
 import { DurableTurn } from './durable-turn.js';
+import { type EpochSource, SINGLE_CLUSTER_EPOCHS } from './epoch-source.js';
 import { EpochState } from './epoch-state.js';
 import { type GrantAsk, Granter } from './grant-attempt.js';
 import { inspectKey, readHold } from './inspect.js';
@@ -52,6 +53,8 @@ export interface ArbiterOptions {
   readonly pollIntervalMs?: number;
   /** Longest wait a caller may ask for. */
   readonly maxWaitMs?: number;
+  /** Where the epoch comes from (ADR-03/07, issue 19): the coord cluster, or (default) the log itself. */
+  readonly epochSource?: EpochSource;
 }
 
 const DEFAULT_POLL_INTERVAL_MS = 1000;
@@ -79,8 +82,8 @@ export class Arbiter implements ArbiterApi {
   ) {
     this.guard = seams.sealGuard();
     this.gateway = new LogGateway(options.log, this.guard);
-    this.epoch = new EpochState(this.gateway, this.guard);
-    if (seams.confirmBeforeWrite) this.gateway.confirmWritesWith(() => this.epoch.confirmCluster()); // issue 19
+    this.epoch = new EpochState(this.gateway, this.guard, options.epochSource);
+    if (seams.confirmBeforeWrite) this.gateway.confirmWritesWith(() => this.epoch.confirmCluster(), (ms) => options.clock.sleep(ms)); // issue 19
     this.sessions = new SessionDirectory(this.gateway);
     this.places = new WaiterLease({ gateway: this.gateway, clock: options.clock, shutdown: this.shutdown });
     this.granter = new Granter({
@@ -120,7 +123,15 @@ export class Arbiter implements ArbiterApi {
     });
   }
 
+  /** A grant leaves the arbiter only once its epoch source has witnessed its revision (coord-epochs.ts, issue 19). */
   async acquire(request: AcquireRequest): Promise<Grant> {
+    const grant = await this.acquireUnwitnessed(request);
+    const { epoch, revision } = unpackToken(grant.token);
+    await (this.options.epochSource ?? SINGLE_CLUSTER_EPOCHS).witness(epoch, revision);
+    return grant;
+  }
+
+  private async acquireUnwitnessed(request: AcquireRequest): Promise<Grant> {
     const identity = checkIdentity(request.identity);
     const key = parseLockKey(request.key);
     const lockClass = this.admit(identity, key, request.className);
@@ -185,7 +196,7 @@ export class Arbiter implements ArbiterApi {
   }
 
   async advanceEpoch(request: AdvanceEpochRequest): Promise<AdvanceEpochResponse> {
-    const response = await advanceEpoch(this.gateway, request, this.epoch.floor());
+    const response = await advanceEpoch(this.gateway, request, this.epoch.floor(), this.options.epochSource);
     this.guard.reset(response.clusterId, response.revision);
     this.gateway.confirmedByAdvance();
     this.epoch.adopt(response.epochKv);

@@ -46,8 +46,8 @@ export class LogGateway {
    * linearizable read that seals on a restored or foreign cluster, so a restored log never takes a write
    * before the arbiter has seen it (ADR-03, issue 19). The arbiter wires it; its seams can leave it out.
    */
-  confirmWritesWith(confirm: () => Promise<unknown>): void {
-    this.confirmation = new WriteConfirmation(() => this.log.connectionGeneration?.() ?? 0, confirm);
+  confirmWritesWith(confirm: () => Promise<unknown>, sleep: (ms: number) => Promise<void>): void {
+    this.confirmation = new WriteConfirmation(() => this.log.connectionGeneration?.() ?? 0, confirm, sleep);
   }
 
   /** An epoch advance answered: that linearizable write confirmed the cluster it now binds. */

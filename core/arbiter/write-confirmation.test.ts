@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LockError } from '../lock-error.js';
 import type { LockLogErrorCode } from '../ports/lock-log-error.js';
 import { WriteConfirmation, suspectsConnection } from './write-confirmation.js';
 
@@ -62,6 +63,16 @@ describe('WriteConfirmation (ADR-03, issue 19): a linearizable read before the f
     await expect(confirmation.beforeWrite()).rejects.toThrow(/sealed/);
     await expect(confirmation.beforeWrite()).rejects.toThrow(/sealed/);
     expect([state.reads, confirmation.needed]).toEqual([2, true]);
+  });
+
+  it('tries the read again after a leader change (a restored cluster electing), but not after a seal', async () => {
+    let failures = 1;
+    const { state, confirmation } = harness(() => (failures-- > 0 ? Promise.reject(new LockError('unavailable', 'not-leader: leader changed')) : Promise.resolve()));
+    await confirmation.beforeWrite();
+    expect([state.reads, confirmation.needed]).toEqual([2, false]);
+    const sealed = harness(() => Promise.reject(new LockError('sealed', 'revision 40 is below 90')));
+    await expect(sealed.confirmation.beforeWrite()).rejects.toThrow(/sealed/);
+    expect(sealed.state.reads).toBe(1);
   });
 
   it('counts an epoch advance\'s own answer as a confirmation', () => {

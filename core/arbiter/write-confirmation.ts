@@ -11,7 +11,12 @@
 // may reconnect to another process before the next call. The confirmation is counted per "suspicion
 // serial": a read sent before a later suspicion confirms nothing after it.
 import { assert } from '../assert.js';
+import { isLockError } from '../lock-error.js';
 import type { LockLogErrorCode } from '../ports/lock-log-error.js';
+
+/** A confirmation read that met a leader change or an unreachable member is tried again (it is a read: safe to repeat). */
+const MAX_CONFIRM_ATTEMPTS = 5;
+const CONFIRM_RETRY_MS = 100;
 
 /** Answers that come from a server that understood the request: the connection is as good as before. */
 const DEFINITIVE_CODES: ReadonlySet<LockLogErrorCode> = new Set(['lease-not-found', 'lease-exists', 'compacted', 'future-revision', 'invalid-argument', 'request-too-large']);
@@ -34,6 +39,7 @@ export class WriteConfirmation {
   constructor(
     private readonly generation: () => number,
     private readonly confirm: () => Promise<unknown>,
+    private readonly sleep: (ms: number) => Promise<void> = () => Promise.resolve(),
   ) {}
 
   /** A call failed in a way that may mean a new connection next time. */
@@ -65,7 +71,17 @@ export class WriteConfirmation {
 
   private async confirmOnce(): Promise<void> {
     const serial = this.current();
-    await this.confirm();
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.confirm();
+        break;
+      } catch (error) {
+        // A restored cluster electing its first leader answers not-leader: wait for it rather than fail the write.
+        const transient = isLockError(error, 'unavailable') || isLockError(error, 'indeterminate');
+        if (!transient || attempt >= MAX_CONFIRM_ATTEMPTS) throw error;
+        await this.sleep(CONFIRM_RETRY_MS);
+      }
+    }
     // A suspicion while the read was in flight leaves `needed` true: the next write reads again.
     if (serial === this.current()) this.confirmedSerial = serial;
     assert(this.confirmedSerial === undefined || this.confirmedSerial <= this.serial, 'a confirmation cannot be ahead of the suspicions');
