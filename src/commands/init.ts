@@ -20,7 +20,7 @@ interface InitOptions extends CoordOptions {
 const EPOCH_HELP =
   'the first epoch, default 1. Give it only for a cluster that replaces one which already served tokens: ' +
   'start above every epoch the old cluster served, so that no token is issued twice and tokens never go ' +
-  'backwards (ADR-02/03). Needed until epochs are allocated on the coord cluster, outside the log they protect (issue 19)';
+  'backwards (ADR-02/03). Needed in single-cluster mode; with --coord-endpoints an advance allocates above the coord record anyway (issue 19)';
 
 export function registerInitCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   const command = program
