@@ -16,14 +16,16 @@ const RETRY_AFTER_REFUSAL_MS = 300;
 /** TigerStyle: every loop has a maximum. */
 const MAX_ROUNDS = 1_000;
 
-/** The workload's knobs a worker reads (SwarmParameters' subset). */
+/** The workload's knobs a worker reads (the swarm's SwarmParameters extends them). */
 export interface WorkerParameters {
   readonly waitMs: number;
+  /** Share of acquires that do not wait (waitMs 0): they race the queue heads. */
   readonly tryLockShare: number;
   readonly unitsMax: number;
   readonly prepareMs: number;
   readonly gapMs: number;
   readonly thinkMsMax: number;
+  /** A careful holder asks canStart() again just before its write, not only before each unit (ADR-12). */
   readonly checkBeforeWrite: boolean;
 }
 

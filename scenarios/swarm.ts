@@ -31,7 +31,7 @@ import { disturbancesOf } from './disturbances.js';
 import { collectHistory } from './history.js';
 import { MUTANTS, type Mutant, mutantNamed } from './mutants.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, type ViolationVariant, namingChecks, worldBasics } from './scenario.js';
-import { type Counters, Floor, work } from './swarm-worker.js';
+import { type Counters, Floor, type WorkerParameters, work } from './swarm-worker.js';
 
 export const SWARM_TTL_SECONDS = 5; // ADR-11's minimum: short leases make expiry races frequent
 const WORKLOAD_MS = 30_000;
@@ -60,18 +60,10 @@ function identityOf(client: string): string {
   return `spiffe://sim/${client}`;
 }
 
-export interface SwarmParameters {
+/** The swarm's workload: the knobs each worker reads (swarm-worker.ts), and the world's shape. */
+export interface SwarmParameters extends WorkerParameters {
   readonly clients: number;
   readonly keys: number;
-  readonly waitMs: number;
-  /** Share of acquires that do not wait (waitMs 0): they race the queue heads. */
-  readonly tryLockShare: number;
-  readonly unitsMax: number;
-  readonly prepareMs: number;
-  readonly gapMs: number;
-  readonly thinkMsMax: number;
-  /** A careful holder asks canStart() again just before its write, not only before each unit (ADR-12). */
-  readonly checkBeforeWrite: boolean;
   // Issue 11's dimensions, which 10,000 seeds of the swarm above never generated:
   /** Tasks of one process sharing its LockClient and session, acquiring and releasing the same keys (S1). */
   readonly tasksPerClient: number;

@@ -12,136 +12,35 @@
 // them), and a cluster may be restored from a snapshot (ADR-03): the old members stop, new members with
 // the same peer URLs start from the snapshot, and the arbiters either reconnect (their etcd clients
 // reach the restored members at the same addresses, their memory intact) or restart with none.
-import type { Authorizer, ClassLookup, Placement } from '../../core/arbiter/policy.js';
 import { Arbiter } from '../../core/arbiter/arbiter.js';
 import { initLog } from '../../core/arbiter/init-log.js';
 import { isLockError } from '../../core/lock-error.js';
 import { LockClient } from '../../core/client/lock-client.js';
-import type { ArbiterApi } from '../../core/ports/arbiter-api.js';
-import type { LockLog } from '../../core/ports/lock-log.js';
-import type { ArbiterSeams } from '../../core/arbiter/seams.js';
-import type { ClientSeams } from '../../core/client/seams.js';
 import { EPOCH_KEY, parseEpochRecord } from '../../core/arbiter/records.js';
 import type { GrantRecord } from '../../core/checkers/index.js';
 import { type SimCluster, type SimClusterOptions, createClusterNetwork, createSimCluster, restoreSimCluster } from '../cluster/cluster.js';
 import { DEFAULT_CLUSTER_TOKEN } from '../cluster/ids.js';
-import type { EtcdSnapshot } from '../cluster/snapshot.js';
 import { bumpSnapshot, stateFromOps } from '../cluster/snapshot.js';
 import { createSimLockLog, type SimLockLog } from '../cluster/lock-log.js';
 import type { ClusterNetwork } from '../cluster/ports.js';
-import { Kernel, type KernelOptions } from '../kernel/kernel.js';
-import type { LinkSpec } from '../net/link-spec.js';
+import { Kernel } from '../kernel/kernel.js';
 import { Network } from '../net/network.js';
 import type { PartitionId, PartitionSpec } from '../net/partition.js';
-import type { ClockSpec } from '../process/local-clock.js';
 import { SimProcess } from '../process/process.js';
 import { type ArbiterRpcMessage, SimArbiterClient, serveArbiter } from '../rpc/arbiter-rpc.js';
 import { withOperators } from '../../core/authz/with-operators.js';
 import { SIM_OPERATORS } from './operators.js';
 import { routeOverReplicas } from '../rpc/replica-router.js';
-import { AuditNode, type AuditNodeOptions } from './audit-node.js';
+import { AuditNode } from './audit-node.js';
 import { LogFaults } from './log-faults.js';
 import { LogRecorder } from './log-recorder.js';
 import { ReconnectingLog } from './reconnecting-log.js';
 import { ResourceClient, type ResourceMessage, type ResourceOptions, SimResource } from './resource.js';
+import type { ArbiterNode, ArbiterNodeOptions, ClientNode, ClientOptions, RestoreOptions, WorldCluster, WorldOptions } from './world-options.js';
+export type { ArbiterNode, ArbiterNodeOptions, ClientNode, ClientOptions, RestoreOptions, WorldCluster, WorldOptions } from './world-options.js';
 
 /** How often a world's operator retries `lockstep init` while its cluster cannot answer yet. */
 const INIT_RETRY_MS = 200;
-
-export interface WorldOptions {
-  readonly seed: string;
-  readonly yieldToHost: () => Promise<void>;
-  readonly kernel?: Omit<KernelOptions, 'seed' | 'yieldToHost'>;
-  readonly cluster?: SimClusterOptions;
-  /** Links of the lock.v1 network (client ↔ arbiter). Default: ordered, constant 0.25 ms (same host rack). */
-  readonly rpcLink?: LinkSpec;
-  readonly classes: ClassLookup;
-  readonly authorizer: Authorizer;
-  readonly placement?: Placement;
-  /** Arbiter replicas, named arbiter-1..N. Default 1. */
-  readonly arbiters?: number;
-  /** Client → arbiter call deadline. Default 8 s. */
-  readonly rpcTimeoutMs?: number;
-  /** Wraps the LockLog each arbiter incarnation speaks (counting attempts, losing watch events). */
-  readonly wrapArbiterLog?: (log: LockLog, process: SimProcess) => LockLog;
-  /** Test support only (the explorer's mutants, scenarios/mutants.ts): core seams for every arbiter and client. Default: honest. */
-  readonly seams?: { readonly arbiter?: ArbiterSeams; readonly client?: ClientSeams };
-  /** The name of the first cluster: its GrantRecords' `cluster` and addArbiter's default. Default 'cluster-1'. */
-  readonly clusterName?: string;
-  /** Run the audit tailer (ADR-21) once the world has started (audit-node.ts). Default: none. */
-  readonly audit?: AuditNodeOptions;
-  /** Give every arbiter a LogFaults (lossy watches, lost answers: log-faults.ts) for scenarios/faults.ts to switch. Default: none. */
-  readonly logFaults?: boolean;
-}
-
-/** Another arbiter process (addArbiter). */
-export interface ArbiterNodeOptions {
-  /** Default `arbiter-<n>`, n counting every arbiter of the world. */
-  readonly name?: string;
-  /** The cluster (by world name) whose lock log it serves. Default: the first cluster. */
-  readonly cluster?: string;
-  /** Default: the world's placement. */
-  readonly placement?: Placement;
-}
-
-/** A snapshot restore of one of the world's clusters (restoreCluster). */
-export interface RestoreOptions {
-  /** Which cluster (by world name). Default: the first cluster. */
-  readonly cluster?: string;
-  readonly snapshot: EtcdSnapshot;
-  /**
-   * `--initial-cluster-token` of the restore. Default etcdctl's, 'etcd-cluster'. With the token the
-   * cluster was made with (and the same peer URLs, which a restore keeps), the cluster ID comes back
-   * unchanged (etcd-behaviour.md 5.1); with a new one it changes.
-   */
-  readonly clusterToken?: string;
-  /** 3.5's `--bump-revision N --mark-compacted`. */
-  readonly bumpRevision?: number;
-  /**
-   * The arbiters serving the cluster: 'reconnect' (default) keeps each running with its memory, its
-   * etcd client now reaching the restored members; 'restart' gives each a new incarnation with none.
-   */
-  readonly arbiters?: 'reconnect' | 'restart';
-}
-
-/** One cluster of the world and what recorded its lock log. */
-export interface WorldCluster {
-  /** The world's name for it: `GrantRecord.cluster` of its grants (a restore adds `/restored-<n>`). */
-  readonly name: string;
-  readonly cluster: SimCluster;
-  readonly log: LogRecorder;
-}
-
-export interface ArbiterNode {
-  readonly process: SimProcess;
-  /** The arbiter of the current incarnation (a restart builds a new one: its memory is gone). */
-  readonly arbiter: Arbiter;
-  readonly log: SimLockLog;
-  /** The world's name of the cluster it serves. */
-  readonly cluster: string;
-}
-
-export interface ClientNode {
-  readonly process: SimProcess;
-  readonly identity: string;
-  /** lock.v1 as this client sees it (through the network). */
-  readonly api: ArbiterApi;
-  readonly client: LockClient;
-  /** Writes to the world's guarded resources, carrying tokens. */
-  readonly resources: ResourceClient;
-}
-
-export interface ClientOptions {
-  readonly identity?: string;
-  /** Which arbiter replica it talks to (0-based). Default 0. */
-  readonly arbiter?: number;
-  /** Several replicas instead: each call goes to one drawn from the client's stream (sim/rpc/replica-router.ts). */
-  readonly arbiters?: readonly number[];
-  readonly clock?: ClockSpec;
-  readonly region?: string;
-  /** Wraps the API the LockClient speaks (history recording, fault injection). */
-  readonly wrapApi?: (api: ArbiterApi, process: SimProcess) => ArbiterApi;
-}
 
 export class World {
   readonly kernel: Kernel;
