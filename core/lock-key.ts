@@ -8,6 +8,7 @@ const NAMESPACE = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export const HOLDER_PREFIX = '/l/';
 export const WAITER_PREFIX = '/q/';
+export const GUARD_PREFIX = '/g/';
 
 export interface LockKey {
   readonly namespace: string;
@@ -59,4 +60,14 @@ export function holderKeyOf(key: LockKey): string {
  */
 export function waiterPrefixOf(key: LockKey): string {
   return `${WAITER_PREFIX}${key.text}//`;
+}
+
+/**
+ * A session's grant guard for a key: `/g/<key>//<session lease id>` (the `//` as in waiterPrefixOf). Every
+ * grant txn compares its version with the one the arbiter last knew; settling a grant whose answer never
+ * came bumps it, so a copy of that grant txn still on its way (held by a paused member, say) can no
+ * longer commit a hold nobody would be handed (grant-attempt.ts, issue 11 L2). Put on the session's lease.
+ */
+export function guardKeyOf(key: LockKey, sessionId: bigint): string {
+  return `${GUARD_PREFIX}${key.text}//${sessionId.toString(10)}`;
 }

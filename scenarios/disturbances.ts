@@ -2,7 +2,7 @@
 // spans in which the liveness checkers excuse a slow service, each with the time the service needs to
 // recover once the fault ends already added. Faults the core must absorb with no delay beyond its own
 // rules are no disturbance: a lossy watch (ADR-15's poll carries the waiters), lost answers (in-doubt
-// outcomes are resolved, issue 11 L2), clock drift within ADR-12's margin. A lone stuck member leaves a
+// outcomes are resolved, issue 11 L2) unless every answer is lost, clock drift within ADR-12's margin. A lone stuck member leaves a
 // quorum healthy and reachable: it excuses a slow grant, not a fence (false-fence, issue 11 L6).
 import type { Disturbance } from '../core/checkers/index.js';
 import type { Fault } from './faults.js';
@@ -68,8 +68,13 @@ export function disturbancesOf(faults: readonly Fault[], timing: DisturbanceTimi
       case 'stuck-member':
         found.push(span(`stuck member ${fault.target}`, at, at + fault.forMs, true));
         break;
-      case 'lossy-watch':
       case 'lose-answers':
+        // Every write's answer lost: no copy of any write gets through, so the arbiter is cut off from the
+        // log's answers as by a partition (its keepalives still pass: it excuses a slow grant, not a fence).
+        // One answer in two or more: a copy sent again gets through, and the core must cope (issue 11).
+        if (fault.everyNth === 1) found.push(span(`every answer lost to ${fault.target}`, at, at + fault.forMs + fault.timeoutMs, true));
+        break;
+      case 'lossy-watch':
       case 'clock-drift':
       case 'resume':
       case 'restart':

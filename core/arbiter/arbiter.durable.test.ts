@@ -49,6 +49,22 @@ class FailsNextLeave extends DelegatingLockLog {
   }
 }
 
+/** A log on which every txn that puts a waiter key (a waiter joining its line) commits, but its answer is lost. */
+class LosesJoinAnswers extends DelegatingLockLog {
+  lost = 0;
+  losing = true;
+
+  override async txn(request: TxnRequest): Promise<TxnResponse> {
+    const join = request.success.length === 1 && request.success[0]?.type === 'put' && request.success[0].key.startsWith('/q/');
+    const response = await super.txn(request);
+    if (join && this.losing) {
+      this.lost += 1;
+      throw new LockLogError('timeout', 'the join committed but its answer was lost (test)', { outcome: 'indeterminate' });
+    }
+    return response;
+  }
+}
+
 describe('durable fairness (ADR-14) on real etcd', () => {
   it('keeps a waiter ahead after its arbiter restarts, across replicas', async () => {
     const restarted = world.arbiter();
@@ -135,6 +151,27 @@ describe('durable fairness (ADR-14) on real etcd', () => {
       } finally {
         stopRenewing();
       }
+    });
+
+    it('after its join committed but the answer was lost (swarm seed 131)', async () => {
+      const lossy = new LosesJoinAnswers(world.log());
+      const arbiter = world.arbiter({ log: lossy });
+      const key = world.key('orphan-join');
+      const [a, b, c] = await Promise.all([ALICE, BOB, CAROL].map((identity) => world.session(arbiter, identity, DURABLE.ttlSeconds)));
+      if (a === undefined || b === undefined || c === undefined) throw new Error('three sessions were opened');
+      const held = await arbiter.acquire(authenticated(ALICE), { sessionId: a.sessionId, key, className: DURABLE.name, waitMs: 0 });
+      // Every copy of Bob's join commits and is not answered: his wait ends before he knows his place.
+      expect((await lockErrorOf(arbiter.acquire(authenticated(BOB), { sessionId: b.sessionId, key, className: DURABLE.name, waitMs: 600 }))).code).toBe('wait-timeout');
+      expect(lossy.lost).toBeGreaterThanOrEqual(1);
+      // Carol waits through the same arbiter, so its waiting lease stays renewed: before the fix Bob's place,
+      // put by the join nobody heard back from and never left, stayed first in line; Carol waited out her
+      // wait on a free key. Now Bob's failed acquire leaves the place it may have put.
+      lossy.losing = false; // Carol's join is answered
+      const carol = arbiter.acquire(authenticated(CAROL), { sessionId: c.sessionId, key, className: DURABLE.name, waitMs: 8_000 });
+      await clock.sleep(SETTLE_MS);
+      await arbiter.release(authenticated(ALICE), { sessionId: a.sessionId, key, token: held.token });
+      expect((await carol).identity).toBe(CAROL);
+      expect(await waiterKeys(key)).toEqual([]);
     });
 
     it('after its leave() failed', async () => {

@@ -53,6 +53,25 @@ class LostAnswerLog extends DelegatingLockLog {
   }
 }
 
+/**
+ * A log that holds the next grant txn on its way, as a paused member holds a request it already took:
+ * the arbiter is told `timeout` after `answerAfterMs`, and the txn reaches etcd only after `deliverAfterMs`.
+ */
+class LateGrantLog extends DelegatingLockLog {
+  holdNext = false;
+  answerAfterMs = 300;
+  deliverAfterMs = 1_200;
+  /** Whether the held txn committed once it reached etcd; undefined until it did. */
+  late: Promise<boolean> | undefined;
+
+  override txn(request: TxnRequest): Promise<TxnResponse> {
+    if (!this.holdNext || !isGrant(request)) return super.txn(request);
+    this.holdNext = false;
+    this.late = clock.sleep(this.deliverAfterMs).then(() => super.txn(request)).then((response) => response.succeeded);
+    return clock.sleep(this.answerAfterMs).then(() => Promise.reject(new LockLogError('timeout', 'no answer yet (test: the txn is on its way)', { outcome: 'indeterminate' })));
+  }
+}
+
 const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
   Promise.race([promise, clock.sleep(ms).then(() => Promise.reject(new Error(`${what} did not happen within ${ms} ms`)))]);
 
@@ -105,6 +124,25 @@ describe('grants in doubt on real etcd (L1/L2)', () => {
     await arbiter.release(authenticated(ALICE), { sessionId: alice.sessionId, key, token: held.token });
     expect((await waiting).code).toBe('indeterminate');
     expect((await world.holder(key))?.lease).toBe(bob.sessionId); // it did commit: only "indeterminate" was honest
+  });
+
+  it('settles a grant txn still on its way so that it can no longer commit after the caller was refused (L2, swarm seed 617)', async () => {
+    const log = new LateGrantLog(world.log());
+    const arbiter = world.arbiter({ log });
+    const key = world.key('late-grant');
+    const [alice, bob] = await Promise.all([ALICE, BOB].map((identity) => world.session(arbiter, identity, FENCED.ttlSeconds)));
+    if (alice === undefined || bob === undefined) throw new Error('two sessions were opened');
+    const held = await arbiter.acquire(authenticated(ALICE), { sessionId: alice.sessionId, key, className: FENCED.name, waitMs: 0 });
+    log.holdNext = true;
+    // Bob's try-lock: its grant txn is held on the way; the settle finds Alice holding, so Bob is told contended.
+    expect((await lockErrorOf(arbiter.acquire(authenticated(BOB), { sessionId: bob.sessionId, key, className: FENCED.name, waitMs: 0 }))).code).toBe('contended');
+    await arbiter.release(authenticated(ALICE), { sessionId: alice.sessionId, key, token: held.token });
+    // The held copy reaches etcd with the key free. Before the fix it committed: a hold on Bob's live
+    // session that nobody was handed. The settle bumped Bob's grant guard, which the copy compares.
+    expect(await log.late).toBe(false);
+    expect(await world.holder(key)).toBeUndefined();
+    // Bob can still be granted: the arbiter knows the guard's new version.
+    expect((await arbiter.acquire(authenticated(BOB), { sessionId: bob.sessionId, key, className: FENCED.name, waitMs: 0 })).identity).toBe(BOB);
   });
 
   it('keeps a durable line moving after a grant that committed unseen: no re-join behind the waiter that waits for it (L1)', async () => {

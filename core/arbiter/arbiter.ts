@@ -103,6 +103,7 @@ export class Arbiter implements ArbiterService {
       epoch: this.epoch,
       sessions: this.sessions,
       seams,
+      clock: this.options.clock,
       checkPlacement: (key, className) => this.checkPlacement(key, this.options.classes.get(key.namespace, className)?.tier),
     });
   }
@@ -161,19 +162,19 @@ export class Arbiter implements ArbiterService {
     }
     const ask: GrantAsk = { key, identity, sessionId: request.sessionId, className: lockClass.name };
     if (lockClass.fairness === 'durable' && request.waitMs > 0) {
-      return { join: () => this.waitDurably(new DurableTurn(this.gateway, this.places, key, request.sessionId), ask, deadlineMs) };
+      return { join: () => this.waitDurably(new DurableTurn(this.gateway, this.places, key, request.sessionId, { clock: this.options.clock, deadlineMs }), ask, deadlineMs) };
     }
     if (!this.queues.has(key.text) || request.waitMs === 0) {
-      const first = await this.granter.attempt(ask, 'arrival');
+      const first = await this.granter.attempt(ask, 'arrival', deadlineMs);
       if ('granted' in first) return first;
       if (request.waitMs === 0) throw new LockError('contended', `${key.text} is held by another identity; wait in line with waitMs > 0`);
-      return { join: () => this.queueFor(key).join(this.granter.contender(ask), deadlineMs, first.contendedAt) };
+      return { join: () => this.queueFor(key).join(this.granter.contender(ask, deadlineMs), deadlineMs, first.contendedAt) };
     }
     const mine = await this.granter.ownHold(ask);
     if (mine !== undefined) return { granted: mine };
     // The line is looked up again after the read, when joining: it may have emptied and been forgotten
     // meanwhile, and joining that one started a second line for the key, which no release through here woke.
-    return { join: () => this.queueFor(key).join(this.granter.contender(ask), deadlineMs, undefined) };
+    return { join: () => this.queueFor(key).join(this.granter.contender(ask, deadlineMs), deadlineMs, undefined) };
   }
 
   async release(caller: Caller, request: ReleaseRequest): Promise<ReleaseResponse> {
@@ -353,7 +354,6 @@ export class Arbiter implements ArbiterService {
   }
 
   private async waitInDurableLine(turn: DurableTurn, ask: GrantAsk, deadlineMs: number): Promise<Grant> {
-    const rank = await turn.join();
     const attempt = async (trigger: AttemptTrigger): Promise<AttemptOutcome> => {
       const position = await turn.position();
       if (position.kind === 'gone') {
@@ -368,10 +368,12 @@ export class Arbiter implements ArbiterService {
       } else if (position.kind === 'behind') {
         return { contendedAt: position.seenAt, aheadInLine: true, ...(position.rank === undefined ? {} : { rank: position.rank }) };
       }
-      return this.granter.attempt({ ...ask, waiterKey: turn.waiterKey }, trigger);
+      return this.granter.attempt({ ...ask, waiterKey: turn.waiterKey }, trigger, deadlineMs);
     };
-    const contender: Contender = { attempt, resolve: () => this.granter.ownHold(ask, false) };
+    const contender: Contender = { attempt, resolve: () => this.granter.settle(ask), ownHold: () => this.granter.ownHold(ask) };
     try {
+      // Inside the try: a join whose answer was lost may have put the place, and giving up must take it.
+      const rank = await turn.join();
       const first = this.queues.has(ask.key.text) ? undefined : await attempt('arrival');
       // The line is looked up when joining, never held across an await (see acquire).
       const outcome = first !== undefined && 'granted' in first ? first.granted : await this.queueFor(ask.key).join(contender, deadlineMs, first?.contendedAt, rank);

@@ -76,12 +76,21 @@ export class EpochState {
    * the epoch of the log at the very revision the hold was read.
    */
   async read(ops: readonly RequestOp[]): Promise<EpochRead> {
+    return this.readAfter([], ops);
+  }
+
+  /**
+   * As read, after `writes` in the same txn: the reads see the log as those writes left it. For a write
+   * whose only purpose is to order itself before whatever comes later (a grant guard, grant-attempt.ts).
+   */
+  async readAfter(writes: readonly RequestOp[], ops: readonly RequestOp[]): Promise<EpochRead> {
     assert(ops.every((op) => op.type === 'range'), 'EpochState.read only reads');
+    assert(writes.every((op) => op.type !== 'range'), 'EpochState.readAfter: the writes are writes');
     const floor = this.floor();
-    const response = await this.gateway.txn({ compare: [], success: [...ops, EPOCH_RECORD_READ], failure: [] });
-    const epochOp = response.responses[ops.length];
-    assert(response.succeeded && response.responses.length === ops.length + 1 && epochOp?.type === 'range', () => `a read-only txn of ${ops.length + 1} reads answered ${response.responses.length} ops`);
-    return { responses: response.responses.slice(0, ops.length), epoch: this.confirm(epochOp.kvs[0], response.header, floor), header: response.header };
+    const response = await this.gateway.txn({ compare: [], success: [...writes, ...ops, EPOCH_RECORD_READ], failure: [] });
+    const epochOp = response.responses[writes.length + ops.length];
+    assert(response.succeeded && response.responses.length === writes.length + ops.length + 1 && epochOp?.type === 'range', () => `a txn of ${writes.length} writes and ${ops.length + 1} reads answered ${response.responses.length} ops`);
+    return { responses: response.responses.slice(writes.length, writes.length + ops.length), epoch: this.confirm(epochOp.kvs[0], response.header, floor), header: response.header };
   }
 
   /**

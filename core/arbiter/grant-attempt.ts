@@ -6,8 +6,9 @@
 // live session; L1: in a durable line the waiter then re-joined behind the waiter that waited for it).
 import { assert } from '../assert.js';
 import { LockError, isLockError } from '../lock-error.js';
-import { type LockKey, holderKeyOf } from '../lock-key.js';
+import { type LockKey, guardKeyOf, holderKeyOf } from '../lock-key.js';
 import type { Grant } from '../ports/arbiter-api.js';
+import type { Clock } from '../ports/clock.js';
 import { isLockLogError } from '../ports/lock-log-error.js';
 import { packToken } from '../token.js';
 import type { LeaseId, Revision } from '../units.js';
@@ -23,23 +24,34 @@ import { type SessionDirectory, expired } from './sessions.js';
 const MAX_TXNS_PER_ATTEMPT = 4;
 
 /** Who asks for which key, as one attempt needs it. */
-export type GrantAsk = Omit<GrantTxnInput, 'epoch'>;
+export type GrantAsk = Omit<GrantTxnInput, 'epoch' | 'guardVersion'>;
+
+/** Grant guard versions remembered (TigerStyle: a limit on everything); one forgotten costs a refused txn that reads it back. */
+const MAX_GUARDS_KNOWN = 10_000;
 
 export interface GranterDeps {
   readonly gateway: LogGateway;
   readonly epoch: EpochState;
   readonly sessions: SessionDirectory;
   readonly seams: ArbiterSeams;
+  readonly clock: Clock;
   /** ADR-08/09: throws when the key may not be granted here (redirect, draining). */
   readonly checkPlacement: (key: LockKey, className: string) => void;
 }
 
 export class Granter {
+  /**
+   * The grant guard versions this arbiter knows are not 0, by guard key. Only a settle bumps one, so the
+   * map holds the few (session, key) pairs whose grant was ever in doubt; a version this arbiter does
+   * not know (another replica settled) fails the grant txn, whose failure branch reads it.
+   */
+  private readonly guards = new Map<string, bigint>();
+
   constructor(private readonly deps: GranterDeps) {}
 
-  /** The attempt and the in-doubt resolution of one waiter, for its line (KeyQueue). */
-  contender(ask: GrantAsk): Contender {
-    return { attempt: (trigger) => this.attempt(ask, trigger), resolve: () => this.ownHold(ask, false), heldAt: () => this.heldByOtherAt(ask) };
+  /** The attempt and the in-doubt resolution of one waiter, for its line (KeyQueue); `deadlineMs` is its wait's end. */
+  contender(ask: GrantAsk, deadlineMs: number): Contender {
+    return { attempt: (trigger) => this.attempt(ask, trigger, deadlineMs), resolve: () => this.settle(ask), ownHold: () => this.ownHold(ask), heldAt: () => this.heldByOtherAt(ask) };
   }
 
   /** The revision at which another session holds the key, or undefined (free, or this session's): a read only (KeyQueue polls). */
@@ -53,14 +65,15 @@ export class Granter {
    * One grant attempt. Rejects `indeterminate` only when the grant txn's outcome is unknown and the
    * holder key could not be read either.
    */
-  async attempt(ask: GrantAsk, trigger: AttemptTrigger): Promise<AttemptOutcome> {
+  async attempt(ask: GrantAsk, trigger: AttemptTrigger, deadlineMs: number): Promise<AttemptOutcome> {
     // ADR-09: placement is checked at every attempt, not only on arrival: a waiter that queued before its
     // range began to drain (or moved away) must not be granted here during the move (found by shard-move).
     this.deps.checkPlacement(ask.key, ask.className);
+    const guardKey = guardKeyOf(ask.key, ask.sessionId);
     for (let txns = 1; ; txns += 1) {
       const floor = this.deps.epoch.floor();
       const epoch = await this.deps.epoch.get();
-      const full: GrantTxnInput = { ...ask, epoch };
+      const full: GrantTxnInput = { ...ask, epoch, guardVersion: this.guards.get(guardKey) ?? 0n };
       let response;
       try {
         response = await this.deps.gateway.txn(this.deps.seams.grantTxn(full, trigger), { passThrough: ['lease-not-found'] });
@@ -73,6 +86,10 @@ export class Granter {
         const settled = await this.settleInDoubt(ask, error);
         if (settled !== undefined) return settled;
         if (txns >= MAX_TXNS_PER_ATTEMPT) throw new LockError('unavailable', `the lock log did not answer ${txns} grant txns for ${ask.key.text} in time, and none committed; retry`);
+        // Not again once the wait is over: a txn that timed out takes etcd's whole deadline, and a grant
+        // sent after it reached a caller who had stopped waiting (its own call timed out), a hold nobody
+        // was handed (issue 11, swarm seed 371). Nothing was granted: the guard saw to that.
+        if (this.deps.clock.now() >= deadlineMs) throw new LockError('unavailable', `the grant txn for ${ask.key.text} got no answer and did not commit, and the wait is over; retry`);
         continue; // it did not commit, and the key is free: try again
       }
       const outcome = classifyGrant(full, response);
@@ -87,6 +104,11 @@ export class Granter {
           // The failure branch read the record in the same txn: adopt it (or seal on it) without a second read.
           this.deps.epoch.confirm(outcome.epochKv, response.header, floor);
           if (txns >= MAX_TXNS_PER_ATTEMPT) throw new LockError('unavailable', 'the epoch kept changing during the grant; retry');
+          break;
+        case 'guard-changed':
+          // A settle (here or on another replica) bumped the guard: the failure branch read its version.
+          this.remember(guardKey, outcome.version);
+          if (txns >= MAX_TXNS_PER_ATTEMPT) throw new LockError('unavailable', `the grant guard of ${ask.key.text} kept changing during the grant; retry`);
       }
     }
   }
@@ -100,17 +122,51 @@ export class Granter {
     return mineIn(read, ask.sessionId) ? grantOf(ask, read.epoch.record.epoch, read.kv.createRevision, reentered) : undefined;
   }
 
+  private remember(guardKey: string, version: bigint): void {
+    this.guards.delete(guardKey); // re-inserted last: the oldest is forgotten first
+    if (this.guards.size >= MAX_GUARDS_KNOWN) {
+      const oldest = this.guards.keys().next();
+      if (oldest.done !== true) this.guards.delete(oldest.value);
+    }
+    this.guards.set(guardKey, version);
+  }
+
   /**
-   * A grant txn that timed out: the holder key says whether it committed. Ours: that grant. Held by
-   * another: contended at the read's revision. Free: it did not commit (undefined: the caller may try
-   * again). The read failing too leaves it in doubt: `indeterminate`, with the txn's error as its cause.
+   * Settles a grant txn whose answer never came: whether it committed, and that it never will. Reading
+   * the holder key alone was not enough: a copy of the txn still on its way (queued at a paused member,
+   * which forwards it when it resumes) committed after the read had found the key free and the caller
+   * had been told `wait-timeout`, and the hold stayed on the caller's live session with nobody knowing
+   * of it (issue 11, L2; swarm seed 617). So the read goes in one txn after a bump of the session's grant
+   * guard for the key: every grant txn compares the guard's version, so a copy sent before the bump can
+   * no longer commit once the bump has. Ours in the read: that grant. Otherwise: undefined (not granted,
+   * and never will be by that txn). Costs one put, only on this path.
+   */
+  async settle(ask: Pick<GrantAsk, 'key' | 'identity' | 'sessionId' | 'className'>): Promise<Grant | undefined> {
+    const read = await this.guardedRead(ask);
+    return mineIn(read, ask.sessionId) ? grantOf(ask, read.epoch.record.epoch, read.kv.createRevision, false) : undefined;
+  }
+
+  /** The holder key, read in one txn after a bump of the session's grant guard for the key (settle). */
+  private async guardedRead(ask: Pick<GrantAsk, 'key' | 'sessionId'>): Promise<HoldRead> {
+    const guardKey = guardKeyOf(ask.key, ask.sessionId);
+    const read = await readHold(this.deps.epoch, ask.key, [{ type: 'put', key: guardKey, value: '', lease: ask.sessionId }]);
+    // At least this: if another replica bumped it too, the next grant txn is refused and reads the exact version.
+    this.remember(guardKey, (this.guards.get(guardKey) ?? 0n) + 1n);
+    return read;
+  }
+
+  /**
+   * A grant txn that timed out, settled (settle). Ours: that grant. Held by another: contended at the
+   * read's revision. Free: it did not commit (undefined: the caller may try again). The settle failing too
+   * leaves it in doubt: `indeterminate`, with the txn's error as its cause.
    */
   private async settleInDoubt(ask: GrantAsk, timedOut: LockError): Promise<AttemptOutcome | undefined> {
     let read: HoldRead;
     try {
-      read = await readHold(this.deps.epoch, ask.key);
+      read = await this.guardedRead(ask);
     } catch (error) {
-      if (isLockError(error, 'sealed')) throw error;
+      // Sealed; or the session lease is gone (the guard's put names it), and every key on it with it.
+      if (isLockError(error, 'sealed') || isLockError(error, 'session-expired')) throw error;
       throw new LockError('indeterminate', `the grant txn for ${ask.key.text} got no answer, and the holder key could not be read: it may be held by this session; acquire again on the same session (it returns the hold if there is one) or inspect it`, { cause: timedOut });
     }
     if (mineIn(read, ask.sessionId)) return { granted: grantOf(ask, read.epoch.record.epoch, read.kv.createRevision, false) };

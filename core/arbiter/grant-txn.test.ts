@@ -16,6 +16,7 @@ const input: GrantTxnInput = {
   sessionId: SESSION,
   className: 'writes',
   epoch: { record: { epoch: 3, clusterId: 1n }, modRevision: revision(5n) },
+  guardVersion: 0n,
 };
 
 function kv(key: string, value: string, createRevision: bigint, lease: bigint, modRevision = createRevision): KeyValue {
@@ -23,9 +24,10 @@ function kv(key: string, value: string, createRevision: bigint, lease: bigint, m
 }
 const epochKv = (modRevision: bigint): KeyValue => kv(EPOCH_KEY, formatEpochRecord({ epoch: 3, clusterId: 1n }), 2n, 0n, modRevision);
 const range = (found: KeyValue | undefined): ResponseOp => ({ type: 'range', kvs: found === undefined ? [] : [found], count: found === undefined ? 0 : 1, more: false });
-function refused(holder: KeyValue | undefined, epoch: KeyValue | undefined): TxnResponse {
-  return { header: { clusterId: clusterId(1n), memberId: memberId(1n), revision: revision(40n), raftTerm: 2n }, succeeded: false, responses: [range(holder), range(epoch)] };
+function refused(holder: KeyValue | undefined, epoch: KeyValue | undefined, guard?: KeyValue): TxnResponse {
+  return { header: { clusterId: clusterId(1n), memberId: memberId(1n), revision: revision(40n), raftTerm: 2n }, succeeded: false, responses: [range(holder), range(epoch), range(guard)] };
 }
+const guardKv = (version: bigint): KeyValue => ({ ...kv('/g/orders/o-1//7', '', 31n, 7n), version });
 const holder = (identity: string, session: bigint, lease = session) => kv('/l/orders/o-1', formatHolderValue({ identity, sessionId: leaseId(session), className: 'writes' }), 30n, lease);
 
 describe('classifyGrant', () => {
@@ -55,6 +57,15 @@ describe('classifyGrant', () => {
   it('asserts that a refusal answers the failure branch it asked for', () => {
     const shortAnswer: TxnResponse = { ...refused(undefined, undefined), responses: [] };
     expect(() => classifyGrant(input, shortAnswer)).toThrow(AssertionError);
-    expect(grantTxn(input).failure).toHaveLength(2);
+    expect(grantTxn(input).failure).toHaveLength(3);
+  });
+
+  it('compares the grant guard at the version it was given, and reports a moved guard before the holder (issue 11, L2)', () => {
+    expect(grantTxn({ ...input, guardVersion: 2n }).compare).toContainEqual({ key: '/g/orders/o-1//7', target: 'version', op: '=', value: 2n });
+    // A settle bumped the guard to 1: refused whoever holds the key, and retried at version 1.
+    expect(classifyGrant(input, refused(undefined, epochKv(5n), guardKv(1n)))).toEqual({ kind: 'guard-changed', version: 1n });
+    expect(classifyGrant(input, refused(holder('spiffe://t/bob', OTHER_SESSION), epochKv(5n), guardKv(1n))).kind).toBe('guard-changed');
+    // At the version it knew, the guard is not why it was refused: the holder is.
+    expect(classifyGrant({ ...input, guardVersion: 1n }, refused(holder('spiffe://t/bob', OTHER_SESSION), epochKv(5n), guardKv(1n))).kind).toBe('contended');
   });
 });

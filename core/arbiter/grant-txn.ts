@@ -1,9 +1,10 @@
-// ADR-02/03/13/15: a grant is one txn, comparing holder-key absence and the epoch record, putting the
-// holder value on the session lease. Its failure branch reads the holder and the epoch record in the
-// same round trip, so a refusal is classified without a second read.
+// ADR-02/03/13/15: a grant is one txn, comparing holder-key absence, the epoch record and the session's
+// grant guard for the key (lock-key.ts guardKeyOf), putting the holder value on the session lease. Its
+// failure branch reads the holder, the epoch record and the guard in the same round trip, so a refusal is
+// classified without a second read.
 import { assert } from '../assert.js';
 import type { LockKey } from '../lock-key.js';
-import { holderKeyOf } from '../lock-key.js';
+import { guardKeyOf, holderKeyOf } from '../lock-key.js';
 import type { KeyValue, TxnRequest, TxnResponse } from '../ports/lock-log.js';
 import type { LeaseId, Revision } from '../units.js';
 import type { CurrentEpoch } from './epoch-state.js';
@@ -17,6 +18,8 @@ export interface GrantTxnInput {
   readonly epoch: CurrentEpoch;
   /** A durable waiter key (ADR-14) to delete in the same txn that grants. */
   readonly waiterKey?: string;
+  /** The version of the session's grant guard for the key this txn may commit under (0: never settled). */
+  readonly guardVersion: bigint;
 }
 
 export type GrantOutcome =
@@ -27,15 +30,19 @@ export type GrantOutcome =
   /** Held by the same identity under another session: a leaked hold (ADR-13). */
   | { readonly kind: 'leak'; readonly holder: HolderValue }
   /** The epoch record changed since the arbiter read it: reload and try again. */
-  | { readonly kind: 'epoch-changed'; readonly epochKv: KeyValue | undefined };
+  | { readonly kind: 'epoch-changed'; readonly epochKv: KeyValue | undefined }
+  /** The grant guard is not at the version the arbiter knew (a settle bumped it): try again at `version`. */
+  | { readonly kind: 'guard-changed'; readonly version: bigint };
 
 export function grantTxn(input: GrantTxnInput): TxnRequest {
   const holderKey = holderKeyOf(input.key);
+  const guardKey = guardKeyOf(input.key, input.sessionId);
   const value = formatHolderValue({ identity: input.identity, sessionId: input.sessionId, className: input.className });
   return {
     compare: [
       { key: holderKey, target: 'create', op: '=', value: 0n },
       { key: EPOCH_KEY, target: 'mod', op: '=', value: input.epoch.modRevision },
+      { key: guardKey, target: 'version', op: '=', value: input.guardVersion },
     ],
     success: [
       { type: 'put', key: holderKey, value, lease: input.sessionId },
@@ -44,17 +51,20 @@ export function grantTxn(input: GrantTxnInput): TxnRequest {
     failure: [
       { type: 'range', key: holderKey },
       { type: 'range', key: EPOCH_KEY },
+      { type: 'range', key: guardKey },
     ],
   };
 }
 
 export function classifyGrant(input: GrantTxnInput, response: TxnResponse): GrantOutcome {
   if (response.succeeded) return { kind: 'granted', revision: response.header.revision, reentered: false };
-  assert(response.responses.length === 2 && response.responses.every((op) => op.type === 'range'), () => `a refused grant txn answered ${response.responses.length} ops, not the failure branch's two reads`);
+  assert(response.responses.length === 3 && response.responses.every((op) => op.type === 'range'), () => `a refused grant txn answered ${response.responses.length} ops, not the failure branch's three reads`);
   const holderKv = rangeKv(response, 0);
   const epochKv = rangeKv(response, 1);
   if (epochKv === undefined || epochKv.modRevision !== input.epoch.modRevision) return { kind: 'epoch-changed', epochKv };
-  // The epoch compare held, so the holder compare (create = 0) is the one that failed: the holder key
+  const guardVersion = rangeKv(response, 2)?.version ?? 0n;
+  if (guardVersion !== input.guardVersion) return { kind: 'guard-changed', version: guardVersion };
+  // The epoch and guard compares held, so the holder compare (create = 0) is the one that failed: the holder key
   // existed at this revision, and the failure branch read it in the same txn. Only a broken LockLog or
   // grant txn answers otherwise (this was once treated as contended, hiding the bug).
   assert(holderKv !== undefined, () => `grant txn for ${input.key.text} was refused with the epoch record unchanged, yet it read no holder at revision ${response.header.revision}`);

@@ -5,7 +5,7 @@
 import type { LockKey } from '../lock-key.js';
 import { holderKeyOf } from '../lock-key.js';
 import type { InspectResponse } from '../ports/arbiter-api.js';
-import type { KeyValue, ResponseHeader } from '../ports/lock-log.js';
+import type { KeyValue, RequestOp, ResponseHeader } from '../ports/lock-log.js';
 import { packToken } from '../token.js';
 import type { FencingToken } from '../units.js';
 import type { CurrentEpoch, EpochState } from './epoch-state.js';
@@ -23,8 +23,9 @@ export interface HoldRead {
   readonly header: ResponseHeader;
 }
 
-export async function readHold(epochState: EpochState, key: LockKey): Promise<HoldRead> {
-  const read = await epochState.read([{ type: 'range', key: holderKeyOf(key) }]);
+/** `before`: writes sent in the same txn ahead of the read (a grant guard's bump, grant-attempt.ts). */
+export async function readHold(epochState: EpochState, key: LockKey, before: readonly RequestOp[] = []): Promise<HoldRead> {
+  const read = await epochState.readAfter(before, [{ type: 'range', key: holderKeyOf(key) }]);
   const op = read.responses[0];
   const kv = op?.type === 'range' ? op.kvs[0] : undefined;
   const holder = kv === undefined ? undefined : parseHolderValue(kv.value);

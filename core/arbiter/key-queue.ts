@@ -40,6 +40,13 @@ export interface Contender {
    */
   readonly resolve: () => Promise<Grant | undefined>;
   /**
+   * At a wait's end with no attempt in doubt: the caller's session's own hold of the key, if it has one
+   * (a read). Another task of the same session may have been granted it by a request whose answer was
+   * lost; this waiter is then answered with it (re-entered, ADR-13), not `wait-timeout` while its session
+   * holds the key (issue 11, swarm seed 340). Absent: wait-timeout without a read.
+   */
+  readonly ownHold?: () => Promise<Grant | undefined>;
+  /**
    * A read of the holder key (it writes nothing): the revision at which another session was seen holding
    * the key, or undefined when it may be free (or is this session's). A poll reads first and sends the
    * grant txn only when the key may be free: a poll of a held key then costs a read, not a Raft entry,
@@ -241,6 +248,9 @@ export class KeyQueue {
         throw new LockError('indeterminate', 'the last grant attempt got no answer, and the holder key could not be read before the wait ended: the key may be held by this session; inspect it, or acquire again on the same session (it returns the hold if there is one)', { cause: error });
       }
       if (mine !== undefined) return mine;
+    } else {
+      const mine = await waiter.contender.ownHold?.().catch(() => undefined); // unreadable: the wait is over all the same
+      if (mine !== undefined) return mine;
     }
     throw new LockError('wait-timeout', waiter.aheadInLine
       ? 'other waiters kept the first places in the durable line (ADR-14) for the whole wait; retry later or wait longer'
@@ -259,6 +269,9 @@ export class KeyQueue {
         this.ensureWatch(heldAt);
         return undefined;
       }
+      // The poll's read may have taken etcd's whole deadline (a stuck member): no grant starts once the
+      // wait is over, as serveHead would not start one (issue 11, swarm seed 371).
+      if (this.deps.clock.now() >= waiter.deadlineMs) return undefined;
       const outcome = await waiter.contender.attempt(trigger);
       waiter.inDoubt = false;
       const seen = 'granted' in outcome ? outcome.granted.revision : outcome.contendedAt;

@@ -13,15 +13,17 @@ const input: GrantTxnInput = {
   sessionId: leaseId(42n),
   className: 'ledger-writes',
   epoch: { record: { epoch: 3, clusterId: 7n }, modRevision: revision(19n) },
+  guardVersion: 0n,
 };
 
 describe('the arbiter seams: honest defaults are the rules as implemented', () => {
-  it.each<AttemptTrigger>(['arrival', 'watch-event', 'hint', 'poll'])('runs the full grant txn on a %s, comparing holder absence and the epoch record (ADR-03/15)', (trigger) => {
+  it.each<AttemptTrigger>(['arrival', 'watch-event', 'hint', 'poll'])('runs the full grant txn on a %s, comparing holder absence, the epoch record and the grant guard (ADR-03/15, issue 11 L2)', (trigger) => {
     const txn = HONEST_ARBITER_SEAMS.grantTxn(input, trigger);
     expect(txn).toEqual(grantTxn(input));
     expect(txn.compare).toEqual([
       { key: '/l/payments/ledger-7', target: 'create', op: '=', value: 0n },
       { key: EPOCH_KEY, target: 'mod', op: '=', value: 19n },
+      { key: '/g/payments/ledger-7//42', target: 'version', op: '=', value: 0n },
     ]);
   });
 

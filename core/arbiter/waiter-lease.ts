@@ -18,6 +18,7 @@ import type { Clock } from '../ports/clock.js';
 import type { LeaseId } from '../units.js';
 import { MS_PER_SECOND } from '../units.js';
 import type { LogGateway } from './log-gateway.js';
+import { IDEMPOTENT_REQUEST_TIMEOUT_MS } from './log-retry.js';
 
 /**
  * How long a place outlives its arbiter's last renewal: the platform's minimum TTL (ADR-11), so an
@@ -84,7 +85,9 @@ export class WaiterLease {
   /** Deletes `waiterKey` if it is still the place this arbiter put on `lease` (a waiter that came back elsewhere owns it now). */
   async leave(waiterKey: string, lease: LeaseId): Promise<void> {
     try {
-      await this.deps.gateway.txn({ compare: [{ key: waiterKey, target: 'lease', op: '=', value: lease }], success: [{ type: 'delete', key: waiterKey }], failure: [] });
+      // Safe to send twice, so a short deadline (log-retry.ts): a waiter that gave up is answered after
+      // it, not after etcd's full deadline for a lost answer (issue 11, swarm seed 123); retried later.
+      await this.deps.gateway.txn({ compare: [{ key: waiterKey, target: 'lease', op: '=', value: lease }], success: [{ type: 'delete', key: waiterKey }], failure: [], timeoutMs: IDEMPOTENT_REQUEST_TIMEOUT_MS });
       this.leaves.delete(waiterKey);
     } catch (error) {
       if (!isLockError(error, 'unavailable') && !isLockError(error, 'indeterminate') && !isLockError(error, 'sealed')) throw error;

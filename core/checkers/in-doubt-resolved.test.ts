@@ -18,6 +18,25 @@ describe('in-doubt-resolved: a grant or release in doubt is resolved, never misr
     expect(checkInDoubtResolved([hold('a', 5n, 2_000, 9_500)], livenessRun([told])).violations.map((v) => v.kind)).toEqual(['in-doubt-misreported']);
   });
 
+  it('gives a grant to the task of the holder still waiting when it was made, not to one refused before it', () => {
+    // Seeds 128 and 147 of the swarm: one task waits (its answer lost), another's try-lock was told
+    // `contended` truthfully while someone else held the key; the grant that follows is the waiter's.
+    const waiting = interest('a', { task: 'a/task-1', fromMs: 1_000, answeredMs: 9_000, outcome: 'in-doubt', code: 'indeterminate' });
+    const tried = interest('a', { task: 'a/task-2', fromMs: 1_500, answeredMs: 1_510, outcome: 'refused', code: 'contended' });
+    expect(checkInDoubtResolved([hold('a', 5n, 2_000, 7_000)], livenessRun([waiting, tried])).ok).toBe(true);
+    // Negative control: with nobody waiting at the grant, the refused try-lock is the only asker: misreported.
+    expect(checkInDoubtResolved([hold('a', 5n, 2_000, 7_000)], livenessRun([tried])).violations.map((v) => v.kind)).toEqual(['in-doubt-misreported']);
+    // Seed 481: the waiter's answer (indeterminate) came before the grant, the request still at the
+    // arbiter; a later try-lock was told `draining`. The grant is the in-doubt one's, and it went at once.
+    const lostEarly = interest('a', { task: 'a/task-1', fromMs: 1_000, answeredMs: 1_900, outcome: 'in-doubt', code: 'indeterminate' });
+    const drained = interest('a', { task: 'a/task-2', fromMs: 1_500, answeredMs: 1_510, outcome: 'refused', code: 'draining' });
+    expect(checkInDoubtResolved([hold('a', 5n, 2_000, 2_050)], livenessRun([lostEarly, drained])).ok).toBe(true);
+    expect(checkInDoubtResolved([hold('a', 5n, 2_000)], livenessRun([lostEarly, drained])).violations.map((v) => v.kind)).toEqual(['in-doubt-unresolved']);
+    // A refusal answered after the grant while the hold stood still counts, whoever else waited (L2).
+    const timedOut = interest('a', { task: 'a/task-2', fromMs: 1_500, answeredMs: 6_000, outcome: 'refused', code: 'wait-timeout' });
+    expect(checkInDoubtResolved([hold('a', 5n, 2_000, 7_000)], livenessRun([waiting, timedOut])).violations.map((v) => v.kind)).toEqual(['in-doubt-misreported']);
+  });
+
   it('takes a refusal answered after the hold had ended (its session expired meanwhile) for the truth', () => {
     const expired = interest('a', { fromMs: 1_000, answeredMs: 12_000, outcome: 'refused', code: 'session-expired' });
     expect(checkInDoubtResolved([hold('a', 5n, 2_000, 8_000)], livenessRun([expired])).ok).toBe(true);

@@ -31,7 +31,14 @@ export function checkInDoubtResolved(grants: readonly GrantRecord[], run: Livene
 /** A hold no task was handed: the acquire that asked for it must not have been refused, and the hold must go. */
 function judgeUnhanded(grant: GrantRecord, run: LivenessRun): Violation | undefined | 'not-judged' {
   const asked = run.interests.filter((i) => i.holder === grant.holder && i.key === grant.key && i.fromMs <= grant.grantedAtMs);
-  const latest = asked.reduce<Interest | undefined>((a, b) => (a === undefined || b.fromMs >= a.fromMs ? b : a), undefined);
+  // Several tasks of one client may ask for one key (issue 11's tasks per client): the grant answers one
+  // still waiting when it was made, not a later try-lock that was told `contended` before it; failing
+  // that, one answered `indeterminate` before it (its request may still have been at the arbiter, whose
+  // grant then landed after the caller stopped waiting); and only failing both, a refusal before it.
+  const open = asked.filter((i) => i.outcome === 'pending' || (i.answeredMs ?? Number.POSITIVE_INFINITY) >= grant.grantedAtMs);
+  const inDoubt = asked.filter((i) => i.outcome === 'in-doubt');
+  const candidates = open.length > 0 ? open : inDoubt.length > 0 ? inDoubt : asked;
+  const latest = candidates.reduce<Interest | undefined>((a, b) => (a === undefined || b.fromMs >= a.fromMs ? b : a), undefined);
   if (latest?.outcome === 'pending') return 'not-judged'; // its answer is still on its way, or its process died
   // A refusal answered after the hold was over tells the caller the truth; `session-expired` says the hold
   // goes with its lease (the leader's revoke may come a little later): it must then be gone within the bound.

@@ -82,6 +82,11 @@ export class Endpoints {
     return undefined;
   }
 
+  /** The member that answered a hedged call first serves every later call (src/etcd/endpoint-set.ts does the same). */
+  makeCurrent(index: number): void {
+    this.current = index;
+  }
+
   /** The next call goes to the endpoint after `failed`, unless another call already moved on. */
   moveOn(failed: number): void {
     if (this.current === failed) this.current = (failed + 1) % this.endpoints.length;

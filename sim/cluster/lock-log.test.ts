@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { isLockLogError, type LockLogError } from '../../core/ports/lock-log-error.js';
 import type { TxnRequest, WatchBatch } from '../../core/ports/lock-log.js';
-import { clusterWorld, rejectionOf, settledLeader } from './test-world.js';
+import { KEEPALIVE_HEDGE_AFTER_MS, KEEPALIVE_TIMEOUT_MS } from '../../core/ports/keepalive-hedge.js';
+import { UNHEDGED_KEEPALIVE, clusterWorld, rejectionOf, settledLeader } from './test-world.js';
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 const put = (key: string, value: string): TxnRequest => ({ compare: [], success: [{ type: 'put', key, value }], failure: [] });
@@ -120,5 +121,47 @@ describe('SimLockLog watches that break', () => {
     await world.driver.runFor(10);
     expect(first.current?.watches.open).toBe(0);
     expect(first.state?.watches.counts).toEqual({ synced: 0, unsynced: 0 });
+  });
+});
+
+describe('SimLockLog keepalive hedge (core/ports/keepalive-hedge.ts, issue 11 L6)', () => {
+  /** The first endpoint takes requests and answers none (the swarm's stuck-member fault); the second is healthy. */
+  async function stuckFirst(seed: string, options: { keepAliveHedgeAfterMs?: number; keepAliveTimeoutMs?: number } = {}) {
+    const world = clusterWorld(yieldToHost, seed, {}, true);
+    const leader = await settledLeader(world);
+    const [first, second] = world.cluster.members.filter((m) => m.name !== leader);
+    const { log, process } = world.client('client', { endpoints: [first!, second!], ...options });
+    const lease = await world.driver.wait(log.leaseGrant(5));
+    world.cluster.partition({ from: [first!.name], to: [process.name], direction: 'one-way' });
+    return { world, log, lease, second: second! };
+  }
+
+  it('renews through the next member when the first is stuck, soon after the hedge delay, and stays there', async () => {
+    const { world, log, lease, second } = await stuckFirst('hedge-stuck');
+    const sentAt = world.kernel.now();
+    const renewed = await world.driver.wait(log.leaseKeepAlive(lease.id));
+    const tookMs = world.kernel.now() - sentAt;
+    expect(renewed.ttlSeconds).toBe(5);
+    expect(tookMs).toBeGreaterThanOrEqual(KEEPALIVE_HEDGE_AFTER_MS);
+    expect(tookMs).toBeLessThan(KEEPALIVE_TIMEOUT_MS);
+    expect(log.currentEndpoint).toBe(second.name); // the member that answered serves the next call
+  });
+
+  it('negative control: unhedged, the keepalive waits on the stuck member past a TTL-5 s fence budget', async () => {
+    const { world, log, lease } = await stuckFirst('hedge-off', UNHEDGED_KEEPALIVE);
+    const sentAt = world.kernel.now();
+    const error = (await world.driver.wait(rejectionOf(log.leaseKeepAlive(lease.id)))) as LockLogError;
+    expect(error.code).toBe('timeout');
+    expect(world.kernel.now() - sentAt).toBeGreaterThan(2 * 5_000 / 3 - 1_000); // ADR-12: the fence would come first
+  });
+
+  it('ends at the keepalive deadline when no member answers', async () => {
+    const { world, log, lease } = await stuckFirst('hedge-none');
+    world.cluster.partition({ from: world.cluster.members.map((m) => m.name), to: ['client'], direction: 'one-way' });
+    const sentAt = world.kernel.now();
+    const error = (await world.driver.wait(rejectionOf(log.leaseKeepAlive(lease.id)))) as LockLogError;
+    expect(error.code).toBe('timeout');
+    expect(world.kernel.now() - sentAt).toBeGreaterThanOrEqual(KEEPALIVE_TIMEOUT_MS);
+    expect(world.kernel.now() - sentAt).toBeLessThan(KEEPALIVE_TIMEOUT_MS + 50);
   });
 });

@@ -1,6 +1,7 @@
 // The LockLog port over the simulated network: what src/etcd/ is to real etcd, SimLockLog is to the
 // simulated cluster, and it behaves the same way:
-// - one request message per call, on the current endpoint; no retries (a retried write could apply twice);
+// - one request message per call, on the current endpoint; no retries (a retried write could apply twice),
+//   except a keepalive, hedged over the members as the real adapter hedges it (keepalive-hedge.ts, L6);
 // - a deadline per call on the client's own clock (default 8 s: etcd's 7 s ReqTimeout plus a margin, so
 //   etcd's own timeout answer normally arrives first) → `timeout`, indeterminate for writes;
 // - errors from the member keep etcd's classification: refused ones failed, the others indeterminate
@@ -15,6 +16,7 @@
 // - watches are message streams (lock-log-watch.ts); while any is open on an endpoint, the connection is
 //   pinged like the real adapter's gRPC keepalive (every 10 s, 5 s to answer).
 // A crash of the client process loses this object with the rest of its memory: pending calls never settle.
+import { KEEPALIVE_DEFINITIVE_CODES, KEEPALIVE_HEDGE_AFTER_MS, KEEPALIVE_TIMEOUT_MS } from '../../core/ports/keepalive-hedge.js';
 import { LockLogError } from '../../core/ports/lock-log-error.js';
 import type {
   LeaseGrantResponse, LeaseKeepAliveResponse, LeaseTimeToLiveResponse, LockLog, RangeRequest, RangeResponse, ResponseHeader,
@@ -38,6 +40,10 @@ export interface SimLockLogOptions {
   readonly endpoints: readonly (EtcdMember | string)[];
   /** Deadline of each call (and of a watch's creation). Default 8000 ms. */
   readonly requestTimeoutMs?: number;
+  /** Deadline of a keepalive over every member (keepalive-hedge.ts). Default KEEPALIVE_TIMEOUT_MS, at most requestTimeoutMs. */
+  readonly keepAliveTimeoutMs?: number;
+  /** When a keepalive is also sent to the next member; Infinity: never. Default KEEPALIVE_HEDGE_AFTER_MS. */
+  readonly keepAliveHedgeAfterMs?: number;
   /** How long an endpoint whose connection broke is skipped. Default 1000 ms. */
   readonly reconnectBackoffMs?: number;
   /** gRPC keepalive while watches are open: ping interval and answer timeout. Default 10 s and 5 s. */
@@ -86,6 +92,7 @@ class SimLockLogClient implements SimLockLog {
   private readonly pending = new Map<number, PendingCall>();
   private readonly watches: ClientWatches;
   private readonly requestTimeoutMs: number;
+  private readonly keepAlive: { readonly timeoutMs: number; readonly hedgeAfterMs: number };
   private readonly incarnation: number;
   private nextRequestId = 0;
   private closed = false;
@@ -98,6 +105,10 @@ class SimLockLogClient implements SimLockLog {
     this.client = options.client;
     this.incarnation = options.client.incarnation;
     this.requestTimeoutMs = positive(options.requestTimeoutMs ?? DEFAULT_SIM_REQUEST_TIMEOUT_MS, 'requestTimeoutMs');
+    this.keepAlive = {
+      timeoutMs: Math.min(positive(options.keepAliveTimeoutMs ?? KEEPALIVE_TIMEOUT_MS, 'keepAliveTimeoutMs'), this.requestTimeoutMs),
+      hedgeAfterMs: positiveOrNever(options.keepAliveHedgeAfterMs ?? KEEPALIVE_HEDGE_AFTER_MS, 'keepAliveHedgeAfterMs'),
+    };
     const count = (portCounts.get(options.client) ?? 0) + 1;
     portCounts.set(options.client, count);
     this.port = options.port ?? `lock-log-${count}`;
@@ -158,8 +169,9 @@ class SimLockLogClient implements SimLockLog {
     return { header, id: grant.id, ttlSeconds: grant.ttlSeconds };
   }
 
+  /** Hedged over the members, as the real adapter does: one stuck member must not cost a false fence (L6). */
   async leaseKeepAlive(id: LeaseId): Promise<LeaseKeepAliveResponse> {
-    const { header, body } = await this.call({ op: 'lease-keepalive', id }, `keepalive of lease ${id}`);
+    const { header, body } = await this.hedged({ op: 'lease-keepalive', id }, `keepalive of lease ${id}`);
     return { header, id, ttlSeconds: expectBody(body, 'lease-keepalive').ttlSeconds };
   }
 
@@ -211,14 +223,79 @@ class SimLockLogClient implements SimLockLog {
     if (unusable !== undefined) return Promise.reject(unusable);
     const endpoint = this.endpoints.pick();
     if (endpoint === undefined) return Promise.reject(this.noConnection(what));
+    const deadlineMs = timeoutMs !== undefined && timeoutMs > 0 && timeoutMs < this.requestTimeoutMs ? timeoutMs : this.requestTimeoutMs;
+    return this.callOn(endpoint, request, what, deadlineMs, this.endpoints.count - 1).answer.promise;
+  }
+
+  /** One request on `endpoint`, with its own deadline; `failoversLeft` other endpoints if the connection is refused. */
+  private callOn(endpoint: number, request: ClientRequest, what: string, deadlineMs: number, failoversLeft: number): { readonly requestId: number; readonly answer: Deferred<Answer> } {
     const requestId = this.nextRequestId++;
     const answer = this.kernel.deferred<Answer>();
-    const deadlineMs = timeoutMs !== undefined && timeoutMs > 0 && timeoutMs < this.requestTimeoutMs ? timeoutMs : this.requestTimeoutMs;
     const timer = this.client.setTimer(deadlineMs, () => this.timeOut(requestId));
-    const call: PendingCall = { endpoint, description: '', failoversLeft: this.endpoints.count - 1, what, request, mutating: mutates(request), answer, timer, deadlineMs };
+    const call: PendingCall = { endpoint, description: '', failoversLeft, what, request, mutating: mutates(request), answer, timer, deadlineMs };
     this.pending.set(requestId, call);
     this.dispatch(requestId, call);
-    return answer.promise;
+    return { requestId, answer };
+  }
+
+  /**
+   * A call safe to apply twice (a keepalive renews, it writes no log entry), as src/etcd/endpoint-set.ts
+   * runHedged makes it (core/ports/keepalive-hedge.ts): on the current member, then also on the next one
+   * each time the last one asked has not answered within the hedge delay, or failed, until every member
+   * was asked; the first answer wins, the member that gave it serves later calls, and the whole call
+   * ends at the keepalive deadline.
+   */
+  private hedged(request: ClientRequest, what: string): Promise<Answer> {
+    const unusable = this.unusable(what);
+    if (unusable !== undefined) return Promise.reject(unusable);
+    const first = this.endpoints.pick();
+    if (first === undefined) return Promise.reject(this.noConnection(what));
+    const result = this.kernel.deferred<Answer>();
+    const startedLocalMs = this.client.localNow();
+    const asked: number[] = [];
+    let failures = 0;
+    let settled = false;
+    let hedgeTimer: TimerId | undefined;
+    const finish = (outcome: Answer | LockLogError, answeredBy?: number): void => {
+      if (settled) return;
+      settled = true;
+      if (hedgeTimer !== undefined) this.client.cancelTimer(hedgeTimer);
+      for (const requestId of asked) this.abandon(requestId); // their late answers are ignored
+      if (answeredBy !== undefined) this.endpoints.makeCurrent(answeredBy);
+      if (outcome instanceof LockLogError) result.reject(outcome);
+      else result.resolve(outcome);
+    };
+    const askNext = (): boolean => {
+      const leftMs = this.keepAlive.timeoutMs - (this.client.localNow() - startedLocalMs);
+      if (settled || asked.length >= this.endpoints.count || leftMs <= 0) return false;
+      const endpoint = (first + asked.length) % this.endpoints.count;
+      if (hedgeTimer !== undefined) this.client.cancelTimer(hedgeTimer);
+      hedgeTimer = Number.isFinite(this.keepAlive.hedgeAfterMs) ? this.client.setTimer(this.keepAlive.hedgeAfterMs, askNext) : undefined;
+      const { requestId, answer } = this.callOn(endpoint, request, what, leftMs, 0);
+      asked.push(requestId);
+      answer.promise.then(
+        (value) => finish(value, endpoint),
+        (error: unknown) => {
+          if (settled) return;
+          failures += 1;
+          const failed = error instanceof LockLogError ? error : new LockLogError('internal', `${what}: ${String(error)}`);
+          if (KEEPALIVE_DEFINITIVE_CODES.has(failed.code)) return finish(failed);
+          // A member that failed is replaced at once; when none is left to ask, the last failure is the answer.
+          if (!askNext() && failures === asked.length) finish(failed);
+        },
+      );
+      return true;
+    };
+    askNext();
+    return result.promise;
+  }
+
+  /** Forgets a request whose answer is no longer wanted (another member answered a hedged call first). */
+  private abandon(requestId: number): void {
+    const call = this.pending.get(requestId);
+    if (call === undefined) return;
+    this.pending.delete(requestId);
+    this.client.cancelTimer(call.timer);
   }
 
   private dispatch(requestId: number, call: PendingCall): void {
@@ -348,4 +425,8 @@ function expectBody<K extends ResultBody['op']>(body: ResultBody, op: K): Extrac
 function positive(value: number, field: string): number {
   if (!(value > 0 && Number.isFinite(value))) throw new RangeError(`SimLockLogOptions.${field} must be a positive number of milliseconds, got ${value}`);
   return value;
+}
+
+function positiveOrNever(value: number, field: string): number {
+  return value === Number.POSITIVE_INFINITY ? value : positive(value, field);
 }

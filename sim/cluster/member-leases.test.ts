@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { leaseId } from '../../core/units.js';
 import type { TraceRecord } from '../trace/trace.js';
 import { nextTickAt } from './member-leases.js';
-import { clusterWorld, settledLeader, type ClusterWorld } from './test-world.js';
+import { UNHEDGED_KEEPALIVE, clusterWorld, settledLeader, type ClusterWorld } from './test-world.js';
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 
@@ -110,7 +110,7 @@ describe('keepalive and time-to-live paths', () => {
       const leader = await settledLeader(world);
       const { driver, cluster, kernel } = world;
       const follower = cluster.members.find((m) => m.name !== leader)!;
-      const { log } = world.client('holder', { endpoints: [follower] });
+      const { log } = world.client('holder', { endpoints: [follower], ...UNHEDGED_KEEPALIVE });
       const lease = await driver.wait(log.leaseGrant(10));
       cluster.crash(leader, { powerLoss });
       const sentAt = kernel.now();

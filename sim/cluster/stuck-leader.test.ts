@@ -7,7 +7,7 @@
 // confirm leadership and answers "not a primary lessor".
 import { describe, expect, it } from 'vitest';
 import { isLockLogError } from '../../core/ports/lock-log-error.js';
-import { clusterWorld, settledLeader } from './test-world.js';
+import { UNHEDGED_KEEPALIVE, clusterWorld, settledLeader } from './test-world.js';
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 const TTL_SECONDS = 5;
@@ -25,7 +25,7 @@ async function stuckLeaderRun(confirmLeadershipOnRenew: boolean) {
   const { kernel, cluster, driver } = world;
   const oldLeaderName = await settledLeader(world);
   const oldLeader = cluster.member(oldLeaderName);
-  const holder = world.client('holder', { endpoints: [oldLeader] });
+  const holder = world.client('holder', { endpoints: [oldLeader], ...UNHEDGED_KEEPALIVE });
   const log = driver.lockLog(holder.log);
   const lease = await log.leaseGrant(TTL_SECONDS);
   const key = '/l/payments/ledger';

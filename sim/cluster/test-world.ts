@@ -5,7 +5,7 @@ import { Kernel } from '../kernel/kernel.js';
 import { SimProcess } from '../process/process.js';
 import { createClusterNetwork, createSimCluster, type SimCluster, type SimClusterOptions } from './cluster.js';
 import { SimDriver } from './driver.js';
-import { createSimLockLog, type SimLockLog, type SimLockLogOptions } from './lock-log.js';
+import { DEFAULT_SIM_REQUEST_TIMEOUT_MS, createSimLockLog, type SimLockLog, type SimLockLogOptions } from './lock-log.js';
 import type { ClusterNetwork } from './ports.js';
 
 export interface ClusterWorld {
@@ -36,6 +36,12 @@ export function clusterWorld(yieldToHost: () => Promise<void>, seed: string, opt
     },
   };
 }
+
+/**
+ * Client options for tests of what a member answers to a keepalive (its forwarding, its own timeouts):
+ * the client waits for the member as long as any call, on that member alone, instead of hedging.
+ */
+export const UNHEDGED_KEEPALIVE = { keepAliveTimeoutMs: DEFAULT_SIM_REQUEST_TIMEOUT_MS, keepAliveHedgeAfterMs: Number.POSITIVE_INFINITY } as const;
 
 /** Runs until a leader is elected and has applied its term's entry (so it serves and leases expire). */
 export async function settledLeader(world: ClusterWorld, withinMs = 5_000): Promise<string> {

@@ -23,10 +23,13 @@ export class LogFaults {
   /** The log an arbiter incarnation speaks, with these faults applied. */
   readonly wrap = (log: LockLog, clock: Clock): LockLog => ({
     txn: async (request) => {
+      const sentMs = clock.now();
       const response = await log.txn(request);
       if (!response.succeeded || !this.losesAnswerOf(request)) return response;
       this.counts.answersLost += 1;
-      const waitedMs = this.answerTimeoutMs;
+      // The call's own deadline (TxnRequest.timeoutMs), when shorter, ends the wait for the lost answer, as it would the client's.
+      const deadlineMs = request.timeoutMs !== undefined && request.timeoutMs > 0 ? Math.min(this.answerTimeoutMs, request.timeoutMs) : this.answerTimeoutMs;
+      const waitedMs = Math.max(0, deadlineMs - (clock.now() - sentMs));
       if (waitedMs > 0) await clock.sleep(waitedMs);
       throw new LockLogError('timeout', `txn: no answer within ${waitedMs} ms (a lost answer, injected; the write may or may not have taken effect)`, { outcome: 'indeterminate' });
     },

@@ -5,6 +5,7 @@
 // (it renews; it writes no log entry): runHedged asks the next member too when the current one is slow,
 // so that one stuck member cannot hold a renewal for a whole request timeout (issue 11 L6).
 import type { Etcd3 } from 'etcd3';
+import { KEEPALIVE_DEFINITIVE_CODES } from '../../core/ports/keepalive-hedge.js';
 import type { LockLogError } from '../../core/ports/lock-log-error.js';
 import { toLockLogError, wasNeverSent } from './error-mapping.js';
 import { createMemberClient, normaliseEndpoint } from './member-client.js';
@@ -35,8 +36,6 @@ export interface CallSpec {
 const MOVE_ON_CODES: ReadonlySet<LockLogError['code']> = new Set(['unavailable', 'timeout', 'not-leader']);
 /** setTimeout's limit (2^31 - 1 ms); a longer delay would fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-// Answers that another member would give too: a hedged call ends on them at once.
-const DEFINITIVE_CODES: ReadonlySet<LockLogError['code']> = new Set(['lease-not-found', 'invalid-argument', 'cancelled']);
 
 export class EndpointSet {
   private readonly members: ReadonlyArray<{ readonly endpoint: string; readonly client: Etcd3 }>;
@@ -117,7 +116,7 @@ export class EndpointSet {
             failures += 1;
             const mapped = toLockLogError(error, { description: `${spec.operation} on ${endpoint}`, mutates: spec.mutates });
             if (MOVE_ON_CODES.has(mapped.code)) this.moveOn(index);
-            if (DEFINITIVE_CODES.has(mapped.code)) return settle(() => reject(mapped));
+            if (KEEPALIVE_DEFINITIVE_CODES.has(mapped.code)) return settle(() => reject(mapped));
             // A member that failed is replaced at once; when none is left to ask, the last failure is the answer.
             if (!askNext() && failures === attempts.length) settle(() => reject(mapped));
           },

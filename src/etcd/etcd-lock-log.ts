@@ -1,6 +1,7 @@
 // The LockLog port over real etcd, through the etcd3 package's raw RPC clients (ARCHITECTURE.md, ports).
 // Thin by design: each method is one etcd RPC; conversions live in convert.ts and kv-codec.ts, failure
 // classification in error-mapping.ts, member choice in endpoint-set.ts.
+import { KEEPALIVE_HEDGE_AFTER_MS, KEEPALIVE_TIMEOUT_MS } from '../../core/ports/keepalive-hedge.js';
 import type { Etcd3 } from 'etcd3';
 import { LockLogError } from '../../core/ports/lock-log-error.js';
 import type {
@@ -29,21 +30,9 @@ import { openWatch } from './watch-stream.js';
  * "request timed out" answer, which says more, normally arrives before our deadline fires. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 7_000 + 1_000;
 
-/**
- * Deadline of a keepalive, every member's attempt included (issue 11 L6). It must end inside the fence
- * budget, so that a keepalive nobody answered is given up while a retry can still renew: from a
- * keepalive's send to the fence there are 2·TTL/3 − 1 s (ADR-12), 2.33 s at the platform's minimum TTL of
- * 5 s (ADR-11), 9 s at the default 15 s. A healthy keepalive is answered by the leader without a Raft
- * entry, in milliseconds; its slow paths (the leader waiting up to 1 s for its applied index, a follower
- * forwarding while a leader is elected) are what the hedge below is for, not this deadline.
- */
-export const DEFAULT_KEEPALIVE_TIMEOUT_MS = 2_000;
-/**
- * A keepalive not answered in this long is sent to the next member too (a keepalive may be sent twice:
- * it renews, it writes nothing to the log). 500 ms is many round trips on any network a lock cluster
- * runs on, and leaves a TTL-5 s holder 1.8 s of its fence budget for the next member's answer.
- */
-export const DEFAULT_KEEPALIVE_HEDGE_AFTER_MS = 500;
+/** The keepalive hedge's defaults: the rule and its reasons are core/ports/keepalive-hedge.ts, shared with the simulator. */
+export const DEFAULT_KEEPALIVE_TIMEOUT_MS = KEEPALIVE_TIMEOUT_MS;
+export const DEFAULT_KEEPALIVE_HEDGE_AFTER_MS = KEEPALIVE_HEDGE_AFTER_MS;
 
 export interface EtcdLockLogOptions {
   /** Client URLs of the cluster's members, e.g. ['http://127.0.0.1:2379']. Calls start at the first. */
