@@ -215,3 +215,27 @@ describe('KeyQueue polls (issue 12)', () => {
     expect(triggers).toEqual(['poll', 'poll', 'poll']);
   });
 });
+
+describe('KeyQueue at the end of a wait (issue 11)', () => {
+  it('answers a wait that ends while its session holds the key with that hold, not wait-timeout (seed 340)', async () => {
+    // Another task of the same session was granted the key by a request whose answer was lost.
+    const { kernel, queue, contender } = setUp([async () => ({ contendedAt: revision(10n) })]);
+    const ownHold = async () => grantAt(12n);
+    expect(await outcomeOf(kernel, queue.join({ ...contender, ownHold }, 3 * POLL_MS / 2, revision(5n)), 20 * POLL_MS)).toEqual(grantAt(12n));
+    // The control: a session that holds nothing is told wait-timeout, and an unreadable key changes nothing.
+    const none = setUp([async () => ({ contendedAt: revision(10n) })]);
+    expect(isLockError(await outcomeOf(none.kernel, none.queue.join({ ...none.contender, ownHold: async () => undefined }, 3 * POLL_MS / 2, revision(5n)), 20 * POLL_MS), 'wait-timeout')).toBe(true);
+    const unreadable = setUp([async () => ({ contendedAt: revision(10n) })]);
+    const failing = () => Promise.reject(new LockError('unavailable', 'no answer (test)'));
+    expect(isLockError(await outcomeOf(unreadable.kernel, unreadable.queue.join({ ...unreadable.contender, ownHold: failing }, 3 * POLL_MS / 2, revision(5n)), 20 * POLL_MS), 'wait-timeout')).toBe(true);
+  });
+
+  it('sends no grant after a poll whose read outlasted the wait (seed 371)', async () => {
+    const { kernel, queue, triggers, contender } = setUp([async () => ({ granted: grantAt(30n) })]);
+    // The read of the holder key takes longer than what is left of the wait (a stuck member), then finds it free.
+    const heldAt = () => kernel.sleep(5 * POLL_MS).then(() => undefined);
+    const outcome = await outcomeOf(kernel, queue.join({ ...contender, heldAt }, 2 * POLL_MS, revision(5n)), 40 * POLL_MS);
+    expect(isLockError(outcome, 'wait-timeout')).toBe(true);
+    expect(triggers).toEqual([]); // before the fix: ['poll'], a grant to a caller whose wait was over
+  });
+});
