@@ -82,12 +82,13 @@ export class EpochState {
   /**
    * As read, after `writes` in the same txn: the reads see the log as those writes left it. For a write
    * whose only purpose is to order itself before whatever comes later (a grant guard, grant-attempt.ts).
+   * `timeoutMs`: a shorter deadline for this txn (TxnRequest.timeoutMs).
    */
-  async readAfter(writes: readonly RequestOp[], ops: readonly RequestOp[]): Promise<EpochRead> {
+  async readAfter(writes: readonly RequestOp[], ops: readonly RequestOp[], timeoutMs?: number): Promise<EpochRead> {
     assert(ops.every((op) => op.type === 'range'), 'EpochState.read only reads');
     assert(writes.every((op) => op.type !== 'range'), 'EpochState.readAfter: the writes are writes');
     const floor = this.floor();
-    const response = await this.gateway.txn({ compare: [], success: [...writes, ...ops, EPOCH_RECORD_READ], failure: [] });
+    const response = await this.gateway.txn({ compare: [], success: [...writes, ...ops, EPOCH_RECORD_READ], failure: [], ...(timeoutMs === undefined ? {} : { timeoutMs }) });
     const epochOp = response.responses[writes.length + ops.length];
     assert(response.succeeded && response.responses.length === writes.length + ops.length + 1 && epochOp?.type === 'range', () => `a txn of ${writes.length} writes and ${ops.length + 1} reads answered ${response.responses.length} ops`);
     return { responses: response.responses.slice(writes.length, writes.length + ops.length), epoch: this.confirm(epochOp.kvs[0], response.header, floor), header: response.header };

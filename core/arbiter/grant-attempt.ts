@@ -17,6 +17,7 @@ import { type GrantTxnInput, classifyGrant } from './grant-txn.js';
 import { type HoldRead, readHold } from './inspect.js';
 import type { AttemptOutcome, AttemptTrigger, Contender } from './key-queue.js';
 import type { LogGateway } from './log-gateway.js';
+import { IDEMPOTENT_REQUEST_TIMEOUT_MS, SETTLE_RETRY_BUDGET_MS, retryWithin } from './log-retry.js';
 import type { ArbiterSeams } from './seams.js';
 import { type SessionDirectory, expired } from './sessions.js';
 
@@ -76,7 +77,7 @@ export class Granter {
       const full: GrantTxnInput = { ...ask, epoch, guardVersion: this.guards.get(guardKey) ?? 0n };
       let response;
       try {
-        response = await this.deps.gateway.txn(this.deps.seams.grantTxn(full, trigger), { passThrough: ['lease-not-found'] });
+        response = await this.deps.gateway.txn({ ...this.deps.seams.grantTxn(full, trigger), timeoutMs: IDEMPOTENT_REQUEST_TIMEOUT_MS }, { passThrough: ['lease-not-found'] });
       } catch (error) {
         if (isLockLogError(error, 'lease-not-found')) {
           this.deps.sessions.forget(ask.sessionId);
@@ -149,7 +150,10 @@ export class Granter {
   /** The holder key, read in one txn after a bump of the session's grant guard for the key (settle). */
   private async guardedRead(ask: Pick<GrantAsk, 'key' | 'sessionId'>): Promise<HoldRead> {
     const guardKey = guardKeyOf(ask.key, ask.sessionId);
-    const read = await readHold(this.deps.epoch, ask.key, [{ type: 'put', key: guardKey, value: '', lease: ask.sessionId }]);
+    // Safe to send twice (a second bump fences as well as one): short copies, retried for a while (log-retry.ts).
+    const read = await retryWithin({ clock: this.deps.clock, kind: 'idempotent', deadlineMs: this.deps.clock.now() + SETTLE_RETRY_BUDGET_MS }, () =>
+      readHold(this.deps.epoch, ask.key, [{ type: 'put', key: guardKey, value: '', lease: ask.sessionId }], IDEMPOTENT_REQUEST_TIMEOUT_MS),
+    );
     // At least this: if another replica bumped it too, the next grant txn is refused and reads the exact version.
     this.remember(guardKey, (this.guards.get(guardKey) ?? 0n) + 1n);
     return read;

@@ -24,8 +24,8 @@ export interface HoldRead {
 }
 
 /** `before`: writes sent in the same txn ahead of the read (a grant guard's bump, grant-attempt.ts). */
-export async function readHold(epochState: EpochState, key: LockKey, before: readonly RequestOp[] = []): Promise<HoldRead> {
-  const read = await epochState.readAfter(before, [{ type: 'range', key: holderKeyOf(key) }]);
+export async function readHold(epochState: EpochState, key: LockKey, before: readonly RequestOp[] = [], timeoutMs?: number): Promise<HoldRead> {
+  const read = await epochState.readAfter(before, [{ type: 'range', key: holderKeyOf(key) }], timeoutMs);
   const op = read.responses[0];
   const kv = op?.type === 'range' ? op.kvs[0] : undefined;
   const holder = kv === undefined ? undefined : parseHolderValue(kv.value);

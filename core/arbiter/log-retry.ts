@@ -14,8 +14,11 @@
 //   second copy deletes nothing the first did not. It is sent with a short per-request deadline, so a
 //   copy lost with a dead leader is given up in about an election timeout, not etcd's 7 s, and the
 //   adapter then starts the next copy at another member;
-// - a grant txn is neither: one whose outcome is unknown is still resolved by reading the holder key
-//   (grant-attempt.ts settleInDoubt), never sent again blind, and keeps the adapter's full deadline.
+// - a grant txn is neither: one whose outcome is unknown is settled (grant-attempt.ts settle: a bump of
+//   the session's grant guard, which every grant txn compares, with a read of the holder key in the same
+//   txn), never sent again blind. Settled, a copy still on its way can no longer commit, so a grant txn
+//   too goes with the short deadline: waiting out etcd's full one for a lost answer held its line's head,
+//   and every waiter behind it, off a free key (issue 11, swarm seed 822).
 // Pauses between sends double from RETRY_FIRST_PAUSE_MS; every loop has a maximum (TigerStyle).
 import { isLockError } from '../lock-error.js';
 import type { Clock } from '../ports/clock.js';
@@ -33,6 +36,13 @@ export const IDEMPOTENT_REQUEST_TIMEOUT_MS = 750;
  * request timeout plus a copy, so a log that is really gone answers the caller no later than before.
  */
 export const RELEASE_RETRY_BUDGET_MS = 8_000;
+/**
+ * How long a settle of a grant in doubt keeps sending copies (grant-attempt.ts settle): two or three,
+ * enough to get past one lost answer. It runs when an answer is already late (a wait's end, a grant txn
+ * that timed out), so it must not add a release's whole budget to it; failing, the outcome is told as
+ * `indeterminate`, which is the truth.
+ */
+export const SETTLE_RETRY_BUDGET_MS = 2_000;
 /**
  * openSession has no deadline in lock.v1: it keeps trying reads and refused lease grants this long, the
  * time a new leader needs, so an acquire that starts during an election waits it out.

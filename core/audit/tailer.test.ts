@@ -9,7 +9,9 @@ import { createSimLockLog } from '../../sim/cluster/lock-log.js';
 import { SimProcess } from '../../sim/process/process.js';
 import { FollowingLog } from '../../sim/world/following-log.js';
 import { type ClientNode, World } from '../../sim/world/world.js';
-import { clusterId as toClusterId, revision } from '../units.js';
+import { Kernel } from '../../sim/kernel/kernel.js';
+import type { LockLog } from '../ports/lock-log.js';
+import { clusterId as toClusterId, memberId, revision } from '../units.js';
 import type { AuditRecord } from './events.js';
 import { MemoryAuditStore } from './memory-store.js';
 import type { AuditBatch, AuditStore } from './store.js';
@@ -207,5 +209,39 @@ describe('runTailer', () => {
     allowed = true;
     await w.runUntil(w.kernel.now() + 2_000);
     expect(kinds(inner.records)).toEqual(['grant orders/o-1', 'release orders/o-1']);
+  });
+});
+
+describe('runTailer when another cluster answers behind the same endpoints', () => {
+  it('ends the open watch and resumes on the new cluster, though nothing ended the run (swarm seed 1656)', async () => {
+    // A restore that keeps the tailer's election lease alive leaves its watch open on a stream that
+    // delivers nothing; only the watchdog's read of the head sees the other cluster ID.
+    const kernel = new Kernel({ seed: 'tailer-cluster-changed', yieldToHost });
+    let current = toClusterId(1n);
+    const watchedOn: bigint[] = [];
+    // Nothing written on the first cluster (so its silent watch is not stalled); the restored one is ahead.
+    const header = () => ({ clusterId: current, memberId: memberId(1n), revision: revision(current === 1n ? 0n : 9n), raftTerm: 1n });
+    const unused = (): never => {
+      throw new Error('not called by this test');
+    };
+    const log: LockLog = {
+      range: async () => ({ header: header(), kvs: [], count: 0, more: false }),
+      watch: async () => {
+        watchedOn.push(current);
+        return { header: header(), cancel: async () => {} };
+      },
+      txn: unused, leaseGrant: unused, leaseKeepAlive: unused, leaseRevoke: unused, leaseTimeToLive: unused, compact: unused, status: unused, close: unused,
+    };
+    const stop = new CancelSource();
+    const done = runTailer({ log, store: new MemoryAuditStore(), clock: kernel, wallClock: { nowMs: () => kernel.now() }, random: kernel.rng.stream('tailer'), signal: stop, checkpointIntervalMs: INTERVAL_MS });
+    await kernel.runUntil(3 * INTERVAL_MS);
+    expect(watchedOn).toEqual([1n]);
+    current = toClusterId(2n); // restored: another cluster ID answers now
+    await kernel.runUntil(10 * INTERVAL_MS);
+    stop.cancel();
+    await kernel.runUntil(11 * INTERVAL_MS);
+    expect(await done).toMatchObject({ reason: 'stopped', clusterId: 2n });
+    expect(watchedOn[0]).toBe(1n);
+    expect(watchedOn).toContain(2n); // before the fix: [1n], the watch on the old cluster never ended
   });
 });

@@ -296,7 +296,12 @@ class Tailer {
     const position = this.position;
     if (position === undefined) return;
     const answer = await this.options.log.range({ key: EPOCH_KEY }).catch(() => undefined);
-    if (answer === undefined || answer.header.clusterId !== position.clusterId) return;
+    if (answer === undefined) return;
+    // Another cluster answers (a snapshot restore behind the same endpoints): end the watch so that the
+    // run identifies it and resumes there. Leadership used to end the run first; a restore that keeps the
+    // election lease alive (the snapshot holds it, a hedged keepalive renews it through a restored member)
+    // left the watch open on nothing, and the new cluster's audit empty (swarm seed 1656).
+    if (answer.header.clusterId !== position.clusterId) return this.endWatch?.({ kind: 'cluster-changed' });
     this.noteHead(answer.header.revision);
     const silentMs = this.options.clock.now() - this.lastDeliveryMs;
     if (this.endWatch !== undefined && this.head > position.revision && silentMs >= STALL_INTERVALS * intervalMs) this.endWatch({ kind: 'stalled' });

@@ -35,10 +35,17 @@ function judgeUnhanded(grant: GrantRecord, run: LivenessRun): Violation | undefi
   // still waiting when it was made, not a later try-lock that was told `contended` before it; failing
   // that, one answered `indeterminate` before it (its request may still have been at the arbiter, whose
   // grant then landed after the caller stopped waiting); and only failing both, a refusal before it.
+  // Among those still open, the likeliest first: an answer in doubt or still to come, then a session
+  // that expired, then a wait refused, and a try-lock refused last (it could be granted only on arrival,
+  // and its answer may have travelled long after it was decided: a slow link, swarm seed 520).
   const open = asked.filter((i) => i.outcome === 'pending' || (i.answeredMs ?? Number.POSITIVE_INFINITY) >= grant.grantedAtMs);
   const inDoubt = asked.filter((i) => i.outcome === 'in-doubt');
   const candidates = open.length > 0 ? open : inDoubt.length > 0 ? inDoubt : asked;
-  const latest = candidates.reduce<Interest | undefined>((a, b) => (a === undefined || b.fromMs >= a.fromMs ? b : a), undefined);
+  const latest = candidates.reduce<Interest | undefined>((a, b) => {
+    if (a === undefined) return b;
+    const [rankA, rankB] = [likelihoodRank(a), likelihoodRank(b)];
+    return rankB < rankA || (rankB === rankA && b.fromMs >= a.fromMs) ? b : a;
+  }, undefined);
   if (latest?.outcome === 'pending') return 'not-judged'; // its answer is still on its way, or its process died
   // A refusal answered after the hold was over tells the caller the truth; `session-expired` says the hold
   // goes with its lease (the leader's revoke may come a little later): it must then be gone within the bound.
@@ -53,6 +60,13 @@ function judgeUnhanded(grant: GrantRecord, run: LivenessRun): Violation | undefi
   const fromMs = Math.max(grant.grantedAtMs, latest?.answeredMs ?? grant.grantedAtMs);
   const how = latest === undefined ? 'no acquire of its holder asked for it' : `${latest.task}'s acquire was answered ${latest.outcome === 'in-doubt' ? (latest.code ?? 'indeterminate') : `with token ${String(latest.token)}`}`;
   return unresolved(grant, fromMs, `nobody was handed it (${how})`, run);
+}
+
+/** How likely an acquire is to be the one a grant answered: lower is likelier. */
+function likelihoodRank(interest: Interest): number {
+  if (interest.outcome !== 'refused') return 0;
+  if (interest.code === 'session-expired') return 1;
+  return interest.waitMs > 0 ? 2 : 3;
 }
 
 /** A hold whose release was answered `indeterminate`: once its last owner let go, it must go. */
