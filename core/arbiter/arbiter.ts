@@ -30,10 +30,11 @@ import type { Clock } from '../ports/clock.js';
 import type { LockLog } from '../ports/lock-log.js';
 import { isLockLogError } from '../ports/lock-log-error.js';
 import type { Random } from '../ports/random.js';
-import { parseToken } from '../token.js';
+import { parseToken, unpackToken } from '../token.js';
 import { advanceEpoch, forceRelease, proposeForceRelease } from './admin.js';
 import { PendingApprovals, checkAuthenticated, checkReason } from './approvals.js';
 import { DurableTurn } from './durable-turn.js';
+import { type EpochSource, SINGLE_CLUSTER_EPOCHS } from './epoch-source.js';
 import { EpochState } from './epoch-state.js';
 import { type GrantAsk, Granter } from './grant-attempt.js';
 import { inspectKey, readHold } from './inspect.js';
@@ -60,6 +61,8 @@ export interface ArbiterOptions {
   readonly maxWaitMs?: number;
   /** Tells this arbiter's approval request ids from another replica's (approvals.ts); src/ gives a random one. */
   readonly approvalIdPrefix?: string;
+  /** Where the epoch comes from (ADR-03/07, issue 19): the coord cluster, or (default) the log itself. */
+  readonly epochSource?: EpochSource;
 }
 
 const DEFAULT_POLL_INTERVAL_MS = 1000;
@@ -93,7 +96,8 @@ export class Arbiter implements ArbiterService {
   ) {
     this.guard = seams.sealGuard();
     this.gateway = new LogGateway(options.log, this.guard);
-    this.epoch = new EpochState(this.gateway, this.guard);
+    this.epoch = new EpochState(this.gateway, this.guard, options.epochSource);
+    if (seams.confirmBeforeWrite) this.gateway.confirmWritesWith(() => this.epoch.confirmCluster(), (ms) => options.clock.sleep(ms)); // issue 19
     this.sessions = new SessionDirectory(this.gateway);
     this.places = new WaiterLease({ gateway: this.gateway, clock: options.clock, shutdown: this.shutdown });
     this.forceReleases = new PendingApprovals('force-release', options.clock, options.approvalIdPrefix ?? '');
@@ -138,7 +142,15 @@ export class Arbiter implements ArbiterService {
     });
   }
 
+  /** A grant leaves the arbiter only once its epoch source has witnessed its revision (coord-epochs.ts, issue 19). */
   async acquire(caller: Caller, request: AcquireRequest): Promise<Grant> {
+    const grant = await this.acquireUnwitnessed(caller, request);
+    const { epoch, revision } = unpackToken(grant.token);
+    await (this.options.epochSource ?? SINGLE_CLUSTER_EPOCHS).witness(epoch, revision);
+    return grant;
+  }
+
+  private async acquireUnwitnessed(caller: Caller, request: AcquireRequest): Promise<Grant> {
     const identity = checkIdentity(caller.identity);
     const key = parseLockKey(request.key);
     const lockClass = this.admit(identity, key, request.className);
@@ -250,8 +262,9 @@ export class Arbiter implements ArbiterService {
     const approver = checkAuthenticated(caller, 'approver');
     this.checkLogOperator(caller, 'approver');
     const proposal = this.advances.claim(approver, String(request.requestId));
-    const response = await advanceEpoch(this.gateway, { approvers: [proposal.requester, approver], reason: proposal.value.reason }, this.epoch.floor());
+    const response = await advanceEpoch(this.gateway, { approvers: [proposal.requester, approver], reason: proposal.value.reason }, this.epoch.floor(), this.options.epochSource);
     this.guard.reset(response.clusterId, response.revision);
+    this.gateway.confirmedByAdvance();
     this.epoch.adopt(response.epochKv);
     for (const queue of this.queues.values()) queue.wake();
     return { epoch: response.epoch, clusterId: response.clusterId, holdsDeleted: response.holdsDeleted, requester: proposal.requester, approver };
