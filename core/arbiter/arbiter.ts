@@ -83,6 +83,8 @@ export class Arbiter implements ArbiterService {
   private readonly queues = new Map<string, KeyQueue>();
   private readonly shutdown = new CancelSource();
   private lastAdvanceCheckMs = Number.NEGATIVE_INFINITY;
+  /** Acquires that reached this arbiter: an in-memory waiter's place in its key's line (KeyQueue.join, ADR-14). */
+  private arrivals = 0;
   private readonly forceReleases: PendingApprovals<Omit<ForceReleaseProposal, 'requestId'>>;
   private readonly advances: PendingApprovals<Omit<EpochAdvanceProposal, 'requestId'>>;
 
@@ -158,13 +160,14 @@ export class Arbiter implements ArbiterService {
       throw new LockError('invalid-argument', `waitMs ${request.waitMs} must be between 0 and ${this.options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS}`);
     }
     const deadlineMs = this.options.clock.now() + request.waitMs; // the wait counts from arrival
+    const arrival = this.arrivals++; // taken before the first await: the line is in the order acquires arrived (ADR-14)
     // The arrival (reads, and a first grant txn whose failure wrote nothing) is sent again inside the
     // caller's wait when the log refused it, as in an election (issue 12); the wait in line is not.
-    const arrived = await this.retry('nothing-written', deadlineMs, () => this.arrive(request, key, identity, lockClass, deadlineMs));
+    const arrived = await this.retry('nothing-written', deadlineMs, () => this.arrive(request, key, identity, lockClass, deadlineMs, arrival));
     return 'granted' in arrived ? arrived.granted : arrived.join();
   }
 
-  private async arrive(request: AcquireRequest, key: LockKey, identity: string, lockClass: ArbiterClass, deadlineMs: number): Promise<{ granted: Grant } | { join: () => Promise<Grant> }> {
+  private async arrive(request: AcquireRequest, key: LockKey, identity: string, lockClass: ArbiterClass, deadlineMs: number, arrival: number): Promise<{ granted: Grant } | { join: () => Promise<Grant> }> {
     await this.reopenIfAdvanced();
     this.guard.assertOpen();
     const session = await this.sessions.ownedBy(request.sessionId, identity);
@@ -179,13 +182,13 @@ export class Arbiter implements ArbiterService {
       const first = await this.granter.attempt(ask, 'arrival');
       if ('granted' in first) return first;
       if (request.waitMs === 0) throw new LockError('contended', `${key.text} is held by another identity; wait in line with waitMs > 0`);
-      return { join: () => this.queueFor(key).join(this.granter.contender(ask), deadlineMs, first.contendedAt) };
+      return { join: () => this.queueFor(key).join(this.granter.contender(ask), deadlineMs, first.contendedAt, undefined, arrival) };
     }
     const mine = await this.granter.ownHold(ask);
     if (mine !== undefined) return { granted: mine };
     // The line is looked up again after the read, when joining: it may have emptied and been forgotten
     // meanwhile, and joining that one started a second line for the key, which no release through here woke.
-    return { join: () => this.queueFor(key).join(this.granter.contender(ask), deadlineMs, undefined) };
+    return { join: () => this.queueFor(key).join(this.granter.contender(ask), deadlineMs, undefined, undefined, arrival) };
   }
 
   async release(caller: Caller, request: ReleaseRequest): Promise<ReleaseResponse> {
