@@ -1,8 +1,8 @@
 // Epochs from the coord cluster on real etcd (issue 19, ADR-03/07): two clusters, a coord one and an entity
 // shard. The entity member is wiped and booted again with the same name, peer URL and token (the same
 // cluster ID, its revision back near 1), and given back the epoch record it had: what a same-token restore
-// of an early snapshot looks like. (An `etcdctl snapshot restore` is not used: Debian's etcd-server package
-// ships no etcdctl; see the report of issue 19.) A fresh arbiter in single-cluster mode serves it and
+// of an early snapshot looks like. (The same with a real `etcdctl snapshot restore`, from Debian's
+// etcd-client package: src/etcd/coord-restore.etcd.test.ts.) A fresh arbiter in single-cluster mode serves it and
 // mints tokens below earlier ones (the negative control); one in coord mode seals, and after the advance
 // every token is above every token issued before.
 import { describe, expect, it } from 'vitest';
