@@ -107,6 +107,20 @@ describe('restore (ADR-03)', () => {
     expect([artifact.metrics['drillEpoch'], artifact.metrics['lowestTokenAfterEpoch']]).toEqual([2, 1]);
   });
 
+  // Issue 19's "done when": the coord and read-first variants pass at seeds 1-30, and the single-cluster
+  // old-backup restore stays a declared violation at every one of them (its negative control).
+  it('the issue 19 variants behave as declared at seeds 1-30', { timeout: 300_000 }, async () => {
+    const variants = ['same-token-coord-epochs', 'old-backup-coord-epochs', 'new-token-running-arbiters-read-first', 'same-token-running-arbiters-read-first', 'old-backup-single-cluster'];
+    const notAsDeclared: string[] = [];
+    for (const variant of variants) {
+      for (let seed = 1; seed <= 30; seed += 1) {
+        const artifact = await run(variant, String(seed));
+        if (!artifact.asDeclared) notAsDeclared.push(`${variant} seed ${seed}: ${failed(artifact).join(', ') || 'no check failed'}`);
+      }
+    }
+    expect(notAsDeclared).toEqual([]);
+  });
+
   it('the restore-token-order check compares across keys: a regressed grant on one key is caught against another key\'s token', async () => {
     const artifact = await run('same-token-no-regression-seal');
     const violations = check(artifact, 'restore-token-order')?.violations as readonly { keys: readonly string[]; tokens: readonly string[] }[];
