@@ -3,9 +3,9 @@
 // real arbiters and etcd (scenarios/shard-move.ts).
 import { describe, expect, it } from 'vitest';
 import { LockError, isLockError } from '../lock-error.js';
-import { authenticated, type ArbiterService } from '../ports/caller.js';
+import { authenticated } from '../ports/caller.js';
 import type { TwoOperators } from '../arbiter/two-person.js';
-import { type MoveRecord, type MoveStep, MOVE_STEPS, type ShardMovePorts, runShardMove } from './shard-move.js';
+import { type MoveArbiter, type MoveRecord, type MoveStep, MOVE_STEPS, type ShardMovePorts, runShardMove } from './shard-move.js';
 import { type ShardMap, homeOf } from './shard-map.js';
 
 const ANA = authenticated('spiffe://ops/ana');
@@ -16,8 +16,8 @@ const START: ShardMap = { version: 1, regions: { eu: { coord: 'coord-eu', entity
 const REQUEST = { range: RANGE, from: 'shard-a', to: 'shard-c', reason: 'rebalance onto the new shard-c', operators: OPERATORS } as const;
 
 /** A shard's arbiter as the move sees it: an epoch, and an advance that takes a requester and a different approver. */
-function fakeArbiter(epoch: { value: number }, advances: string[], shard: string): ArbiterService {
-  const service: Partial<ArbiterService> = {
+function fakeArbiter(epoch: { value: number }, advances: string[], shard: string): MoveArbiter {
+  return {
     status: async () => ({ epoch: epoch.value, clusterId: 1n, sealed: undefined }),
     requestEpochAdvance: async (caller, request) => ({ requestId: `${shard}-${advances.length}`, requester: caller.identity, reason: request.reason }),
     approveEpochAdvance: async (caller) => {
@@ -26,7 +26,6 @@ function fakeArbiter(epoch: { value: number }, advances: string[], shard: string
       return { epoch: epoch.value, clusterId: 1n, holdsDeleted: 0, requester: ANA.identity, approver: caller.identity };
     },
   };
-  return service as ArbiterService;
 }
 
 interface Fixture {
