@@ -44,7 +44,10 @@ describe('the explorer', () => {
     ['grant-on-watch-event', 1, 2, '1', 'belief'],
     // Issue 11's three episode kinds, then issue 12's release retries and poll reads, changed the seeds' runs:
     // explore --mutant no-seal --runs 30 catches 6 first, no-epoch-compare 10.
-    ['no-seal', 5, 2, '6', 'token-order'],
+    // Issue 19's confirmation read before an arbiter's first write (one more read per incarnation, so
+    // every later network draw moves) changed them again: no-seal is caught at 4 and 5 (belief: a restored
+    // hold's holder renewed its session on the unsealed restored log), 6 and 10 (token-order), first at 4.
+    ['no-seal', 3, 2, '4', 'belief'],
     ['no-epoch-compare', 9, 2, '10', 'belief'],
     // Seed 5 caught it through the two-KeyQueues bug (issue 11: a line forgotten at 3.8 s diverted the run); fixed, seed 12 does.
     ['deadline-from-receive-time', 11, 2, '12', 'belief'],

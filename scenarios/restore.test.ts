@@ -49,7 +49,7 @@ describe('restore (ADR-03)', () => {
   it.each([
     ['new-token-running-arbiters', 'cluster-id-mismatch'],
     ['same-token-running-arbiters', 'revision-regression'],
-  ])('%s: running arbiters seal on %s, but one write late: the first grant commits a regressed hold no holder receives', async (variant, reason) => {
+  ])('%s (seam confirmBeforeWrite: false, the arbiter before issue 19): running arbiters seal on %s, but one write late: the first grant commits a regressed hold no holder receives', async (variant, reason) => {
     const artifact = await run(variant);
     expect(artifact.asDeclared).toBe(true);
     expect(failed(artifact)).toEqual(expect.arrayContaining(['restore-token-order']));
@@ -63,6 +63,62 @@ describe('restore (ADR-03)', () => {
     expect(m['firstGrantAfterRestoreMs']).toBeLessThan(m['advancedAfterMs'] ?? 0); // committed before the advance
     expect(check(artifact, 'belief')?.ok).toBe(true);
     expect(m['lowestTokenAfterEpoch']).toBe(1);
+  });
+
+  it.each([
+    ['new-token-running-arbiters-read-first', 'cluster-id-mismatch'],
+    ['same-token-running-arbiters-read-first', 'revision-regression'],
+  ])('%s: running arbiters read before their first write on the new connection, seal on %s there, and commit no regressed hold (issue 19)', async (variant, reason) => {
+    const artifact = await run(variant);
+    expect(artifact.asDeclared).toBe(true);
+    expect(failed(artifact)).toEqual([]);
+    expect(artifact.parameters['confirmBeforeWrite']).toBe(true);
+    expect(artifact.parameters['seals']).toEqual({ 'arbiter-1': reason, 'arbiter-2': reason });
+    const m = artifact.metrics;
+    expect(m['regressedGrants']).toBe(0);
+    expect(m['holdsDeletedByAdvance']).toBe(0); // the snapshot held nothing, and nothing was written before the advance
+    expect(m['firstGrantAfterRestoreMs']).toBeGreaterThan(m['advancedAfterMs'] ?? Infinity);
+    expect(m['lowestTokenAfterEpoch']).toBe(2);
+    expect(m['grantsAfterRestore']).toBeGreaterThan(10); // service resumed after the advance
+    expect(check(artifact, 'restore-token-order')?.detail).toMatch(/^ok: /);
+  });
+
+  it.each([
+    ['same-token-coord-epochs', 'revision-regression', 1, 2],
+    ['old-backup-coord-epochs', 'epoch-regression', 2, 3],
+  ])('%s: with epochs from the coord cluster, arbiters started after the restore seal on %s before serving, and tokens keep rising (issue 19)', async (variant, reason, epochBefore, epochAfter) => {
+    const artifact = await run(variant);
+    expect(artifact.asDeclared).toBe(true);
+    expect(failed(artifact)).toEqual([]);
+    expect(artifact.parameters['epochs']).toBe('coord');
+    expect(artifact.parameters['seals']).toEqual({ 'arbiter-1': reason, 'arbiter-2': reason });
+    const m = artifact.metrics;
+    expect([m['highestTokenBeforeEpoch'], m['epochAfter'], m['lowestTokenAfterEpoch']]).toEqual([epochBefore, epochAfter, epochAfter]);
+    expect(m['regressedGrants']).toBe(0);
+    expect(m['grantsLostToRestore']).toBeGreaterThan(0); // the restore did bring back revisions already used
+    expect(m['grantsAfterRestore']).toBeGreaterThan(10);
+  });
+
+  it('old-backup-single-cluster: without the coord cluster the same old-backup restore serves a superseded epoch (the negative control)', async () => {
+    const artifact = await run('old-backup-single-cluster');
+    expect(artifact.asDeclared).toBe(true);
+    expect(failed(artifact)).toEqual(expect.arrayContaining(['token-order', 'restore-token-order']));
+    expect(artifact.parameters['seals']).toEqual({});
+    expect([artifact.metrics['drillEpoch'], artifact.metrics['lowestTokenAfterEpoch']]).toEqual([2, 1]);
+  });
+
+  // Issue 19's "done when": the coord and read-first variants pass at seeds 1-30, and the single-cluster
+  // old-backup restore stays a declared violation at every one of them (its negative control).
+  it('the issue 19 variants behave as declared at seeds 1-30', { timeout: 300_000 }, async () => {
+    const variants = ['same-token-coord-epochs', 'old-backup-coord-epochs', 'new-token-running-arbiters-read-first', 'same-token-running-arbiters-read-first', 'old-backup-single-cluster'];
+    const notAsDeclared: string[] = [];
+    for (const variant of variants) {
+      for (let seed = 1; seed <= 30; seed += 1) {
+        const artifact = await run(variant, String(seed));
+        if (!artifact.asDeclared) notAsDeclared.push(`${variant} seed ${seed}: ${failed(artifact).join(', ') || 'no check failed'}`);
+      }
+    }
+    expect(notAsDeclared).toEqual([]);
   });
 
   it('the restore-token-order check compares across keys: a regressed grant on one key is caught against another key\'s token', async () => {

@@ -14,11 +14,17 @@
 // but the log did mint it. An arbiter (re)started after the restore reads the epoch record first, and
 // seals on that read, before any write: hence the default variant restarts them.
 //
+// Issue 19 closed it in core: an arbiter confirms the cluster with a linearizable read before its first
+// write on a new connection or after a failed call (core/arbiter/write-confirmation.ts), so the
+// `*-running-arbiters-read-first` variants seal before writing. The old `*-running-arbiters` variants keep
+// showing the late seal through the arbiter's seam (confirmBeforeWrite: false, core/arbiter/seams.ts).
+//
 // The running-arbiters variants show that late seal by construction: the workers go quiet around the
 // snapshot as around the restore, and each is taken once the log holds nothing. A hold in the snapshot
 // would come back with the restored log (its holder's session is still kept alive) and could leave every
 // key the workers pick taken, so that the first grant after the restore fails its compare and commits
 // nothing; and a hold open at the restore would make its release, not an acquire, the first request.
+import { HONEST_ARBITER_SEAMS } from '../core/arbiter/seams.js';
 import { PrefixGrants, namespaceGrant } from '../core/authz/index.js';
 import { ClassRegistry, type LockClass } from '../core/classes/index.js';
 import type { BeliefInterval } from '../core/checkers/index.js';
@@ -65,18 +71,41 @@ type Restore = {
   readonly arbiters: 'reconnect' | 'restart';
   /** No lock traffic around the snapshot and the restore (see the header): the first request after the restore is a fresh acquire on a free key. */
   readonly idle: boolean;
+  /**
+   * The running arbiters confirm the cluster with a linearizable read before their first write on the
+   * new connection (issue 19, core/arbiter/write-confirmation.ts). False only through the arbiter's seam,
+   * to keep showing the arbiter as it was: sealed one write late.
+   */
+  readonly confirmBeforeWrite: boolean;
+  /** Epochs from a coord cluster beside the entity cluster (issue 19, core/arbiter/coord-epochs.ts); else single-cluster mode. */
+  readonly coord: boolean;
+  /** An epoch advance (a drill) between the snapshot and the restore: the restore brings back an old backup, of an older epoch. */
+  readonly advanceBeforeRestore: boolean;
 };
+
+const BASE = { confirmBeforeWrite: true, coord: false, advanceBeforeRestore: false } as const;
+const COORD = 'coord-etcd';
 
 function restoreOf(variant: string): Restore {
   switch (variant) {
     case 'new-token':
-      return { clusterToken: NEW_TOKEN, arbiters: 'restart', idle: false };
+      return { ...BASE, clusterToken: NEW_TOKEN, arbiters: 'restart', idle: false };
     case 'new-token-running-arbiters':
-      return { clusterToken: NEW_TOKEN, arbiters: 'reconnect', idle: true };
+      return { ...BASE, clusterToken: NEW_TOKEN, arbiters: 'reconnect', idle: true, confirmBeforeWrite: false };
+    case 'new-token-running-arbiters-read-first':
+      return { ...BASE, clusterToken: NEW_TOKEN, arbiters: 'reconnect', idle: true };
     case 'same-token-no-regression-seal':
-      return { clusterToken: CLUSTER_TOKEN, arbiters: 'restart', idle: false };
+      return { ...BASE, clusterToken: CLUSTER_TOKEN, arbiters: 'restart', idle: false };
     case 'same-token-running-arbiters':
-      return { clusterToken: CLUSTER_TOKEN, arbiters: 'reconnect', idle: true };
+      return { ...BASE, clusterToken: CLUSTER_TOKEN, arbiters: 'reconnect', idle: true, confirmBeforeWrite: false };
+    case 'same-token-running-arbiters-read-first':
+      return { ...BASE, clusterToken: CLUSTER_TOKEN, arbiters: 'reconnect', idle: true };
+    case 'same-token-coord-epochs':
+      return { ...BASE, clusterToken: CLUSTER_TOKEN, arbiters: 'restart', idle: false, coord: true };
+    case 'old-backup-coord-epochs':
+      return { ...BASE, clusterToken: CLUSTER_TOKEN, arbiters: 'restart', idle: true, coord: true, advanceBeforeRestore: true };
+    case 'old-backup-single-cluster':
+      return { ...BASE, clusterToken: CLUSTER_TOKEN, arbiters: 'restart', idle: true, advanceBeforeRestore: true };
     default:
       throw new RangeError(`restore: no variant ${variant}`);
   }
@@ -95,6 +124,8 @@ interface OperatorLog {
   advanceAttempts: number;
   /** When each arbiter replica first answered open in the new epoch. */
   readonly reopenedAtMs: Map<string, number>;
+  /** The epoch the drill advanced to before the restore (old-backup variants). */
+  drillEpoch?: number;
 }
 
 export const restore: Scenario = {
@@ -107,7 +138,12 @@ export const restore: Scenario = {
       expect: 'violation',
       shows: ['restore-token-order'],
       description:
-        'new token, arbiters left running: they seal on cluster-id-mismatch, but on the response to their first request; when that is a grant its txn has already committed a hold with a regressed token (never handed out, deleted by the advance) (checks: restore-token-order)',
+        'new token, arbiters left running without the read before the first write (the seam confirmBeforeWrite: false, the arbiter before issue 19): they seal on cluster-id-mismatch, but on the response to their first request; when that is a grant its txn has already committed a hold with a regressed token (never handed out, deleted by the advance) (checks: restore-token-order)',
+    },
+    {
+      name: 'new-token-running-arbiters-read-first',
+      expect: 'pass',
+      description: 'new token, arbiters left running: each confirms the cluster with a linearizable read before its first write on the new connection, seals on cluster-id-mismatch there, and commits nothing before the advance (issue 19)',
     },
     {
       name: 'same-token-no-regression-seal',
@@ -117,7 +153,28 @@ export const restore: Scenario = {
       // before the restore (the checker then finds the earlier grant of that token): a seed-dependent collision.
       description: 'same token (same cluster ID) and arbiters started after the restore: nothing seals, tokens regress below ones already issued and reach holders (checks: restore-token-order, token-order)',
     },
-    { name: 'same-token-running-arbiters', expect: 'violation', shows: ['restore-token-order'], description: 'same token, arbiters left running: they seal on revision-regression, again one write late (a committed hold with a regressed token) (checks: restore-token-order)' },
+    {
+      name: 'same-token-coord-epochs',
+      expect: 'pass',
+      description: 'same token, arbiters started after the restore, epochs from the coord cluster: the restored revision is below the highest the coord recorded as handed out, so every fresh arbiter seals (revision-regression) at its first read; the advance is a coord txn; tokens keep rising (issue 19)',
+    },
+    {
+      name: 'old-backup-coord-epochs',
+      expect: 'pass',
+      description: 'an epoch advance (a drill) after the snapshot, then a same-token restore of that older backup, arbiters started after it, epochs from the coord cluster: the restored record names an epoch below the coord\'s, so every fresh arbiter seals (epoch-regression); the advance allocates above the coord\'s epoch; tokens keep rising (issue 19)',
+    },
+    {
+      name: 'old-backup-single-cluster',
+      expect: 'violation',
+      shows: ['restore-token-order', 'token-order'],
+      description: 'the same old-backup restore in single-cluster mode: fresh arbiters read the restored, older epoch, see the same cluster ID, and serve tokens of an epoch already superseded (checks: restore-token-order, token-order)',
+    },
+    { name: 'same-token-running-arbiters', expect: 'violation', shows: ['restore-token-order'], description: 'same token, arbiters left running without the read before the first write (seam confirmBeforeWrite: false): they seal on revision-regression, again one write late (a committed hold with a regressed token) (checks: restore-token-order)' },
+    {
+      name: 'same-token-running-arbiters-read-first',
+      expect: 'pass',
+      description: 'same token, arbiters left running: the linearizable read before the first write on the new connection answers below the revision floor, so each seals on revision-regression before writing anything (issue 19)',
+    },
   ],
   async run(context: ScenarioContext): Promise<ScenarioOutcome> {
     const how = restoreOf(context.variant.name);
@@ -129,6 +186,8 @@ export const restore: Scenario = {
       clusterName: CLUSTER,
       cluster: { clusterToken: CLUSTER_TOKEN },
       arbiters: 2,
+      ...(how.confirmBeforeWrite ? {} : { seams: { arbiter: { ...HONEST_ARBITER_SEAMS, confirmBeforeWrite: false } } }),
+      ...(how.coord ? { coord: { name: COORD } } : {}),
     });
     const probe = new DeadlineProbe(world);
     await world.start();
@@ -161,7 +220,10 @@ export const restore: Scenario = {
     };
     let loops: Promise<void>[];
     if (how.idle) {
-      loops = [quietRun(world, startMs, (stopAtMs) => Promise.all(workers.map((node) => loop(node, stopAtMs))).then(() => undefined), takeSnapshot, restoreNow)];
+      // The old-backup drill advances right after the quiet snapshot: it deletes no live hold (that would be
+      // ADR-03's cost of an advance, not what these variants show), and epoch-2 grants follow before the restore.
+      const afterSnapshot = how.advanceBeforeRestore ? () => drillAdvance(world, operator) : () => Promise.resolve();
+      loops = [quietRun(world, startMs, (stopAtMs) => Promise.all(workers.map((node) => loop(node, stopAtMs))).then(() => undefined), takeSnapshot, restoreNow, afterSnapshot)];
     } else {
       loops = workers.map((node) => loop(node, startMs + STOP_AT_MS));
       world.kernel.schedule(startMs + SNAPSHOT_AT_MS, takeSnapshot);
@@ -180,11 +242,12 @@ export const restore: Scenario = {
  * once the log holds nothing; workers run again from IDLE_AFTER_MS after it until IDLE_BEFORE_MS before the
  * restore, which also waits for an empty log; then they run from IDLE_AFTER_MS after it to the end.
  */
-async function quietRun(world: World, startMs: number, work: (stopAtMs: number) => Promise<void>, takeSnapshot: () => void, restoreNow: () => void): Promise<void> {
+async function quietRun(world: World, startMs: number, work: (stopAtMs: number) => Promise<void>, takeSnapshot: () => void, restoreNow: () => void, afterSnapshot: () => Promise<void>): Promise<void> {
   const kernel = world.kernel;
   await work(startMs + SNAPSHOT_AT_MS - IDLE_BEFORE_MS);
   await quiet(world, startMs + SNAPSHOT_AT_MS);
   takeSnapshot();
+  await afterSnapshot();
   await kernel.sleep(IDLE_AFTER_MS);
   await work(startMs + RESTORE_AT_MS - IDLE_BEFORE_MS);
   await quiet(world, startMs + RESTORE_AT_MS);
@@ -198,9 +261,28 @@ async function quiet(world: World, atMs: number): Promise<void> {
   const kernel = world.kernel;
   if (kernel.now() < atMs) await kernel.sleep(atMs - kernel.now());
   const untilMs = kernel.now() + QUIET_MAX_WAIT_MS;
-  const holding = (): boolean => world.clusters[world.clusters.length - 1]?.log.grants.some((g) => g.endedAtMs === undefined) ?? false;
+  const holding = (): boolean => entityClusters(world)[entityClusters(world).length - 1]?.log.grants.some((g) => g.endedAtMs === undefined) ?? false;
   while (holding() && kernel.now() < untilMs) await kernel.sleep(QUIET_POLL_MS);
   if (holding()) throw new Error(`restore: the log still held a lock ${QUIET_MAX_WAIT_MS} ms after the workers stopped`);
+}
+
+/** The entity cluster's logs, original and restored (a coord cluster beside them is not one). */
+function entityClusters(world: World): World['clusters'] {
+  return world.clusters.filter((c) => c.name.startsWith(CLUSTER));
+}
+
+/** The old-backup variants' drill: an advance through arbiter-1 after the snapshot, so the snapshot is of an older epoch. */
+async function drillAdvance(world: World, log: OperatorLog): Promise<void> {
+  const arbiter = (world.arbiters[0] as (typeof world.arbiters)[number]).arbiter;
+  for (let attempt = 0; attempt < 5 && log.drillEpoch === undefined; attempt += 1) {
+    const advanced = await advanceEpochByTwo(arbiter, SIM_OPERATOR_CALLERS, 'epoch advance drill before the restore test').catch(() => undefined);
+    if (advanced !== undefined) {
+      log.drillEpoch = advanced.epoch;
+      world.kernel.trace.record('scenario.drill-advance', { epoch: advanced.epoch });
+    } else {
+      await world.kernel.sleep(STATUS_POLL_MS);
+    }
+  }
 }
 
 /**
@@ -250,7 +332,7 @@ async function runOperator(world: World, untilMs: number, log: OperatorLog): Pro
 }
 
 function outcome(world: World, schedule: StartedFaults, startMs: number, restoreAtMs: number, snapshot: EtcdSnapshot | undefined, operator: OperatorLog, attempts: readonly Attempt[], beliefs: readonly BeliefInterval[], how: Restore, probe: DeadlineProbe, quietTimes: Readonly<Record<string, number>>): ScenarioOutcome {
-  const [original, restored] = world.clusters;
+  const [original, restored] = entityClusters(world);
   const before = original?.log.grants ?? [];
   const after = restored?.log.grants ?? [];
   const highestBefore = highestGrant(before);
@@ -276,6 +358,9 @@ function outcome(world: World, schedule: StartedFaults, startMs: number, restore
       snapshotRevision: String(snapshot?.revision ?? -1),
       clusterToken: how.clusterToken,
       arbitersAfterRestore: how.arbiters,
+      confirmBeforeWrite: how.confirmBeforeWrite,
+      epochs: how.coord ? 'coord' : 'single-cluster',
+      advanceBeforeRestore: how.advanceBeforeRestore,
       approvalMs: APPROVAL_MS,
       idleAroundRestore: how.idle,
       sealReason: operator.sealReason ?? 'none',
@@ -296,6 +381,7 @@ function outcome(world: World, schedule: StartedFaults, startMs: number, restore
       advanceAttempts: operator.advanceAttempts,
       holdsDeletedByAdvance: operator.holdsDeleted ?? -1,
       epochAfter: operator.epoch ?? -1,
+      drillEpoch: operator.drillEpoch ?? -1,
       replicasReopenedWithinMs: reopened.length < world.arbiters.length || operator.advancedAtMs === undefined ? -1 : Math.max(...reopened) - operator.advancedAtMs,
       firstGrantAfterRestoreMs: sinceRestore(firstGrantAfter),
       refusedSealed: attempts.filter((a) => a.outcome === 'sealed').length,

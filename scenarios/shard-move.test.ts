@@ -39,6 +39,21 @@ describe('shard-move (ADR-09)', () => {
     expect(check(artifact, 'cross-shard-exclusion')?.detail).toMatch(/in 3 clusters compared in true time/);
   });
 
+  it('controller-crashes: the controller dies right after each step of each range and is run again; core resumes the move with one advance and the same safety (issue 19)', async () => {
+    const artifact = await run('controller-crashes');
+    expect(failed(artifact)).toEqual([]);
+    expect(artifact.asDeclared).toBe(true);
+    const m = artifact.metrics;
+    const moved = artifact.parameters['movedRanges'] as string[];
+    expect(m['controllerCrashes']).toBe(moved.length * 5); // pinned, draining, drained, advanced, flipped
+    expect(m['epochAdvances']).toBe(1); // a resumed move does not advance again
+    expect(m['destinationEpoch']).toBeGreaterThan(m['sourceEpoch'] ?? Infinity);
+    expect([m['movedKeysTokenFell'], m['sourceGrantsAfterFlip']]).toEqual([0, 0]);
+    expect(artifact.parameters['moveStoppedAt']).toBeUndefined();
+    // The same ranges move as without crashes.
+    expect(moved).toEqual((await run('drain-advance-flip')).parameters['movedRanges']);
+  });
+
   it('no-epoch-advance: a moved key is granted on the new shard with a token below its last one on the source', async () => {
     const artifact = await run('no-epoch-advance');
     expect(artifact.asDeclared).toBe(true);

@@ -2,10 +2,12 @@
 // whose top score is now the new shard (about 1/N). Each shard is its own etcd cluster with its own
 // revisions (the new one's are far lower: that is the point), served by its own arbiter; workers keep a
 // client per shard and route each key by the shard map. A rebalance controller moves one range at a
-// time: drain it (the map lists it as draining: its arbiter refuses new grants), wait until the source
+// time with core's procedure (core/shards/shard-move.ts, issue 19; the same code `lockstep shards move`
+// runs): drain it (the map lists it as draining: its arbiter refuses new grants), wait until the source
 // holds nothing in it, advance the destination's epoch above the source's (so its tokens are above any
 // the source issued), and flip the map. Skipping the advance lets a moved key's token go backwards;
-// skipping the drain lets two shards hold one key at once.
+// skipping the drain lets two shards hold one key at once (the procedure's test seam, skipSteps). In
+// `controller-crashes` the controller dies right after each step of each range and is run again.
 //
 // Whether a hold straddles a flip is luck under the workers' random key picks, so the no-drain variant
 // makes it certain: before the workload starts, a long job takes the first moving key on its source
@@ -13,13 +15,13 @@
 // been answered by the destination. That is the hold the drain exists to wait for (ADR-09).
 import { PrefixGrants, namespaceGrant } from '../core/authz/index.js';
 import type { Placement } from '../core/arbiter/policy.js';
-import { advanceEpochByTwo } from '../core/arbiter/two-person.js';
 import { SIM_OPERATOR_CALLERS } from '../sim/world/operators.js';
 import { ClassRegistry, type LockClass } from '../core/classes/index.js';
 import type { BeliefInterval, GrantRecord } from '../core/checkers/index.js';
 import type { LockHandle } from '../core/client/lock-client.js';
 import { isLockError } from '../core/lock-error.js';
 import { type ShardMap, homeOf, placementFor } from '../core/shards/shard-map.js';
+import { MOVE_STEPS, type MoveArbiter, type MoveRecord, type MoveStep, type ShardMapStore, type ShardMovePorts, type ShardMoveRequest, runShardMove } from '../core/shards/shard-move.js';
 import { World, type ArbiterNode, type ClientNode } from '../sim/world/world.js';
 import { crossClusterExclusion, tokenMetrics } from './cross-cluster.js';
 import { horizonOf } from './horizon.js';
@@ -57,16 +59,20 @@ type Steps = {
   readonly advance: boolean;
   /** A hold on a moving key across its flip, by construction (the two jobs). */
   readonly straddle: boolean;
+  /** The controller crashes right after each step of each range once, and is run again (core resumes it). */
+  readonly crashPoints: boolean;
 };
 
 function stepsOf(variant: string): Steps {
   switch (variant) {
     case 'drain-advance-flip':
-      return { drain: true, advance: true, straddle: false };
+      return { drain: true, advance: true, straddle: false, crashPoints: false };
+    case 'controller-crashes':
+      return { drain: true, advance: true, straddle: false, crashPoints: true };
     case 'no-epoch-advance':
-      return { drain: true, advance: false, straddle: false };
+      return { drain: true, advance: false, straddle: false, crashPoints: false };
     case 'no-drain':
-      return { drain: false, advance: true, straddle: true };
+      return { drain: false, advance: true, straddle: true, crashPoints: false };
     default:
       throw new RangeError(`shard-move: no variant ${variant}`);
   }
@@ -87,6 +93,18 @@ class MapHolder {
   shardOf(key: string): string {
     return homeOf(this.current, key, 'entity').cluster;
   }
+
+  /** The map as core's move procedure writes it: compare the version, write the next one. */
+  store(): ShardMapStore {
+    return {
+      read: async () => this.current,
+      replace: async (expected, next) => {
+        if (expected.version !== this.current.version) return false;
+        this.current = { ...next, version: this.current.version + 1 };
+        return true;
+      },
+    };
+  }
 }
 
 /** One moved range, as the controller saw it (true times). */
@@ -103,6 +121,10 @@ interface ControllerLog {
   readyAtMs?: number;
   advances: number;
   holdsDeletedByAdvance: number;
+  /** Controller crashes at the crash points (each followed by a run that resumed the move). */
+  crashes: number;
+  /** The range and refusal a move stopped at, if the procedure refused one. */
+  stoppedAt?: string;
   sourceEpoch?: number;
   destinationEpoch?: number;
   doneAtMs?: number;
@@ -113,6 +135,7 @@ export const shardMove: Scenario = {
   description: 'An entity shard is added under load; each moving range is drained, its holds end, the destination epoch is advanced above the source, the map flips (ADR-09).',
   variants: [
     { name: 'drain-advance-flip', expect: 'pass', description: 'drain, wait for holds, advance the destination epoch above the source, flip: moved keys keep rising tokens and one holder' },
+    { name: 'controller-crashes', expect: 'pass', description: 'the same move, the controller crashing right after each step of each range and run again: core resumes it, with one advance and the same safety' },
     { name: 'no-epoch-advance', expect: 'violation', shows: ['token-order'], description: 'the destination keeps epoch 1: a moved key is granted there with a token below its last one on the source (checks: token-order)' },
     {
       name: 'no-drain',
@@ -156,7 +179,7 @@ export const shardMove: Scenario = {
     const loops = identities.map((_, i) =>
       runLockLoop({ worker: `w${i + 1}`, keys: KEYS, clientFor: (key) => clients.get(`w${i + 1}@${map.shardOf(key)}`) as ClientNode, plan, stopAtMs: startMs + STOP_AT_MS, restMs: 100, retryMs: 300, beliefs, attempts }),
     );
-    const controller: ControllerLog = { ranges: [], advances: 0, holdsDeletedByAdvance: 0 };
+    const controller: ControllerLog = { ranges: [], advances: 0, holdsDeletedByAdvance: 0, crashes: 0 };
     let moving: Promise<void> = Promise.resolve();
     world.kernel.schedule(startMs + ADD_SHARD_AT_MS, () => {
       world.addCluster(NEW_SHARD);
@@ -257,7 +280,12 @@ class Straddle {
   }
 }
 
-/** The rebalance controller (ADR-09), one range at a time. */
+/**
+ * The rebalance controller (ADR-09): adds the new shard to the map with every range that would move to it
+ * pinned to its old shard (the map change that adds a shard), then moves one range at a time with core's
+ * procedure (core/shards/shard-move.ts), the same code `lockstep shards move` runs against real clusters.
+ * With crash points, the controller dies right after each step of each range once and is run again.
+ */
 async function moveRanges(world: World, map: MapHolder, arbiters: ReadonlyMap<string, ArbiterNode>, steps: Steps, log: ControllerLog, untilMs: number): Promise<void> {
   const kernel = world.kernel;
   const destination = arbiters.get(NEW_SHARD) as ArbiterNode;
@@ -267,55 +295,81 @@ async function moveRanges(world: World, map: MapHolder, arbiters: ReadonlyMap<st
   await world.initCluster(NEW_SHARD, untilMs);
   while (kernel.now() < untilMs && (await destination.arbiter.status().catch(() => undefined))?.epoch === undefined) await kernel.sleep(POLL_MS);
   log.readyAtMs = kernel.now();
-  // The new map places nothing anywhere new yet: every moving unit is pinned to its old shard.
   const after: ShardMap = { ...map.current, regions: { [REGION]: { coord: 'coord-eu', entity: [...OLD_SHARDS, NEW_SHARD] } } };
   const units = KEYS.filter((key) => homeOf(after, key, 'entity').cluster !== map.shardOf(key));
   const pinned = Object.fromEntries(units.map((unit) => [unit, map.shardOf(unit)]));
   map.update((m) => ({ ...m, regions: after.regions, overrides: pinned }));
+  const journal = new Map<string, MoveRecord>(); // the coord cluster's /sys/moves, shared like the map
   for (const unit of units) {
     const range: MovedRange = { unit, from: pinned[unit] as string, drainedAtMs: kernel.now() };
     log.ranges.push(range);
-    const source = arbiters.get(range.from) as ArbiterNode;
-    if (steps.drain) {
-      map.update((m) => ({ ...m, draining: [unit] }));
-      const waitUntilMs = Math.min(untilMs, kernel.now() + MAX_DRAIN_WAIT_MS);
-      while (kernel.now() < waitUntilMs && (await holderOf(source, unit)) !== 'none') await kernel.sleep(POLL_MS);
-      range.holdsEndedAtMs = kernel.now();
+    const crashed = new Set<MoveStep>();
+    const ports: ShardMovePorts = {
+      clock: kernel,
+      maps: map.store(),
+      journal: { load: async (key) => journal.get(key), save: async (record) => void journal.set(record.range, record) },
+      arbiterOf: (shard) => countingAdvances((arbiters.get(shard) as ArbiterNode).arbiter, log),
+      holdsIn: (shard, key) => holderOf(arbiters.get(shard) as ArbiterNode, key), // a range here is one key
+      afterStep: (step) => {
+        if (step === 'draining') range.drainedAtMs = kernel.now();
+        if (step === 'drained') range.holdsEndedAtMs = kernel.now();
+        if (step === 'flipped') range.flippedAtMs = kernel.now();
+        if (steps.crashPoints && !crashed.has(step)) {
+          crashed.add(step);
+          throw new ControllerCrash(step);
+        }
+      },
+    };
+    const request: ShardMoveRequest = { range: unit, from: range.from, to: NEW_SHARD, reason: `add ${NEW_SHARD}: move ${unit} to it (ADR-09)`, operators: SIM_OPERATOR_CALLERS };
+    const skipSteps: MoveStep[] = [...(steps.drain ? [] : (['draining', 'drained'] as const)), ...(steps.advance ? [] : (['advanced'] as const))];
+    for (let runs = 1; ; runs += 1) {
+      try {
+        await runShardMove(ports, request, { drainWaitMs: Math.min(MAX_DRAIN_WAIT_MS, untilMs - kernel.now()), skipSteps });
+        break;
+      } catch (error) {
+        // A move the procedure refused (holds outlived the drain window, an arbiter sealed): the range stays
+        // as the journal left it, and the controller stops, as an operator's run would (the report names it).
+        if (isLockError(error)) {
+          log.stoppedAt = `${unit}: ${error.code}`;
+          return;
+        }
+        if (!(error instanceof ControllerCrash) || runs > MOVE_STEPS.length) throw error;
+        log.crashes += 1; // the controller died after recording a step: it is started again and resumes
+        kernel.trace.record('scenario.controller-crash', { unit, after: error.step });
+      }
     }
-    await advanceAbove(world, source, destination, log, untilMs, steps.advance);
-    map.update((m) => ({ ...m, overrides: Object.fromEntries(Object.entries(m.overrides ?? {}).filter(([u]) => u !== unit)), draining: [] }));
-    range.flippedAtMs = kernel.now();
     kernel.trace.record('scenario.range-moved', { unit, from: range.from, to: NEW_SHARD, mapVersion: map.current.version });
   }
+  log.sourceEpoch = Math.max(...(await Promise.all(OLD_SHARDS.map(async (shard) => (await (arbiters.get(shard) as ArbiterNode).arbiter.status().catch(() => undefined))?.epoch ?? 0))));
+  log.destinationEpoch = (await destination.arbiter.status().catch(() => undefined))?.epoch ?? -1;
   log.doneAtMs = kernel.now();
+}
+
+/** A crash point of the controller (test support): thrown from afterStep, after the step was recorded. */
+class ControllerCrash extends Error {
+  constructor(readonly step: MoveStep) {
+    super(`the move controller crashed after ${step} (crash point)`);
+  }
+}
+
+/** The arbiter as the move sees it, counting the advances it approves. */
+function countingAdvances(arbiter: MoveArbiter, log: ControllerLog): MoveArbiter {
+  return {
+    status: (caller) => arbiter.status(caller),
+    requestEpochAdvance: (caller, request) => arbiter.requestEpochAdvance(caller, request),
+    approveEpochAdvance: async (caller, request) => {
+      const advanced = await arbiter.approveEpochAdvance(caller, request);
+      log.advances += 1;
+      log.holdsDeletedByAdvance += advanced.holdsDeleted;
+      return advanced;
+    },
+  };
 }
 
 /** 'none' when the source's log holds no hold on the key; 'held' or 'unknown' (could not read) otherwise. */
 async function holderOf(source: ArbiterNode, key: string): Promise<'none' | 'held' | 'unknown'> {
   const inspected = await source.arbiter.inspect(SIM_OPERATOR_CALLERS[0], key).catch(() => undefined);
   return inspected === undefined ? 'unknown' : inspected.holder === undefined ? 'none' : 'held';
-}
-
-/** Advances the destination's epoch (two approvers each time) until it is above the source's (ADR-09); without `advance`, only reads them. */
-async function advanceAbove(world: World, source: ArbiterNode, destination: ArbiterNode, log: ControllerLog, untilMs: number, advance: boolean): Promise<void> {
-  const kernel = world.kernel;
-  const epochOf = async (node: ArbiterNode): Promise<number | undefined> => (await node.arbiter.status().catch(() => undefined))?.epoch;
-  for (let tries = 0; tries < 10 && kernel.now() < untilMs; tries += 1) {
-    const [from, to] = [await epochOf(source), await epochOf(destination)];
-    if (from === undefined || to === undefined) {
-      await kernel.sleep(POLL_MS);
-      continue;
-    }
-    log.sourceEpoch = Math.max(log.sourceEpoch ?? 0, from);
-    log.destinationEpoch = to;
-    if (to > from || !advance) return;
-    const reason = `move ranges to ${NEW_SHARD}: its tokens must start above ${source.process.name}'s epoch ${from}`;
-    const advanced = await advanceEpochByTwo(destination.arbiter, SIM_OPERATOR_CALLERS, reason).catch(() => undefined);
-    if (advanced !== undefined) {
-      log.advances += 1;
-      log.holdsDeletedByAdvance += advanced.holdsDeleted;
-    }
-  }
 }
 
 function outcome(world: World, schedule: StartedFaults, startMs: number, before: ShardMap, after: ShardMap, controller: ControllerLog, attempts: readonly Attempt[], beliefs: readonly BeliefInterval[], probe: DeadlineProbe, straddle: Straddle | undefined): ScenarioOutcome {
@@ -348,6 +402,7 @@ function outcome(world: World, schedule: StartedFaults, startMs: number, before:
       movedRanges: [...moved],
       mapVersionAfter: after.version,
       perRange,
+      ...(controller.stoppedAt === undefined ? {} : { moveStoppedAt: controller.stoppedAt }),
       ...(straddle === undefined ? {} : { straddle: straddle.parameters(startMs) }),
     },
     metrics: {
@@ -366,6 +421,7 @@ function outcome(world: World, schedule: StartedFaults, startMs: number, before:
       sourceGrantsWhileDraining: sourceGrants((r) => r.drainedAtMs) - sourceGrants((r) => r.flippedAtMs),
       sourceGrantsAfterFlip: sourceGrants((r) => r.flippedAtMs),
       epochAdvances: controller.advances,
+      controllerCrashes: controller.crashes,
       holdsDeletedByAdvance: controller.holdsDeletedByAdvance,
       sourceEpoch: controller.sourceEpoch ?? -1,
       destinationEpoch: controller.destinationEpoch ?? -1,

@@ -7,6 +7,7 @@ import type { KeyValue } from '../ports/lock-log.js';
 import { EPOCH_LIMIT, formatToken, parseToken } from '../token.js';
 import type { Revision } from '../units.js';
 import { checkReason } from './approvals.js';
+import { type EpochSource, SINGLE_CLUSTER_EPOCHS } from './epoch-source.js';
 import type { HoldRead } from './inspect.js';
 import type { LogGateway } from './log-gateway.js';
 import type { ClassLookup } from './policy.js';
@@ -113,7 +114,7 @@ export interface EpochAdvanced {
  * hold and durable waiter, so no restored hold survives into the new epoch. Runs while sealed.
  * `servedEpoch` is the highest epoch this arbiter has minted tokens in (0 if none).
  */
-export async function advanceEpoch(gateway: LogGateway, request: ApprovedAdvance, servedEpoch: number): Promise<EpochAdvanced> {
+export async function advanceEpoch(gateway: LogGateway, request: ApprovedAdvance, servedEpoch: number, source: EpochSource = SINGLE_CLUSTER_EPOCHS): Promise<EpochAdvanced> {
   const [first, second] = request.approvers;
   checkTwoPeople(first, second, 'first approver and second approver');
   checkReason(request.reason);
@@ -126,9 +127,11 @@ export async function advanceEpoch(gateway: LogGateway, request: ApprovedAdvance
   // token was below earlier ones), and an old snapshot has an older one. The epoch this arbiter served
   // is a second floor. It is lost when the arbiter restarts: ADR-03 allocates epochs from the coord
   // cluster so none is reused, and until that exists an operator must check the epoch after a restart.
-  const epoch = Math.max(old?.epoch ?? 0, servedEpoch) + 1;
-  if (epoch >= EPOCH_LIMIT) throw new LockError('invalid-argument', `epoch ${epoch} would reach 2^15 (ADR-02); tokens cannot grow further`);
+  // In coord mode (issue 19) the coord cluster allocates it, above its own record too, in a coord txn
+  // written before the entity log: a crash between the two leaves the coord ahead, and every arbiter sealed.
   const clusterId = read.header.clusterId;
+  const epoch = await source.allocate({ atLeast: Math.max(old?.epoch ?? 0, servedEpoch) + 1, clusterId, revision: read.header.revision });
+  if (epoch >= EPOCH_LIMIT) throw new LockError('invalid-argument', `epoch ${epoch} would reach 2^15 (ADR-02); tokens cannot grow further`);
   const response = await gateway.txn(
     {
       compare: [{ key: EPOCH_KEY, target: 'mod', op: '=', value: kv?.modRevision ?? 0n }],

@@ -30,10 +30,11 @@ import type { Clock } from '../ports/clock.js';
 import type { LockLog } from '../ports/lock-log.js';
 import { isLockLogError } from '../ports/lock-log-error.js';
 import type { Random } from '../ports/random.js';
-import { parseToken } from '../token.js';
+import { parseToken, unpackToken } from '../token.js';
 import { advanceEpoch, forceRelease, proposeForceRelease } from './admin.js';
 import { PendingApprovals, checkAuthenticated, checkReason } from './approvals.js';
 import { DurableTurn } from './durable-turn.js';
+import { type EpochSource, SINGLE_CLUSTER_EPOCHS } from './epoch-source.js';
 import { EpochState } from './epoch-state.js';
 import { type GrantAsk, Granter } from './grant-attempt.js';
 import { inspectKey, readHold } from './inspect.js';
@@ -60,6 +61,8 @@ export interface ArbiterOptions {
   readonly maxWaitMs?: number;
   /** Tells this arbiter's approval request ids from another replica's (approvals.ts); src/ gives a random one. */
   readonly approvalIdPrefix?: string;
+  /** Where the epoch comes from (ADR-03/07, issue 19): the coord cluster, or (default) the log itself. */
+  readonly epochSource?: EpochSource;
 }
 
 const DEFAULT_POLL_INTERVAL_MS = 1000;
@@ -80,6 +83,8 @@ export class Arbiter implements ArbiterService {
   private readonly queues = new Map<string, KeyQueue>();
   private readonly shutdown = new CancelSource();
   private lastAdvanceCheckMs = Number.NEGATIVE_INFINITY;
+  /** Acquires that reached this arbiter: an in-memory waiter's place in its key's line (KeyQueue.join, ADR-14). */
+  private arrivals = 0;
   private readonly forceReleases: PendingApprovals<Omit<ForceReleaseProposal, 'requestId'>>;
   private readonly advances: PendingApprovals<Omit<EpochAdvanceProposal, 'requestId'>>;
 
@@ -93,7 +98,8 @@ export class Arbiter implements ArbiterService {
   ) {
     this.guard = seams.sealGuard();
     this.gateway = new LogGateway(options.log, this.guard);
-    this.epoch = new EpochState(this.gateway, this.guard);
+    this.epoch = new EpochState(this.gateway, this.guard, options.epochSource);
+    if (seams.confirmBeforeWrite) this.gateway.confirmWritesWith(() => this.epoch.confirmCluster(), (ms) => options.clock.sleep(ms)); // issue 19
     this.sessions = new SessionDirectory(this.gateway);
     this.places = new WaiterLease({ gateway: this.gateway, clock: options.clock, shutdown: this.shutdown });
     this.forceReleases = new PendingApprovals('force-release', options.clock, options.approvalIdPrefix ?? '');
@@ -139,7 +145,15 @@ export class Arbiter implements ArbiterService {
     });
   }
 
+  /** A grant leaves the arbiter only once its epoch source has witnessed its revision (coord-epochs.ts, issue 19). */
   async acquire(caller: Caller, request: AcquireRequest): Promise<Grant> {
+    const grant = await this.acquireUnwitnessed(caller, request);
+    const { epoch, revision } = unpackToken(grant.token);
+    await (this.options.epochSource ?? SINGLE_CLUSTER_EPOCHS).witness(epoch, revision);
+    return grant;
+  }
+
+  private async acquireUnwitnessed(caller: Caller, request: AcquireRequest): Promise<Grant> {
     const identity = checkIdentity(caller.identity);
     const key = parseLockKey(request.key);
     const lockClass = this.admit(identity, key, request.className);
@@ -147,13 +161,14 @@ export class Arbiter implements ArbiterService {
       throw new LockError('invalid-argument', `waitMs ${request.waitMs} must be between 0 and ${this.options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS}`);
     }
     const deadlineMs = this.options.clock.now() + request.waitMs; // the wait counts from arrival
+    const arrival = this.arrivals++; // taken before the first await: the line is in the order acquires arrived (ADR-14)
     // The arrival (reads, and a first grant txn whose failure wrote nothing) is sent again inside the
     // caller's wait when the log refused it, as in an election (issue 12); the wait in line is not.
-    const arrived = await this.retry('nothing-written', deadlineMs, () => this.arrive(request, key, identity, lockClass, deadlineMs));
+    const arrived = await this.retry('nothing-written', deadlineMs, () => this.arrive(request, key, identity, lockClass, deadlineMs, arrival));
     return 'granted' in arrived ? arrived.granted : arrived.join();
   }
 
-  private async arrive(request: AcquireRequest, key: LockKey, identity: string, lockClass: ArbiterClass, deadlineMs: number): Promise<{ granted: Grant } | { join: () => Promise<Grant> }> {
+  private async arrive(request: AcquireRequest, key: LockKey, identity: string, lockClass: ArbiterClass, deadlineMs: number, arrival: number): Promise<{ granted: Grant } | { join: () => Promise<Grant> }> {
     await this.reopenIfAdvanced();
     this.guard.assertOpen();
     const session = await this.sessions.ownedBy(request.sessionId, identity);
@@ -168,13 +183,13 @@ export class Arbiter implements ArbiterService {
       const first = await this.granter.attempt(ask, 'arrival', deadlineMs);
       if ('granted' in first) return first;
       if (request.waitMs === 0) throw new LockError('contended', `${key.text} is held by another identity; wait in line with waitMs > 0`);
-      return { join: () => this.queueFor(key).join(this.granter.contender(ask, deadlineMs), deadlineMs, first.contendedAt) };
+      return { join: () => this.queueFor(key).join(this.granter.contender(ask, deadlineMs), deadlineMs, first.contendedAt, undefined, arrival) };
     }
     const mine = await this.granter.ownHold(ask);
     if (mine !== undefined) return { granted: mine };
     // The line is looked up again after the read, when joining: it may have emptied and been forgotten
     // meanwhile, and joining that one started a second line for the key, which no release through here woke.
-    return { join: () => this.queueFor(key).join(this.granter.contender(ask, deadlineMs), deadlineMs, undefined) };
+    return { join: () => this.queueFor(key).join(this.granter.contender(ask, deadlineMs), deadlineMs, undefined, undefined, arrival) };
   }
 
   async release(caller: Caller, request: ReleaseRequest): Promise<ReleaseResponse> {
@@ -251,8 +266,9 @@ export class Arbiter implements ArbiterService {
     const approver = checkAuthenticated(caller, 'approver');
     this.checkLogOperator(caller, 'approver');
     const proposal = this.advances.claim(approver, String(request.requestId));
-    const response = await advanceEpoch(this.gateway, { approvers: [proposal.requester, approver], reason: proposal.value.reason }, this.epoch.floor());
+    const response = await advanceEpoch(this.gateway, { approvers: [proposal.requester, approver], reason: proposal.value.reason }, this.epoch.floor(), this.options.epochSource);
     this.guard.reset(response.clusterId, response.revision);
+    this.gateway.confirmedByAdvance();
     this.epoch.adopt(response.epochKv);
     for (const queue of this.queues.values()) queue.wake();
     return { epoch: response.epoch, clusterId: response.clusterId, holdsDeleted: response.holdsDeleted, requester: proposal.requester, approver };

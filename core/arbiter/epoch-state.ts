@@ -11,6 +11,7 @@ import { assert } from '../assert.js';
 import { LockError } from '../lock-error.js';
 import type { Compare, KeyValue, RequestOp, ResponseHeader, ResponseOp } from '../ports/lock-log.js';
 import type { Revision } from '../units.js';
+import { type EpochSource, SINGLE_CLUSTER_EPOCHS } from './epoch-source.js';
 import type { LogGateway } from './log-gateway.js';
 import { EPOCH_KEY, type EpochRecord, parseEpochRecord } from './records.js';
 import { type SealGuard, sealedError } from './seal-guard.js';
@@ -45,6 +46,7 @@ export class EpochState {
   constructor(
     private readonly gateway: LogGateway,
     private readonly guard: SealGuard,
+    private readonly source: EpochSource = SINGLE_CLUSTER_EPOCHS,
   ) {}
 
   get known(): CurrentEpoch | undefined {
@@ -68,6 +70,14 @@ export class EpochState {
       this.loading = undefined;
     });
     return this.loading;
+  }
+
+  /**
+   * A read of the record of its own, never shared with one already in flight: the confirmation before a
+   * write on a new connection must have been sent after the connection changed (write-confirmation.ts).
+   */
+  confirmCluster(): Promise<CurrentEpoch> {
+    return this.load();
   }
 
   /**
@@ -155,10 +165,21 @@ export class EpochState {
     return true;
   }
 
+  /**
+   * Every load (the first read, and the confirmation before a write on a new connection) also asks the
+   * epoch source: in coord mode the entity log's record must be the one the coord cluster holds for it,
+   * at or above the highest revision handed out (coord-epochs.ts, issue 19).
+   */
   private async load(): Promise<CurrentEpoch> {
     const floor = this.floor();
     const response = await this.gateway.range({ key: EPOCH_KEY });
-    return this.confirm(response.kvs[0], response.header, floor);
+    const seen = this.confirm(response.kvs[0], response.header, floor);
+    const reason = await this.source.check(seen.record, response.header);
+    if (reason !== undefined) {
+      this.guard.seal(reason);
+      this.guard.assertOpen();
+    }
+    return seen;
   }
 
   private takeIfNewer(seen: CurrentEpoch): void {

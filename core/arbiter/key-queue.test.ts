@@ -239,3 +239,38 @@ describe('KeyQueue at the end of a wait (issue 11)', () => {
     expect(triggers).toEqual([]); // before the fix: ['poll'], a grant to a caller whose wait was over
   });
 });
+
+describe('KeyQueue, in-memory lines: arrival order, not join order (ADR-14)', () => {
+  /**
+   * Bob's acquire reached the arbiter first (arrival 2) but made its own grant attempt while the line was
+   * forming; Carol (arrival 3) arrived later and only read, so she joined first. The key is then released:
+   * the first waiter to attempt gets it.
+   */
+  async function bobJoinsAfterCarol(withArrivals: boolean): Promise<string[]> {
+    const { kernel, queue } = setUp([]);
+    const deadlineMs = 50 * POLL_MS;
+    const granted: string[] = [];
+    let released = false;
+    const waiter = (name: string) => ({
+      attempt: async () => (released ? (granted.push(name), { granted: grantAt(BigInt(40 + granted.length)) }) : { contendedAt: revision(10n) }),
+      resolve: () => Promise.reject(new Error('nothing in doubt')),
+    });
+    const carol = queue.join(waiter('carol'), deadlineMs, revision(5n), undefined, withArrivals ? 3 : undefined);
+    const bob = queue.join(waiter('bob'), deadlineMs, revision(5n), undefined, withArrivals ? 2 : undefined);
+    await kernel.runUntil(POLL_MS / 2);
+    released = true;
+    queue.wake('hint', 20n);
+    await outcomeOf(kernel, carol, 10 * POLL_MS);
+    await outcomeOf(kernel, bob, 20 * POLL_MS);
+    return granted;
+  }
+
+  it('puts a waiter that arrived earlier ahead of one that joined before it (hot-key, memory, seed 1)', async () => {
+    // Before the fix the line kept join order: Carol, who arrived after Bob, was granted first.
+    expect(await bobJoinsAfterCarol(true)).toEqual(['bob', 'carol']);
+  });
+
+  it('its negative control: waiters with no arrival are served in join order', async () => {
+    expect(await bobJoinsAfterCarol(false)).toEqual(['carol', 'bob']);
+  });
+});

@@ -77,6 +77,8 @@ function mergeWake(pending: PendingWake | undefined, next: PendingWake): Pending
 interface Waiter {
   /** A durable waiter's place in the log's line (its waiter key's create revision); it moves when the place is taken again (rerank). */
   rank: bigint | undefined;
+  /** An in-memory waiter's place: the order its acquire reached this arbiter (see join). */
+  readonly arrival: number | undefined;
   readonly contender: Contender;
   /** The last attempt's outcome is unknown: the wait may not end before resolving it. */
   inDoubt: boolean;
@@ -119,8 +121,15 @@ export class KeyQueue {
     return this.waiters.length;
   }
 
-  /** Joins the line. `seenHeldAt`: the revision at which the caller saw the key held, if it tried. */
-  join(contender: Contender, deadlineMs: number, seenHeldAt: Revision | undefined, rank?: bigint): Promise<Grant> {
+  /**
+   * Joins the line. `seenHeldAt`: the revision at which the caller saw the key held, if it tried.
+   * `rank`: a durable waiter's place in the log's line. `arrival`: an in-memory waiter's place, the order
+   * its acquire reached the arbiter. A waiter joins when its arrival's reads (and, while the line is
+   * forming, its own first grant attempt) have returned, so join order is not arrival order: a waiter that
+   * made a grant attempt joined behind one that arrived later and only read (hot-key, memory, seed 1:
+   * waiter-003 granted before waiter-002). The line is therefore ordered by arrival, not by join (ADR-14).
+   */
+  join(contender: Contender, deadlineMs: number, seenHeldAt: Revision | undefined, rank?: bigint, arrival?: number): Promise<Grant> {
     // A line its arbiter has forgotten is woken by nothing it does: joining one is a programmer error
     // (it happened when an acquire held a reference to the line across an await).
     assert(!this.forgotten, () => `a waiter joined the forgotten line of ${this.deps.holderKey}`);
@@ -129,12 +138,8 @@ export class KeyQueue {
     }
     if (seenHeldAt !== undefined) this.ensureWatch(seenHeldAt);
     return new Promise<Grant>((resolve, reject) => {
-      const waiter: Waiter = { rank, contender, inDoubt: false, attempting: false, aheadInLine: false, deadlineMs, resolve, reject, settled: new CancelSource() };
-      let at = this.waiters.length;
-      if (rank !== undefined) {
-        at = this.waiters.findIndex((w) => w.rank !== undefined && w.rank > rank);
-        if (at < 0) at = this.waiters.length;
-      }
+      const waiter: Waiter = { rank, arrival, contender, inDoubt: false, attempting: false, aheadInLine: false, deadlineMs, resolve, reject, settled: new CancelSource() };
+      const at = this.placeFor(rank, arrival);
       this.waiters.splice(at, 0, waiter);
       if (this.waiters.length === 1) void this.serve();
       else {
@@ -142,6 +147,17 @@ export class KeyQueue {
         if (at === 0) this.wake();
       }
     });
+  }
+
+  /**
+   * Where a waiter with this place goes: before the first waiter placed after it (a durable rank before a
+   * larger rank, an arrival before a later arrival), or at the back when it has no place or none is later.
+   */
+  private placeFor(rank: bigint | undefined, arrival: number | undefined): number {
+    let at = -1;
+    if (rank !== undefined) at = this.waiters.findIndex((w) => w.rank !== undefined && w.rank > rank);
+    else if (arrival !== undefined) at = this.waiters.findIndex((w) => w.rank === undefined && w.arrival !== undefined && w.arrival > arrival);
+    return at < 0 ? this.waiters.length : at;
   }
 
   /** The newest revision an attempt of this line has seen: a hint about a change at or before it is stale. */
@@ -305,9 +321,7 @@ export class KeyQueue {
     assert(index >= 0, () => `a waiter of ${this.deps.holderKey} was re-ranked after it had left the line`);
     this.waiters.splice(index, 1);
     waiter.rank = rank;
-    let at = this.waiters.findIndex((w) => w.rank !== undefined && w.rank > rank);
-    if (at < 0) at = this.waiters.length;
-    this.waiters.splice(at, 0, waiter);
+    this.waiters.splice(this.placeFor(rank, waiter.arrival), 0, waiter);
     if (this.waiters[0] !== waiter) this.wake('hint'); // the new head attempts at once: it may be the line's first
   }
 

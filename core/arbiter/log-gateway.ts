@@ -18,6 +18,7 @@ import type {
 } from '../ports/lock-log.js';
 import type { LeaseId } from '../units.js';
 import type { SealGuard } from './seal-guard.js';
+import { WriteConfirmation, suspectsConnection } from './write-confirmation.js';
 
 /** Error codes the caller handles itself, passed through as LockLogError. */
 export type PassThrough = readonly LockLogErrorCode[];
@@ -28,16 +29,35 @@ interface CallOptions {
   /** Epoch advance is the one operation a sealed arbiter performs. */
   readonly whileSealed?: boolean;
   readonly passThrough?: PassThrough;
+  /** It writes to the log: confirm the cluster first on a new connection (write-confirmation.ts). */
+  readonly writes?: boolean;
 }
 
 export class LogGateway {
+  private confirmation: WriteConfirmation | undefined;
+
   constructor(
     private readonly log: LockLog,
     private readonly guard: SealGuard,
   ) {}
 
+  /**
+   * From now on every write on a new connection or after a failed call waits for `confirm`, a
+   * linearizable read that seals on a restored or foreign cluster, so a restored log never takes a write
+   * before the arbiter has seen it (ADR-03, issue 19). The arbiter wires it; its seams can leave it out.
+   */
+  confirmWritesWith(confirm: () => Promise<unknown>, sleep: (ms: number) => Promise<void>): void {
+    this.confirmation = new WriteConfirmation(() => this.log.connectionGeneration?.() ?? 0, confirm, sleep);
+  }
+
+  /** An epoch advance answered: that linearizable write confirmed the cluster it now binds. */
+  confirmedByAdvance(): void {
+    this.confirmation?.confirmedNow();
+  }
+
   txn(request: TxnRequest, options: Partial<CallOptions> = {}): Promise<TxnResponse> {
-    return this.call(() => this.log.txn(request), { linearizable: true, ...options });
+    const writes = [...request.success, ...request.failure].some((op) => op.type !== 'range');
+    return this.call(() => this.log.txn(request), { linearizable: true, writes, ...options });
   }
 
   range(request: RangeRequest, options: Partial<CallOptions> = {}): Promise<RangeResponse> {
@@ -45,7 +65,7 @@ export class LogGateway {
   }
 
   leaseGrant(ttlSeconds: number): Promise<LeaseGrantResponse> {
-    return this.call(() => this.log.leaseGrant(ttlSeconds), { linearizable: true });
+    return this.call(() => this.log.leaseGrant(ttlSeconds), { linearizable: true, writes: true });
   }
 
   leaseKeepAlive(id: LeaseId): Promise<LeaseKeepAliveResponse> {
@@ -55,7 +75,7 @@ export class LogGateway {
   }
 
   leaseRevoke(id: LeaseId, passThrough: PassThrough = []): Promise<{ readonly header: ResponseHeader }> {
-    return this.call(() => this.log.leaseRevoke(id), { linearizable: true, passThrough });
+    return this.call(() => this.log.leaseRevoke(id), { linearizable: true, writes: true, passThrough });
   }
 
   /** Watch headers come from whichever member serves the stream: cluster-ID rule only. */
@@ -71,7 +91,10 @@ export class LogGateway {
             }
             handlers.onEvents(batch);
           },
-          onError: (error) => handlers.onError(error),
+          onError: (error) => {
+            this.confirmation?.suspect(); // the stream broke: the server may be another one now
+            handlers.onError(error);
+          },
         }),
       { linearizable: false },
     );
@@ -79,11 +102,13 @@ export class LogGateway {
 
   private async call<T extends { readonly header: ResponseHeader }>(send: () => Promise<T>, options: CallOptions): Promise<T> {
     if (options.whileSealed !== true) this.guard.assertOpen();
+    if (options.writes === true && options.whileSealed !== true) await this.confirmation?.beforeWrite();
     const floor = options.linearizable ? this.guard.floor() : undefined;
     let response: T;
     try {
       response = await send();
     } catch (error) {
+      if (!isLockLogError(error) || suspectsConnection(error.code)) this.confirmation?.suspect();
       if (isLockLogError(error) && options.passThrough?.includes(error.code)) throw error;
       throw toLockError(error);
     }

@@ -36,4 +36,8 @@ describe('the arbiter seams: honest defaults are the rules as implemented', () =
     expect(() => first.observe({ clusterId: clusterId(2n), memberId: memberId(1n), revision: revision(5n), raftTerm: 2n }, undefined)).toThrow(/cluster ID/);
     expect(second.sealed).toBeUndefined();
   });
+
+  it('confirms the cluster with a read before the first write on a new connection (issue 19)', () => {
+    expect(HONEST_ARBITER_SEAMS.confirmBeforeWrite).toBe(true);
+  });
 });

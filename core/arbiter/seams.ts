@@ -18,9 +18,16 @@ export interface ArbiterSeams {
   readonly grantTxn: (input: GrantTxnInput, trigger: AttemptTrigger) => TxnRequest;
   /** ADR-03: the guard every response header passes through. Honest: a fresh SealGuard per arbiter. */
   readonly sealGuard: () => SealGuard;
+  /**
+   * ADR-03, issue 19: a linearizable read confirms the cluster before the first write on a new connection
+   * or after a failed call (write-confirmation.ts). Honest: true. False is the arbiter as it was before
+   * issue 19, sealing one write late after a restore (the restore scenario's `*-running-arbiters` variants).
+   */
+  readonly confirmBeforeWrite: boolean;
 }
 
 export const HONEST_ARBITER_SEAMS: ArbiterSeams = {
   grantTxn: (input) => grantTxn(input),
   sealGuard: () => new SealGuard(),
+  confirmBeforeWrite: true,
 };

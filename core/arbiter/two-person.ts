@@ -6,7 +6,7 @@ import type { ArbiterService, Caller } from '../ports/caller.js';
 
 export type TwoOperators = readonly [requester: Caller, approver: Caller];
 
-export async function advanceEpochByTwo(service: ArbiterService, [requester, approver]: TwoOperators, reason: string): Promise<AdvanceEpochResponse> {
+export async function advanceEpochByTwo(service: Pick<ArbiterService, 'requestEpochAdvance' | 'approveEpochAdvance'>, [requester, approver]: TwoOperators, reason: string): Promise<AdvanceEpochResponse> {
   const proposal = await service.requestEpochAdvance(requester, { reason });
   return service.approveEpochAdvance(approver, { requestId: proposal.requestId });
 }

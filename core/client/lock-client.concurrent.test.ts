@@ -10,6 +10,7 @@ import type { Clock } from '../ports/clock.js';
 import type { LockLog, TxnRequest } from '../ports/lock-log.js';
 import { World } from '../../sim/world/world.js';
 import { type LockHandle } from './lock-client.js';
+import { ORPHAN_HOLD_GRACE_MS } from './settle.js';
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 const CLASS = { namespace: 'orders', name: 'writes', purpose: 'correctness', enforcement: 'fenced', resource: 'db://orders', ttlSeconds: 5, tier: 'entity', onQuorumLoss: 'closed', fairness: 'memory' } as const;
@@ -132,3 +133,42 @@ describe('an acquire whose answer the client never got (L2, the client\'s side)'
     expect(openHolds(world)).toEqual([]);
   });
 });
+
+describe('an acquire in doubt, sent again by its caller (L2 and the `indeterminate` contract)', () => {
+  /** Alice's first grant commits but its answer is late; she acquires again `retryAfterMs` after being told `indeterminate`. */
+  async function retriedAfter(retryAfterMs: number) {
+    const world = await startWorld('l2-retry', (request, nth) => (isGrant(request) && nth === 1 ? { delayAnswerMs: 1_500 } : undefined), 1_000);
+    const alice = world.addClient('alice');
+    const first = await settle(world, alice.client.acquire(acquireOptions()));
+    await world.runUntil(world.kernel.now() + retryAfterMs);
+    const again = await settle(world, alice.client.acquire(acquireOptions()));
+    const grants = world.log.grants.filter((g) => g.key === KEY);
+    return { first, again, grants };
+  }
+
+  it('is answered with the hold the first acquire made, within the grace (hot-key, durable, seed 1)', async () => {
+    const { first, again, grants } = await retriedAfter(500);
+    expect(first).toBe('indeterminate');
+    // Before the fix the settler released that hold 250 ms after the doubt, and the caller was granted a
+    // second hold: in a durable line, a turn spent and a place at the back.
+    expect(grants).toHaveLength(1);
+    expect(typeof again === 'object' && again.token).toBe(grants[0]?.token);
+  });
+
+  it('its negative control: a caller that comes back after the grace gets a new hold (the orphan was released)', async () => {
+    const { first, again, grants } = await retriedAfter(ORPHAN_HOLD_GRACE_MS + 3_000);
+    expect(first).toBe('indeterminate');
+    expect(grants).toHaveLength(2);
+    expect(grants[0]?.endReason).toBe('release');
+    expect(typeof again === 'object' && again.token).toBe(grants[1]?.token);
+  });
+});
+
+/** Runs virtual time until `acquiring` settles: its handle, or the LockError's code. */
+async function settle(world: World, acquiring: Promise<LockHandle>): Promise<LockHandle | string> {
+  let outcome: LockHandle | string | undefined;
+  void acquiring.then((handle) => (outcome = handle), (error: { code?: string }) => (outcome = error.code ?? String(error)));
+  await world.kernel.runUntilCondition(() => outcome !== undefined, { untilMs: world.kernel.now() + 30_000 });
+  if (outcome === undefined) throw new Error('the acquire did not settle within 30 s of virtual time');
+  return outcome;
+}

@@ -19,6 +19,16 @@ const SETTLE_FIRST_PAUSE_MS = 250;
 const SETTLE_MAX_PAUSE_MS = 4_000;
 /** Tries before giving a call in doubt up to its session's end (TigerStyle: every retry loop has a maximum). */
 const MAX_SETTLE_TRIES = 1_000;
+/**
+ * How long a hold made by an acquire in doubt is kept for its caller before it is released. `indeterminate`
+ * tells the caller to acquire again on the same session, which returns the hold if there is one; released
+ * at the first read, it was gone before a caller that retried after a reconnect backoff came back, and in a
+ * durable line (ADR-14) the caller had spent its turn and re-joined at the back (hot-key, durable, seed 1:
+ * waiter-022's grant committed as the arbiter died; the settler released it at +250 ms, the waiter came back
+ * at +530 ms and was granted after all 177 waiters behind it). One second is gRPC's initial reconnect
+ * backoff: a caller that retries through its transport's reconnect is back within it.
+ */
+export const ORPHAN_HOLD_GRACE_MS = 1_000;
 
 /** Errors after which a release may or may not have happened. */
 export function leavesReleaseInDoubt(error: unknown): boolean {
@@ -71,7 +81,7 @@ export class Settler {
 
   /** An acquire of `key` on `session` ended in doubt: resolve it in the background (one resolver per key). */
   doubtAcquire(key: string, session: ClientSession): void {
-    if (this.deps.traffic.doubtAcquire(key, session)) void this.resolveAcquire(key, session);
+    if (this.deps.traffic.doubtAcquire(key, session)) void this.resolveAcquire(key, session, this.deps.clock.now() + ORPHAN_HOLD_GRACE_MS);
   }
 
   /** One send of a pending release; it settles unless the answer leaves it in doubt (then this rejects with that error). */
@@ -109,11 +119,12 @@ export class Settler {
     return true;
   }
 
-  private async resolveAcquire(key: string, session: ClientSession): Promise<void> {
+  /** `keepUntilMs`: before it, a hold found unowned is left for the caller's own acquire (ORPHAN_HOLD_GRACE_MS). */
+  private async resolveAcquire(key: string, session: ClientSession, keepUntilMs: number): Promise<void> {
     const { traffic } = this.deps;
     try {
       for (let tries = 0; tries < MAX_SETTLE_TRIES; tries += 1) {
-        if (!(await this.pauseBeforeTry(tries, session))) return;
+        if (!(await this.pauseBeforeTry(tries, session, keepUntilMs))) return;
         if (this.deps.holdsKey(key)) return; // a later acquire was handed the hold: it is owned
         if (traffic.acquiresInFlight(key) > 0 || traffic.pendingRelease(key) !== undefined) continue; // their answers decide first
         let holder;
@@ -134,9 +145,12 @@ export class Settler {
     }
   }
 
-  /** Waits before try `tries`; false when the session is fenced (nothing left to settle) or the wait was cancelled. */
-  private async pauseBeforeTry(tries: number, session: ClientSession): Promise<boolean> {
-    const pauseMs = Math.min(SETTLE_FIRST_PAUSE_MS * 2 ** Math.min(tries, 8), SETTLE_MAX_PAUSE_MS);
+  /**
+   * Waits before try `tries` (and at least until `notBeforeMs`); false when the session is fenced (nothing
+   * left to settle) or the wait was cancelled.
+   */
+  private async pauseBeforeTry(tries: number, session: ClientSession, notBeforeMs = Number.NEGATIVE_INFINITY): Promise<boolean> {
+    const pauseMs = Math.max(Math.min(SETTLE_FIRST_PAUSE_MS * 2 ** Math.min(tries, 8), SETTLE_MAX_PAUSE_MS), notBeforeMs - this.deps.clock.now());
     try {
       await this.deps.clock.sleep(pauseMs);
     } catch (error) {

@@ -162,4 +162,11 @@ export interface LockLog {
   compact(revision: Revision): Promise<{ readonly header: ResponseHeader }>;
   status(): Promise<StatusResponse>;
   close(): Promise<void>;
+  /**
+   * A number that changes whenever this client may have started talking to another server process than
+   * before (a reconnect, e.g. to members restored from a snapshot at the same addresses). Optional: a log
+   * without it is taken to change connection only at a failed call. The arbiter confirms the cluster's
+   * identity with a linearizable read before its first write after a change (ADR-03, write-confirmation.ts).
+   */
+  connectionGeneration?(): number;
 }

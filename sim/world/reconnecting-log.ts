@@ -9,11 +9,18 @@ import type {
 import type { LeaseId, Revision } from '../../core/units.js';
 
 export class ReconnectingLog implements LockLog {
+  private generation = 0;
+
   constructor(private current: LockLog) {}
 
-  /** From now on every call goes to `log`. */
+  /** From now on every call goes to `log`: a new connection (LockLog.connectionGeneration). */
   use(log: LockLog): void {
     this.current = log;
+    this.generation += 1;
+  }
+
+  connectionGeneration(): number {
+    return this.generation;
   }
 
   txn(request: TxnRequest): Promise<TxnResponse> {

@@ -41,6 +41,12 @@ export interface WorldOptions {
   readonly audit?: AuditNodeOptions;
   /** Give every arbiter a LogFaults (lossy watches, lost answers: log-faults.ts) for scenarios/faults.ts to switch. Default: none. */
   readonly logFaults?: boolean;
+  /**
+   * A coord cluster beside the entity cluster(s) (ADR-07, issue 19): every arbiter takes its epochs from
+   * it (core/arbiter/coord-epochs.ts), and start() registers each entity cluster's epoch there. No arbiter
+   * serves the coord cluster's own lock log. Default: none (single-cluster mode).
+   */
+  readonly coord?: { readonly name: string; readonly cluster?: SimClusterOptions };
 }
 
 /** Another arbiter process (addArbiter). */

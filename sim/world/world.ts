@@ -13,7 +13,8 @@
 // the same peer URLs start from the snapshot, and the arbiters either reconnect (their etcd clients
 // reach the restored members at the same addresses, their memory intact) or restart with none.
 import { Arbiter } from '../../core/arbiter/arbiter.js';
-import { initLog } from '../../core/arbiter/init-log.js';
+import { CoordEpochSource, coordEpochKey, registerOnCoord } from '../../core/arbiter/coord-epochs.js';
+import { type InitLogResult, initLog } from '../../core/arbiter/init-log.js';
 import { isLockError } from '../../core/lock-error.js';
 import { LockClient } from '../../core/client/lock-client.js';
 import { EPOCH_KEY, parseEpochRecord } from '../../core/arbiter/records.js';
@@ -65,6 +66,7 @@ export class World {
     this.rpcNetwork = new Network<ArbiterRpcMessage>(this.kernel, { name: 'rpc', defaults: options.rpcLink ?? { latency: { kind: 'constant', ms: 0.25 }, ordered: true } });
     this.resourceNetwork = new Network<ResourceMessage>(this.kernel, { name: 'resource', defaults: options.rpcLink ?? { latency: { kind: 'constant', ms: 0.25 }, ordered: true } });
     this.log = this.makeCluster(options.clusterName ?? 'cluster-1', options.cluster ?? {}).log;
+    if (options.coord !== undefined) this.makeCluster(options.coord.name, { namePrefix: `${options.coord.name}-`, ...options.coord.cluster });
     for (let i = 1; i <= (options.arbiters ?? 1); i += 1) this.addArbiter({ name: `arbiter-${i}` });
   }
 
@@ -133,6 +135,7 @@ export class World {
       node.log = createSimLockLog({ kernel: this.kernel, network: this.clusterNetwork, client: process, endpoints: this.clusterNamed(cluster).members });
       node.connection = new ReconnectingLog(node.log);
       const log = faults === undefined ? node.connection : faults.wrap(node.connection, process.clock());
+      const coord = this.options.coord === undefined ? undefined : createSimLockLog({ kernel: this.kernel, network: this.clusterNetwork, client: process, endpoints: this.clusterNamed(this.options.coord.name).members });
       node.arbiter = new Arbiter({
         log: this.options.wrapArbiterLog === undefined ? log : this.options.wrapArbiterLog(log, process),
         clock: process.clock(),
@@ -140,6 +143,7 @@ export class World {
         classes: this.options.classes,
         authorizer: withOperators(this.options.authorizer, SIM_OPERATORS),
         ...(placement === undefined ? {} : { placement }),
+        ...(coord === undefined ? {} : { epochSource: new CoordEpochSource(coord, cluster) }),
       }, this.options.seams?.arbiter);
       serveArbiter(this.rpcNetwork, process, node.arbiter, (peer) => this.process(peer), (peer) => this.identityOf(peer));
     };
@@ -252,7 +256,7 @@ export class World {
     if (led.reason !== 'condition') throw new Error(`world: no etcd leader within ${maxMs} ms of virtual time`);
     // The operators initialise every new log (lockstep init): no arbiter writes the epoch record itself.
     let initialised = 0;
-    const inits = this.slots.map((slot) => this.initCluster(slot.name, deadlineMs).then(() => (initialised += 1)));
+    const inits = this.slots.filter((slot) => slot.name !== this.options.coord?.name).map((slot) => this.initCluster(slot.name, deadlineMs).then(() => (initialised += 1)));
     await this.kernel.runUntilCondition(() => initialised === inits.length, { untilMs: deadlineMs });
     await Promise.all(inits);
     // Then until every arbiter has read the epoch record: the service is up.
@@ -288,8 +292,11 @@ export class World {
       for (let attempt = 0; ; attempt += 1) {
         try {
           // A retried init whose first try committed unseen (a timeout) finds its own record: done.
-          if (attempt > 0 && (await log.range({ key: EPOCH_KEY })).kvs.length > 0) return;
-          await initLog(log);
+          const found = attempt > 0 ? await log.range({ key: EPOCH_KEY }) : undefined;
+          const kv = found?.kvs[0];
+          const record = kv === undefined ? undefined : parseEpochRecord(kv.value);
+          const written = record !== undefined && kv !== undefined ? { epoch: record.epoch, clusterId: record.clusterId, revision: kv.modRevision } : await initLog(log);
+          if (this.options.coord !== undefined) await this.registerOnCoord(node.process, name, written, untilMs);
           return;
         } catch (error) {
           // Refused (the log is not new): a retry does not mend that.
@@ -299,6 +306,26 @@ export class World {
       }
     } finally {
       await log.close();
+    }
+  }
+
+  /** `lockstep init --coord-endpoints`: the entity cluster's epoch record on the coord cluster, retried like init. */
+  private async registerOnCoord(client: SimProcess, name: string, written: InitLogResult, untilMs: number): Promise<void> {
+    const coordName = this.options.coord?.name ?? '';
+    const coord = createSimLockLog({ kernel: this.kernel, network: this.clusterNetwork, client, endpoints: this.clusterNamed(coordName).members });
+    try {
+      for (let attempt = 0; ; attempt += 1) {
+        try {
+          if (attempt > 0 && (await coord.range({ key: coordEpochKey(name) })).kvs.length > 0) return;
+          await registerOnCoord(coord, name, { epoch: written.epoch, clusterId: written.clusterId, highestRevision: written.revision });
+          return;
+        } catch (error) {
+          if (isLockError(error, 'invalid-argument') || this.kernel.now() >= untilMs) throw error;
+          await this.kernel.sleep(INIT_RETRY_MS);
+        }
+      }
+    } finally {
+      await coord.close();
     }
   }
 

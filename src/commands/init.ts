@@ -7,9 +7,11 @@ import { isLockError } from '../../core/lock-error.js';
 import { isLockLogError } from '../../core/ports/lock-log-error.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { EndpointSyntaxError, parseEndpointList } from '../etcd/endpoint-address.js';
-import { initEtcdLog } from '../etcd/index.js';
+import { createEtcdLockLog, initEtcdLog } from '../etcd/index.js';
+import { registerOnCoord } from '../../core/arbiter/coord-epochs.js';
+import { type CoordOptions, type CoordTarget, SINGLE_CLUSTER_HELP, addCoordOptions, parseCoordOptions } from './coord-option.js';
 
-interface InitOptions {
+interface InitOptions extends CoordOptions {
   endpoints: string;
   epoch?: string;
   json?: boolean;
@@ -18,16 +20,18 @@ interface InitOptions {
 const EPOCH_HELP =
   'the first epoch, default 1. Give it only for a cluster that replaces one which already served tokens: ' +
   'start above every epoch the old cluster served, so that no token is issued twice and tokens never go ' +
-  'backwards (ADR-02/03). Needed until epochs are allocated on the coord cluster, outside the log they protect (issue 19)';
+  'backwards (ADR-02/03). Needed in single-cluster mode; with --coord-endpoints an advance allocates above the coord record anyway (issue 19)';
 
 export function registerInitCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
-  program
+  const command = program
     .command('init')
     .description(
-      'Initialise a new lock log: write its epoch record, bound to the cluster ID, once. Refused (exit 2) when the log already ' +
-        'holds an epoch record or any lockstep key: a wiped or restored log is not new. Exit 0 initialised; 2 bad input or refused; 5 etcd unreachable.',
+      'Initialise a new lock log: write its epoch record, bound to the cluster ID, once; with --coord-endpoints also register it on the coord cluster. Refused (exit 2) when the log already ' +
+        'holds an epoch record or any lockstep key: a wiped or restored log is not new. Exit 0 initialised; 2 bad input or refused; 5 etcd unreachable. ' +
+        SINGLE_CLUSTER_HELP,
     )
-    .requiredOption('--endpoints <list>', 'etcd client endpoints, host:port[,host:port...]')
+    .requiredOption('--endpoints <list>', 'etcd client endpoints, host:port[,host:port...]');
+  addCoordOptions(command)
     .option('--epoch <n>', EPOCH_HELP)
     .option('--json', 'print one JSON object: {ok, epoch, clusterId, revision} or {ok: false, code, message}')
     .action(async (options: InitOptions) => {
@@ -54,14 +58,18 @@ async function runInit(options: InitOptions, io: CliIo): Promise<number> {
     if (!/^[1-9][0-9]*$/.test(options.epoch)) return refuse(ExitCode.badInput, 'invalid-argument', `--epoch ${JSON.stringify(options.epoch)} is not a whole number from 1`);
     epoch = Number(options.epoch);
   }
+  const coord = parseCoordOptions(options);
+  if (coord !== undefined && 'error' in coord) return refuse(ExitCode.badInput, 'invalid-argument', coord.error);
   const where = endpoints.join(',');
   try {
     const result = await initEtcdLog(endpoints, epoch === undefined ? {} : { epoch });
+    if (coord !== undefined) await register(coord, { epoch: result.epoch, clusterId: result.clusterId, highestRevision: result.revision });
     const clusterId = result.clusterId.toString(16);
     if (options.json === true) {
-      io.out(JSON.stringify({ ok: true, epoch: result.epoch, clusterId, revision: result.revision.toString(), endpoints }));
+      io.out(JSON.stringify({ ok: true, epoch: result.epoch, clusterId, revision: result.revision.toString(), endpoints, epochs: coord === undefined ? 'single-cluster' : 'coord' }));
     } else {
-      io.out(`lockstep init: initialised the lock log at ${where}: epoch ${result.epoch}, bound to cluster ${clusterId}; lockstep lock can use it now`);
+      const registered = coord === undefined ? ' (single-cluster mode)' : `, registered on the coord cluster as ${coord.clusterName}`;
+      io.out(`lockstep init: initialised the lock log at ${where}: epoch ${result.epoch}, bound to cluster ${clusterId}${registered}; lockstep lock can use it now`);
     }
     return ExitCode.ok;
   } catch (error) {
@@ -70,5 +78,19 @@ async function runInit(options: InitOptions, io: CliIo): Promise<number> {
       return refuse(ExitCode.refused, error.code, `could not initialise the lock log at ${where}: ${error.message}; check that the endpoints name running members of one etcd cluster`);
     }
     throw error;
+  }
+}
+
+/**
+ * The entity cluster's epoch record on the coord cluster (core/arbiter/coord-epochs.ts). It runs after the
+ * entity log's own init: if it fails there, the log is initialised but unregistered, and every arbiter in
+ * coord mode refuses it (no-epoch-record) until it is registered.
+ */
+async function register(coord: CoordTarget, record: Parameters<typeof registerOnCoord>[2]): Promise<void> {
+  const log = createEtcdLockLog({ endpoints: coord.endpoints });
+  try {
+    await registerOnCoord(log, coord.clusterName, record);
+  } finally {
+    await log.close();
   }
 }

@@ -19,13 +19,15 @@ import { DEFAULT_MAX_WAIT_MS } from '../../core/arbiter/arbiter.js';
 import { parseDuration } from '../duration.js';
 import { EndpointSyntaxError, parseEndpointList } from '../etcd/endpoint-address.js';
 import { createEtcdLockLog } from '../etcd/index.js';
+import { CoordEpochSource } from '../../core/arbiter/coord-epochs.js';
+import { type CoordOptions, type CoordTarget, SINGLE_CLUSTER_HELP, addCoordOptions, parseCoordOptions } from './coord-option.js';
 import { runLockedCommand } from '../lock/run-locked-command.js';
 import { formatProblem } from './class-check.js';
 import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
 
 const CLOSE_GRACE_MS = 2000;
 
-interface LockOptions {
+interface LockOptions extends CoordOptions {
   endpoints?: string;
   arbiter?: string;
   tlsCert?: string;
@@ -46,7 +48,7 @@ function collect(value: string, previous: string[]): string[] {
 }
 
 export function registerLockCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
-  program
+  const command = program
     .command('lock')
     .description(
       'Hold a lock while a command runs; the command gets the fencing token in LOCKSTEP_TOKEN (and a fingerprint of it to log, ' +
@@ -54,7 +56,8 @@ export function registerLockCommand(program: Command, io: CliIo, setExitCode: (c
         'by a supervisor process that stops the whole group at the fence deadline (ADR-12) or at once if lockstep dies; a command ' +
         'that leaves its group (setsid, a daemon) escapes it. The log must have been initialised (lockstep init). ' +
         'Exit: the command\'s code; 2 bad input; 3 wait timed out; 4 fenced (lock lost, or the command was stopped); 5 refused ' +
-        '(no-epoch-record, sealed, denied, unreachable); 127 the command could not be started.',
+        '(no-epoch-record, sealed, denied, unreachable); 127 the command could not be started. ' +
+        SINGLE_CLUSTER_HELP,
     )
     .argument('<key>', 'the lock key, namespace/path')
     .argument('<command...>', 'the command to run while holding the lock (after --)')
@@ -69,7 +72,8 @@ export function registerLockCommand(program: Command, io: CliIo, setExitCode: (c
     .option('--grants <file>', 'YAML file with LockGrant documents (repeatable); without it the identity is granted the class\'s namespace', collect, [])
     .option('--wait <duration>', 'how long to wait in line when the key is held (0 = do not wait)', '30s')
     .option('--kill-after <duration>', `grace between SIGTERM and SIGKILL when the lock is lost; under the ${DEFAULT_FENCE_MARGIN_MS} ms fence margin, so the command is gone before the lease can expire (ADR-12)`, '500ms')
-    .option('--now <date>', 'today\'s date (YYYY-MM-DD) for class checks; default today in UTC')
+    .option('--now <date>', 'today\'s date (YYYY-MM-DD) for class checks; default today in UTC');
+  addCoordOptions(command)
     .action(async (key: string, command: string[], options: LockOptions) => {
       setExitCode(await runLock(key, command, options, io));
     });
@@ -123,11 +127,15 @@ async function connect(setup: Setup, options: LockOptions, clock: Clock): Promis
   }
   const identity = options.identity as string;
   const log = createEtcdLockLog({ endpoints: setup.endpoints });
-  const arbiter = new Arbiter({ log, clock, random: createCryptoRandom(), classes: setup.classes, authorizer: setup.grants });
+  // Issue 19: with --coord-endpoints the epochs come from the coord cluster, not from the log they protect.
+  const coordLog = setup.coord === undefined ? undefined : createEtcdLockLog({ endpoints: setup.coord.endpoints });
+  const epochSource = coordLog === undefined || setup.coord === undefined ? {} : { epochSource: new CoordEpochSource(coordLog, setup.coord.clusterName) };
+  const arbiter = new Arbiter({ log, clock, random: createCryptoRandom(), classes: setup.classes, authorizer: setup.grants, ...epochSource });
   // ADR-19: --identity is asserted by whoever runs the command, not proven by a transport.
   return { api: actingAs(arbiter, unauthenticated(identity)), identity, where: setup.endpoints, close: async () => {
     arbiter.close();
-    await log.close();
+    await Promise.race([log.close(), sleepMs(CLOSE_GRACE_MS)]);
+    if (coordLog !== undefined) await Promise.race([coordLog.close(), sleepMs(CLOSE_GRACE_MS)]);
   } };
 }
 
@@ -142,6 +150,7 @@ function pick(options: LockOptions): { tlsCert?: string; tlsKey?: string; ca?: s
 
 interface Setup {
   endpoints: string[];
+  coord: CoordTarget | undefined;
   classes: ClassRegistry;
   lockClass: LockClass;
   grants: PrefixGrants;
@@ -184,6 +193,8 @@ async function loadSetup(keyText: string, command: readonly string[], options: L
     if (!(error instanceof EndpointSyntaxError)) throw error;
     return fail(`--endpoints ${JSON.stringify(options.endpoints)}: ${error.message}`);
   }
+  const coord = parseCoordOptions(options);
+  if (coord !== undefined && 'error' in coord) return fail(coord.error);
   if (options.class.length === 0) return fail('--class is required: give the YAML file that declares the key\'s LockClass (repeat --class for more files)');
   if (command.length === 0 || command[0] === '') return fail('no command given after --; name the command to run while the lock is held');
   const today = options.now ?? todayUtc();
@@ -209,5 +220,5 @@ async function loadSetup(keyText: string, command: readonly string[], options: L
   }
   const lockClass = candidates[0] as LockClass;
   const grants = new PrefixGrants(options.grants.length > 0 || options.identity === undefined ? checked.grants : [namespaceGrant(options.identity, lockClass.namespace)]);
-  return { endpoints, classes: new ClassRegistry(checked.classes), lockClass, grants, waitMs, killAfterMs };
+  return { endpoints, coord, classes: new ClassRegistry(checked.classes), lockClass, grants, waitMs, killAfterMs };
 }
