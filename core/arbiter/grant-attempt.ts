@@ -27,6 +27,9 @@ const MAX_TXNS_PER_ATTEMPT = 4;
 /** Who asks for which key, as one attempt needs it. */
 export type GrantAsk = Omit<GrantTxnInput, 'epoch' | 'guardVersion'>;
 
+/** How long after its wait's end a grant txn may still start: a healthy log's arrival reads, many times over. */
+export const LATE_GRANT_SLACK_MS = 1_000;
+
 /** Grant guard versions remembered (TigerStyle: a limit on everything); one forgotten costs a refused txn that reads it back. */
 const MAX_GUARDS_KNOWN = 10_000;
 
@@ -75,9 +78,14 @@ export class Granter {
       const floor = this.deps.epoch.floor();
       const epoch = await this.deps.epoch.get();
       const full: GrantTxnInput = { ...ask, epoch, guardVersion: this.guards.get(guardKey) ?? 0n };
+      // No grant starts long after the wait it serves is over: the reads before it can each take etcd's
+      // whole deadline (a partitioned arbiter), and a grant sent then reached nobody, its caller's own call
+      // having timed out (issue 11, swarm seed 1605). The slack lets a try-lock (its wait ends on arrival)
+      // make its reads; nothing was written, so the caller may simply retry.
+      if (this.deps.clock.now() > deadlineMs + LATE_GRANT_SLACK_MS) throw new LockError('unavailable', `the lock log answered too slowly to grant ${ask.key.text} within the wait; nothing was granted; retry`);
       let response;
       try {
-        response = await this.deps.gateway.txn({ ...this.deps.seams.grantTxn(full, trigger), timeoutMs: IDEMPOTENT_REQUEST_TIMEOUT_MS }, { passThrough: ['lease-not-found'] });
+        response = await this.deps.gateway.txn({ ...this.deps.seams.grantTxn(full, trigger), timeoutMs: IDEMPOTENT_REQUEST_TIMEOUT_MS }, { passThrough: ['lease-not-found'], stillWanted: () => this.deps.clock.now() <= deadlineMs + LATE_GRANT_SLACK_MS });
       } catch (error) {
         if (isLockLogError(error, 'lease-not-found')) {
           this.deps.sessions.forget(ask.sessionId);

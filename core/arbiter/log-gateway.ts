@@ -31,6 +31,12 @@ interface CallOptions {
   readonly passThrough?: PassThrough;
   /** It writes to the log: confirm the cluster first on a new connection (write-confirmation.ts). */
   readonly writes?: boolean;
+  /**
+   * Asked just before the request is sent, after any confirmation read (which can take etcd's whole
+   * deadline, several times): false, and nothing is sent, the call is refused as `unavailable`. A grant
+   * whose caller's wait is long over must not be sent (issue 11, swarm seed 1605).
+   */
+  readonly stillWanted?: () => boolean;
 }
 
 export class LogGateway {
@@ -103,6 +109,7 @@ export class LogGateway {
   private async call<T extends { readonly header: ResponseHeader }>(send: () => Promise<T>, options: CallOptions): Promise<T> {
     if (options.whileSealed !== true) this.guard.assertOpen();
     if (options.writes === true && options.whileSealed !== true) await this.confirmation?.beforeWrite();
+    if (options.stillWanted?.() === false) throw new LockError('unavailable', 'the log answered too slowly before this request could be sent, and it is no longer wanted; nothing was sent; retry');
     const floor = options.linearizable ? this.guard.floor() : undefined;
     let response: T;
     try {

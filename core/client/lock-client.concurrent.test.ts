@@ -103,6 +103,28 @@ describe('one LockClient, several tasks (S1)', () => {
     expect(openHolds(world)).toEqual([second?.token]);
   });
 
+  it('releases a second hold of the key while the first hold\'s release is still unanswered (seed 1498)', async () => {
+    // Task 1's release lands at once but is answered 500 ms late; task 2's acquire, sent while Bob held
+    // the key, is granted a new hold as soon as that release lands, and task 2 lets go before task 1's
+    // release is answered. Before the fix the second release met the first still pending: an assertion
+    // broke, the release was lost, and its hold stayed on Alice's live session.
+    const world = await startWorld('s1-second-release', (request, nth) => (isRelease(request) && nth === 2 ? { delayAnswerMs: 500 } : undefined));
+    const [alice, bob] = [world.addClient('alice'), world.addClient('bob')];
+    const outcomes: string[] = [];
+    void bob.client.acquire(acquireOptions()).then(async (held) => {
+      const tasks = [1, 2].map(async (task) => {
+        const handle = await alice.client.acquire(acquireOptions(3_000));
+        outcomes.push(`task ${task} released: ${String(await handle.release().catch((error: unknown) => String(error)))}`);
+      });
+      await world.kernel.sleep(50);
+      await held.release();
+      await Promise.all(tasks);
+    });
+    await world.runUntil(world.kernel.now() + 5_000);
+    expect(outcomes.sort()).toEqual(['task 1 released: true', 'task 2 released: true']);
+    expect(openHolds(world)).toEqual([]);
+  });
+
   it('its negative control: a nested acquire while the hold is kept shares it, with no call to the arbiter', async () => {
     const world = await startWorld('s1-nested', () => undefined);
     const alice = world.addClient('alice');

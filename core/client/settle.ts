@@ -49,6 +49,11 @@ export class Settler {
 
   /** Sends a release; answers its first outcome. One in doubt stays pending and is settled in the background. */
   async release(request: ReleaseRequest, session: ClientSession): Promise<boolean> {
+    // An earlier hold's release of this key may still be on its way: a task's acquire, sent while another
+    // task held the key, was granted a new hold once that release landed, and answered before the release
+    // was. Two releases of one key were then pending, a broken assertion, and this release was lost with
+    // its hold on the live session (issue 11, swarm seed 1498). Settle that one first.
+    await this.beforeAcquire(request.key);
     const pending = this.deps.traffic.beginRelease(request, session);
     try {
       return await this.sendOnce(pending);
