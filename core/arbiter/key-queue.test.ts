@@ -274,3 +274,28 @@ describe('KeyQueue, in-memory lines: arrival order, not join order (ADR-14)', ()
     expect(await bobJoinsAfterCarol(false)).toEqual(['carol', 'bob']);
   });
 });
+
+describe('KeyQueue, a refusal after an attempt in doubt (issue 11, seed 2311)', () => {
+  const inDoubt: Step = async () => {
+    throw new LockError('indeterminate', 'the grant txn got no answer, nor did its settle (test)');
+  };
+  const draining: Step = async () => {
+    throw new LockError('draining', 'the range is moving (test)');
+  };
+
+  it('settles the attempt in doubt first, and answers with its grant if it made one', async () => {
+    const { kernel, queue, contender } = setUp([inDoubt, draining], async () => grantAt(44n));
+    queue.wake('hint');
+    expect(await outcomeOf(kernel, queue.join(contender, 20 * POLL_MS, revision(5n)), 40 * POLL_MS)).toEqual(grantAt(44n));
+  });
+
+  it('its controls: the refusal stands when the attempt granted nothing, and indeterminate when it cannot be settled', async () => {
+    const none = setUp([inDoubt, draining], async () => undefined);
+    expect(isLockError(await outcomeOf(none.kernel, none.queue.join(none.contender, 20 * POLL_MS, revision(5n)), 40 * POLL_MS), 'draining')).toBe(true);
+    const unsettled = setUp([inDoubt, draining], () => Promise.reject(new LockError('unavailable', 'no answer (test)')));
+    expect(isLockError(await outcomeOf(unsettled.kernel, unsettled.queue.join(unsettled.contender, 20 * POLL_MS, revision(5n)), 40 * POLL_MS), 'indeterminate')).toBe(true);
+    // Without an attempt in doubt, a refusal is passed on unread.
+    const plain = setUp([draining], () => Promise.reject(new Error('nothing was in doubt: no settle')));
+    expect(isLockError(await outcomeOf(plain.kernel, plain.queue.join(plain.contender, 20 * POLL_MS, revision(5n)), 40 * POLL_MS), 'draining')).toBe(true);
+  });
+});

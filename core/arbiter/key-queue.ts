@@ -273,6 +273,18 @@ export class KeyQueue {
       : 'the key stayed held for the whole wait; retry later or wait longer');
   }
 
+  /** A waiter with an attempt in doubt meets a refusal: its own grant if that attempt made one, else the refusal. */
+  private async settleBeforeRefusal(waiter: Waiter, refusal: unknown): Promise<Grant> {
+    let mine: Grant | undefined;
+    try {
+      mine = await waiter.contender.resolve();
+    } catch (error) {
+      throw new LockError('indeterminate', 'an earlier grant attempt got no answer, and it could not be settled before the wait was refused: the key may be held by this session; inspect it, or acquire again on the same session (it returns the hold if there is one)', { cause: error });
+    }
+    if (mine !== undefined) return mine;
+    throw refusal;
+  }
+
   /** One attempt; undefined when the key is still held (or the log is briefly unreachable). */
   private async tryOnce(waiter: Waiter, trigger: AttemptTrigger): Promise<Grant | undefined> {
     this.attempts += 1;
@@ -304,6 +316,10 @@ export class KeyQueue {
       // the next poll until the deadline.
       if (isLockError(error, 'indeterminate')) waiter.inDoubt = true;
       if (isLockError(error, 'unavailable') || isLockError(error, 'indeterminate')) return undefined;
+      // A definite refusal now (the range began to drain, say) must not hide an earlier attempt of this
+      // waiter still in doubt: that one may have granted (issue 11, swarm seed 2311: answered `draining`
+      // with its grant in the log). Settle it first, as at the deadline.
+      if (waiter.inDoubt) return await this.settleBeforeRefusal(waiter, error);
       throw error;
     } finally {
       waiter.attempting = false;

@@ -6,6 +6,7 @@ import { CancelSource } from '../cancel.js';
 import { ClassRegistry } from '../classes/index.js';
 import { createSimLockLog } from '../../sim/cluster/lock-log.js';
 import { SimProcess } from '../../sim/process/process.js';
+import { LogFaults } from '../../sim/world/log-faults.js';
 import { World } from '../../sim/world/world.js';
 import { type Leadership, campaign } from './election.js';
 
@@ -26,10 +27,11 @@ interface Candidate {
   failed?: unknown;
 }
 
-function candidate(w: World, name: string): Candidate {
+function candidate(w: World, name: string, faults?: LogFaults): Candidate {
   const process = new SimProcess(w.kernel, { name });
   const entry: Candidate = { process };
-  const log = createSimLockLog({ kernel: w.kernel, network: w.clusterNetwork, client: process, endpoints: w.cluster.members });
+  const simLog = createSimLockLog({ kernel: w.kernel, network: w.clusterNetwork, client: process, endpoints: w.cluster.members });
+  const log = faults === undefined ? simLog : faults.wrap(simLog, process.clock());
   void campaign({ log, clock: process.clock(), candidate: name, ttlSeconds: TTL_SECONDS, signal: new CancelSource(), onWaiting: (leader) => (entry.waitingBehind = leader) }).then(
     (leadership) => {
       entry.leadership = leadership;
@@ -41,6 +43,24 @@ function candidate(w: World, name: string): Candidate {
 }
 
 describe('campaign', () => {
+  it('leads after its predecessor\'s lease is gone although its watch lost the delete (swarm seed 2836)', async () => {
+    const w = await world('election-lossy-watch');
+    const first = candidate(w, 'tailer-a');
+    await w.runUntil(w.kernel.now() + 500);
+    const lossy = new LogFaults();
+    lossy.dropWatchEvents = true; // the stream stays open; its events are gone (a stuck member, say)
+    const second = candidate(w, 'tailer-b', lossy);
+    await w.runUntil(w.kernel.now() + 2_000);
+    expect(second.waitingBehind).toBe('tailer-a');
+    first.process.crash(); // its lease ends a TTL later, and its key with it
+    const crashedAtMs = w.kernel.now();
+    await w.runUntil(w.kernel.now() + 3 * TTL_SECONDS * 1_000);
+    // Before the fix the candidate waited on the watch for ever. Now its poll sees the line.
+    expect(second.leadership?.holds()).toBe(true);
+    expect((second.electedAtMs ?? Infinity) - crashedAtMs).toBeLessThan(TTL_SECONDS * 1_000 + 2_500);
+    expect(lossy.counts.watchBatchesDropped).toBeGreaterThan(0);
+  });
+
   it('elects one candidate; the next waits behind it and leads as soon as it resigns', async () => {
     const w = await world('election-resign');
     const first = candidate(w, 'tailer-a');

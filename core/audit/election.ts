@@ -18,8 +18,10 @@ export const AUDIT_ELECTION_PREFIX = '/e/audit-tailer/';
 export const DEFAULT_ELECTION_TTL_SECONDS = 10;
 /** ADR-12's margin: a leader stops believing one second before its lease could expire. */
 const BELIEF_MARGIN_MS = 1_000;
-/** Predecessors watched in one campaign before starting over (TigerStyle: a maximum on every loop). */
-const MAX_WAITS = 10_000;
+/** How often a waiting candidate looks at the line itself, whatever its watch says (ADR-15's poll, 1 s). */
+const PREDECESSOR_POLL_MS = 1_000;
+/** Looks at the line in one campaign before starting over (TigerStyle: a maximum on every loop): days of polls. */
+const MAX_WAITS = 1_000_000;
 
 export interface CampaignOptions {
   readonly log: LockLog;
@@ -71,7 +73,7 @@ export async function campaign(options: CampaignOptions): Promise<Leadership> {
       const predecessor = predecessorOf(candidates.kvs, mine);
       if (predecessor === undefined) return keeper.leadership(key, signal);
       if (waits === 0) options.onWaiting?.(leaderOf(candidates.kvs)?.value ?? predecessor.value);
-      await deletedOrChanged(log, predecessor.key, toRevision(candidates.header.revision + 1n), [signal, keeper.lost]);
+      await deletedOrChanged(log, options.clock, predecessor.key, toRevision(candidates.header.revision + 1n), [signal, keeper.lost]);
     }
     throw new CancelledError(`the campaign waited behind ${MAX_WAITS} predecessors; starting over`);
   } catch (error) {
@@ -94,13 +96,20 @@ function leaderOf(kvs: readonly KeyValue[]): KeyValue | undefined {
   return first;
 }
 
-/** Waits until `key` is deleted (or the watch ends, or it could not start: then the caller looks again). */
-async function deletedOrChanged(log: LockLog, key: string, from: Revision, signals: readonly CancelSignal[]): Promise<void> {
+/**
+ * Waits until `key` is deleted (or the watch ends, or it could not start, or a poll interval passes: then
+ * the caller looks again). The poll is ADR-15's fallback for the same reason: a watch can stay open and
+ * lose its events (a stuck member takes the stream and answers nothing), and the candidate behind a
+ * crashed tailer then waited for ever, the audit silent for the rest of the run (issue 11, swarm seed 2836).
+ */
+async function deletedOrChanged(log: LockLog, clock: Clock, key: string, from: Revision, signals: readonly CancelSignal[]): Promise<void> {
   let done: () => void = () => {};
   const ended = new Promise<void>((resolve) => (done = resolve));
   const watch = await log.watch({ key, startRevision: from }, { onEvents: (batch) => batch.events.some((e) => e.type === 'delete') && done(), onError: () => done() }).catch(() => undefined);
   if (watch === undefined) return;
-  const detach = signals.map((signal) => onCancel(signal, done));
+  const poll = new CancelSource();
+  void clock.sleep(PREDECESSOR_POLL_MS, poll.signal).then(done, () => undefined);
+  const detach = [...signals.map((signal) => onCancel(signal, done)), () => poll.cancel()];
   try {
     await ended;
   } finally {
