@@ -59,29 +59,38 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRep
   const clientOf = (i: number) => clients[i % CLIENTS] as NetworkArbiter;
   const sessions: Session[] = [];
   const log = createEtcdLockLog({ endpoints: [...options.endpoints] });
+  // Renewal runs from the first session's opening: setting up 10,000 holds takes longer than a TTL.
+  const renewal = new Renewer(sessions, clientOf);
+  const renewing = renewal.run();
   try {
     const setupStartMs = performance.now();
     options.say(`capacity: opening ${options.sessions} sessions through lockstep serve at ${service.address}`);
     await inParallel(options.sessions, async (i) => {
-      sessions[i] = await clientOf(i).openSession({ ttlSeconds: BENCH_CLASS.ttlSeconds });
+      const sentMs = performance.now();
+      const session = await clientOf(i).openSession({ ttlSeconds: BENCH_CLASS.ttlSeconds });
+      renewal.opened(i, sentMs);
+      sessions[i] = session;
     });
-    const lastOkSentMs = sessions.map(() => performance.now());
     const holds = options.sessions * options.holdsPerSession;
     const prefix = `${BENCH_NAMESPACE}/${options.runId}/cap/`;
-    options.say(`capacity: granting ${holds} holds (${options.holdsPerSession} per session)`);
+    options.say(`capacity: granting ${holds} holds (${options.holdsPerSession} per session), every session renewed at TTL/3 meanwhile`);
     await inParallel(holds, async (h) => {
       const i = h % options.sessions;
       const session = sessions[i] as Session;
       await clientOf(i).acquire({ sessionId: session.sessionId, key: `${prefix}s${i}/h${Math.floor(h / options.sessions)}`, className: BENCH_CLASS.name, waitMs: 0 });
     });
     const setupS = (performance.now() - setupStartMs) / 1000;
-    options.say(`capacity: renewing every session at TTL/3 for ${Math.round(options.renewForMs / 1000)} s`);
-    const result = await renewAll(sessions, clientOf, lastOkSentMs, options.renewForMs);
+    options.say(`capacity: ${holds} holds granted in ${Math.round(setupS)} s; renewing every session at TTL/3 for ${Math.round(options.renewForMs / 1000)} s more`);
+    await new Promise((resolve) => setTimeout(resolve, options.renewForMs));
+    renewal.stop();
+    const result = await renewing;
     const held = await log.range({ key: `${HOLDER_PREFIX}${prefix}`, prefix: true });
-    const report: CapacityReport = { sessions: options.sessions, holds, ttlSeconds: BENCH_CLASS.ttlSeconds, renewedForS: options.renewForMs / 1000, setupS: Math.round(setupS * 10) / 10, ...result, holdsStillHeld: held.kvs.length };
+    const report: CapacityReport = { sessions: options.sessions, holds, ttlSeconds: BENCH_CLASS.ttlSeconds, renewedForS: Math.round((performance.now() - setupStartMs) / 100) / 10, setupS: Math.round(setupS * 10) / 10, ...result, holdsStillHeld: held.kvs.length };
     options.say(`capacity: ${report.sessions} sessions, ${report.holds} holds: ${report.renewals} renewals (${report.renewalFailures} failed), renewal p50 ${report.renewal.p50Ms} ms p99 ${report.renewal.p99Ms} ms, longest gap ${report.maxRenewalGapMs} ms, ${report.falseFences} false fence(s), ${report.holdsStillHeld} holds still held`);
     return report;
   } finally {
+    renewal.stop();
+    await renewing.catch(() => undefined);
     await inParallel(sessions.length, async (i) => {
       const session = sessions[i];
       if (session !== undefined) await clientOf(i).closeSession({ sessionId: session.sessionId }).catch(() => undefined);
@@ -94,41 +103,69 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityRep
 
 type RenewResult = Pick<CapacityReport, 'renewals' | 'renewalFailures' | 'renewal' | 'maxRenewalGapMs' | 'falseFences'>;
 
-/** Each session renewed every TTL/3, the sessions spread evenly over that period (as independent clients would be). */
-async function renewAll(sessions: readonly Session[], clientOf: (i: number) => NetworkArbiter, lastOkSentMs: number[], renewForMs: number): Promise<RenewResult> {
-  const periodMs = (BENCH_CLASS.ttlSeconds * 1000) / 3;
-  const fenceAfterMs = BENCH_CLASS.ttlSeconds * 1000 - DEFAULT_FENCE_MARGIN_MS;
-  const startMs = performance.now();
-  const nextDueMs = sessions.map((_, i) => startMs + (i / sessions.length) * periodMs);
-  const inFlight = new Set<number>();
-  const fenced = new Set<number>();
-  const latency = new LatencyHistogram();
-  let renewals = 0;
-  let failures = 0;
-  let maxGapMs = 0;
-  const pending: Promise<void>[] = [];
-  while (performance.now() - startMs < renewForMs) {
-    const nowMs = performance.now();
-    sessions.forEach((session, i) => {
-      if (nowMs - (lastOkSentMs[i] ?? nowMs) > fenceAfterMs) fenced.add(i);
-      if (inFlight.has(i) || (nextDueMs[i] ?? 0) > nowMs) return;
-      inFlight.add(i);
-      nextDueMs[i] = nowMs + periodMs;
-      const sentMs = performance.now();
-      pending.push(clientOf(i).keepAlive({ sessionId: session.sessionId }).then(
-        () => {
-          renewals += 1;
-          latency.record(performance.now() - sentMs);
-          maxGapMs = Math.max(maxGapMs, sentMs - (lastOkSentMs[i] ?? sentMs));
-          lastOkSentMs[i] = sentMs;
-        },
-        () => {
-          failures += 1;
-        },
-      ).finally(() => inFlight.delete(i)));
-    });
-    await new Promise((resolve) => setTimeout(resolve, TICK_MS));
+/**
+ * Each session renewed every TTL/3 from its opening (so the renewals are spread as independent clients'
+ * are); a session counts as falsely fenced when its last successful renewal was sent more than
+ * TTL - margin ago (ADR-12) while it is still being renewed.
+ */
+class Renewer {
+  private readonly periodMs = (BENCH_CLASS.ttlSeconds * 1000) / 3;
+  private readonly fenceAfterMs = BENCH_CLASS.ttlSeconds * 1000 - DEFAULT_FENCE_MARGIN_MS;
+  private readonly lastOkSentMs: number[] = [];
+  private readonly nextDueMs: number[] = [];
+  private readonly inFlight = new Set<number>();
+  private readonly fenced = new Set<number>();
+  private readonly latency = new LatencyHistogram();
+  private renewals = 0;
+  private failures = 0;
+  private maxGapMs = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly sessions: readonly (Session | undefined)[],
+    private readonly clientOf: (i: number) => NetworkArbiter,
+  ) {}
+
+  opened(i: number, sentMs: number): void {
+    this.lastOkSentMs[i] = sentMs;
+    this.nextDueMs[i] = sentMs + this.periodMs;
   }
-  await Promise.all(pending);
-  return { renewals, renewalFailures: failures, renewal: latency.summary(), maxRenewalGapMs: Math.round(maxGapMs), falseFences: fenced.size };
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  async run(): Promise<RenewResult> {
+    const pending: Promise<void>[] = [];
+    while (!this.stopped) {
+      const nowMs = performance.now();
+      this.sessions.forEach((session, i) => {
+        const due = this.nextDueMs[i];
+        if (session === undefined || due === undefined) return;
+        if (nowMs - (this.lastOkSentMs[i] ?? nowMs) > this.fenceAfterMs) this.fenced.add(i);
+        if (this.inFlight.has(i) || due > nowMs) return;
+        this.inFlight.add(i);
+        this.nextDueMs[i] = nowMs + this.periodMs;
+        pending.push(this.renew(i, session));
+      });
+      await new Promise((resolve) => setTimeout(resolve, TICK_MS));
+    }
+    await Promise.all(pending);
+    return { renewals: this.renewals, renewalFailures: this.failures, renewal: this.latency.summary(), maxRenewalGapMs: Math.round(this.maxGapMs), falseFences: this.fenced.size };
+  }
+
+  private async renew(i: number, session: Session): Promise<void> {
+    const sentMs = performance.now();
+    try {
+      await this.clientOf(i).keepAlive({ sessionId: session.sessionId });
+      this.renewals += 1;
+      this.latency.record(performance.now() - sentMs);
+      this.maxGapMs = Math.max(this.maxGapMs, sentMs - (this.lastOkSentMs[i] ?? sentMs));
+      this.lastOkSentMs[i] = sentMs;
+    } catch {
+      this.failures += 1;
+    } finally {
+      this.inFlight.delete(i);
+    }
+  }
 }
