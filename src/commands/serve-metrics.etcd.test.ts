@@ -16,7 +16,7 @@ import { createEtcdLockLog } from '../etcd/index.js';
 import { ALLOWED_LABEL_NAMES, METRIC_NAMES } from '../metrics/index.js';
 import { type EtcdCluster, startEtcdCluster } from '../testing/etcd-cluster.js';
 import { freePorts } from '../testing/free-port.js';
-import { type LockstepProcess, startLockstep, writeFencedClass } from '../testing/lockstep-process.js';
+import { type LockstepProcess, runLockstep, startLockstep, writeFencedClass } from '../testing/lockstep-process.js';
 import { tokenLeaks } from '../testing/token-leak.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'lockstep-serve-metrics-'));
@@ -108,5 +108,15 @@ describe('lockstep serve --metrics-listen', () => {
     // Controls: the search finds these tokens where they are (the journal), and the label check a key label.
     expect(tokenLeaks(await readFile(journal, 'utf8'), tokens).length).toBeGreaterThanOrEqual(3);
     expect(offLabels(`${text}lockstep_grants_total{namespace="payments",key="payments/metered"} 1\n`)).toEqual([{ metric: 'lockstep_grants_total', label: 'key' }]);
+  });
+
+  it.each([
+    [['--metrics-listen', 'nohost'], /--metrics-listen "nohost"/],
+    [['--log-level', 'loud'], /--log-level "loud" is not a level; give one of fatal, error, warn, info, debug/],
+    [['--cluster-name', 'a b'], /--cluster-name "a b": a metric label value/],
+  ])('refuses %j before serving (exit 2)', async (args, message) => {
+    const run = await runLockstep(['serve', '--endpoints', '127.0.0.1:9', '--classes', scratch, '--grants', scratch, ...args]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
   });
 });
