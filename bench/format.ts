@@ -17,9 +17,10 @@ interface Row {
   readonly errors: string;
 }
 
-const WORKLOAD_LABELS: ReadonlyArray<readonly [keyof Pick<BenchReport, 'rawTxn' | 'grant' | 'peerLock' | 'keepalive'>, string]> = [
+const WORKLOAD_LABELS: ReadonlyArray<readonly [keyof Pick<BenchReport, 'rawTxn' | 'grant' | 'service' | 'peerLock' | 'keepalive'>, string]> = [
   ['rawTxn', 'raw etcd txn'],
   ['grant', 'lockstep grant'],
+  ['service', 'lockstep serve (service)'],
   ['peerLock', 'etcd3 Lock (peer)'],
   ['keepalive', 'keepalive'],
 ];
@@ -86,7 +87,7 @@ export function formatText(report: BenchReport): string {
   const header: Row = { workload: 'workload', concurrency: 0, opsPerS: 'ops/s', phase: 'phase', p50: 'p50 ms', p99: 'p99 ms', p999: 'p99.9 ms', errors: 'errors' };
   const cells = (r: Row, head = false) => [r.workload, head ? 'c' : String(r.concurrency), r.phase, r.opsPerS, r.p50, r.p99, r.p999, r.errors];
   const all = [cells(header, true), ...table.map((r) => cells(r))];
-  const ratioRows = report.ratios.byConcurrency.map((r) => `  c=${r.concurrency}: grant/raw p50 ${ratioText(r.grantP50OverRaw)}, p99 ${ratioText(r.grantP99OverRaw)}, throughput ${ratioText(r.grantThroughputOverRaw)}; etcd3 Lock/grant cycle p50 ${ratioText(r.peerP50OverGrant)}, acquire p50 ${ratioText(r.peerAcquireP50OverGrant)}`);
+  const ratioRows = report.ratios.byConcurrency.map((r) => `  c=${r.concurrency}: grant/raw p50 ${ratioText(r.grantP50OverRaw)}, p99 ${ratioText(r.grantP99OverRaw)}, throughput ${ratioText(r.grantThroughputOverRaw)}; etcd3 Lock/grant cycle p50 ${ratioText(r.peerP50OverGrant)}, acquire p50 ${ratioText(r.peerAcquireP50OverGrant)}; service/in-process p50 ${ratioText(r.serviceP50OverGrant)}, p99 ${ratioText(r.serviceP99OverGrant)}, throughput ${ratioText(r.serviceThroughputOverGrant)}, hop p50 ${r.serviceHopP50Ms === null ? 'n/a' : `${fixed(r.serviceHopP50Ms)} ms`}`);
   return [
     `lockstep bench: ${envLine(report)}`,
     fsyncLine(report),
@@ -95,6 +96,7 @@ export function formatText(report: BenchReport): string {
     ...textTable(all, { rightAligned: (i) => i > 2 }),
     '',
     keepaliveLine(report),
+    ...capacityLines(report),
     'ratios:',
     ...ratioRows,
     'goals (one run, reported, not asserted):',
@@ -105,7 +107,7 @@ export function formatText(report: BenchReport): string {
 
 export function formatMarkdown(report: BenchReport): string {
   const table = rows(report).map((r) => `| ${r.workload} | ${r.concurrency} | ${r.phase} | ${r.opsPerS} | ${r.p50} | ${r.p99} | ${r.p999} | ${r.errors} |`);
-  const ratioTable = report.ratios.byConcurrency.map((r) => `| ${r.concurrency} | ${ratioText(r.grantP50OverRaw)} | ${ratioText(r.grantP99OverRaw)} | ${ratioText(r.grantThroughputOverRaw)} | ${ratioText(r.peerP50OverGrant)} | ${ratioText(r.peerAcquireP50OverGrant)} |`);
+  const ratioTable = report.ratios.byConcurrency.map((r) => `| ${r.concurrency} | ${ratioText(r.grantP50OverRaw)} | ${ratioText(r.grantP99OverRaw)} | ${ratioText(r.grantThroughputOverRaw)} | ${ratioText(r.peerP50OverGrant)} | ${ratioText(r.peerAcquireP50OverGrant)} | ${ratioText(r.serviceP50OverGrant)} | ${ratioText(r.serviceP99OverGrant)} | ${ratioText(r.serviceThroughputOverGrant)} | ${r.serviceHopP50Ms === null ? 'n/a' : fixed(r.serviceHopP50Ms)} |`);
   const goals = report.goals.map((g) => `| ${cell(g.goal)} | ${g.target} | ${g.value === null ? 'n/a' : formatNumber(g.value, 2)} | ${g.met === null ? 'not measured' : g.met ? 'met' : '**missed**'} | ${cell(g.note ?? '')} |`);
   return [
     '# lockstep bench',
@@ -124,14 +126,15 @@ export function formatMarkdown(report: BenchReport): string {
     '',
     `${keepaliveLine(report)}.`,
     '',
+    ...capacityLines(report).flatMap((line) => [`${line}.`, '']),
     'What each workload does:',
     '',
     ...WORKLOAD_LABELS.map(([key, label]) => `- **${label}**: ${report[key].what}.`),
     '',
     '## Ratios',
     '',
-    '| c | grant/raw p50 | grant/raw p99 | grant/raw throughput | etcd3 Lock/grant cycle p50 | etcd3 Lock/grant acquire p50 |',
-    '|---:|---:|---:|---:|---:|---:|',
+    '| c | grant/raw p50 | grant/raw p99 | grant/raw throughput | etcd3 Lock/grant cycle p50 | etcd3 Lock/grant acquire p50 | service/in-process p50 | service/in-process p99 | service/in-process throughput | hop p50 ms |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...ratioTable,
     '',
     '## Goals (one run: reported, not asserted)',
@@ -193,5 +196,16 @@ function simMarkdown(report: BenchReport): string[] {
       (r) =>
         `| ${r.concurrency} | ${cpuCosts(r)} | ${fixed(r.predicted.p50Ms)} | ${fixed(r.measured.p50Ms)} | ${percent(r.deviation.p50Ms)} | ${fixed(r.predicted.p99Ms)} | ${fixed(r.measured.p99Ms)} | ${percent(r.deviation.p99Ms)} | ${Math.round(r.predicted.throughputPerS)} | ${Math.round(r.measured.throughputPerS)} | ${percent(r.deviation.throughputPerS)} |`,
     ),
+  ];
+}
+
+/** The --capacity run: what one lockstep serve kept alive, and whether anything was lost. */
+function capacityLines(report: BenchReport): string[] {
+  const c = report.capacity;
+  if (c === undefined) return [];
+  return [
+    `capacity through lockstep serve: ${c.sessions} sessions with ${c.holds} holds (TTL ${c.ttlSeconds} s) set up in ${formatNumber(c.setupS, 1)} s, renewed at TTL/3 for ${formatNumber(c.renewedForS, 0)} s: ` +
+      `${c.renewals} renewals, ${c.renewalFailures} failed, renewal p50 ${fixed(c.renewal.p50Ms)} ms p99 ${fixed(c.renewal.p99Ms)} ms, longest gap ${c.maxRenewalGapMs} ms, ` +
+      `${c.falseFences} false fence(s), ${c.holdsStillHeld} of ${c.holds} holds still held in etcd`,
   ];
 }

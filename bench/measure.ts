@@ -1,4 +1,5 @@
-// The measured part of a run: raw etcd, lockstep and the etcd3 Lock interleaved at each concurrency,
+// The measured part of a run: raw etcd, lockstep in-process, lockstep through `lockstep serve` and the
+// etcd3 Lock interleaved at each concurrency,
 // then keepalive cost, with the CPU each one spent.
 import { formatNumber } from '../core/numbers.js';
 import { randomBytes } from 'node:crypto';
@@ -9,6 +10,7 @@ import { grantWorkload } from './workloads/grant.js';
 import { keepaliveWorkload } from './workloads/keepalive.js';
 import { peerLockWorkload } from './workloads/peer-lock.js';
 import { rawTxnWorkload } from './workloads/raw-txn.js';
+import { serviceWorkload } from './workloads/service.js';
 import type { Workload, WorkloadName } from './workloads/workload.js';
 
 export interface MeasureOptions {
@@ -50,12 +52,13 @@ export async function measureWorkloads(options: MeasureOptions, say: Say): Promi
   const [leader = ''] = options.endpoints;
   const maxConcurrency = Math.max(...options.concurrency);
   const onRenewalError = (message: string) => say(message);
-  const results: MeasuredRuns = { rawTxn: [], grant: [], peerLock: [], keepalive: [] };
+  const results: MeasuredRuns = { rawTxn: [], grant: [], service: [], peerLock: [], keepalive: [] };
   const opened: Workload[] = [];
   try {
-    say(`opening ${maxConcurrency} raw leases and ${maxConcurrency} lockstep sessions`);
+    say(`opening ${maxConcurrency} raw leases, ${maxConcurrency} lockstep sessions in-process and ${maxConcurrency} through a lockstep serve process`);
     opened.push(await rawTxnWorkload(leader, maxConcurrency, runId));
     opened.push(await grantWorkload(options.endpoints, maxConcurrency, runId, onRenewalError));
+    opened.push(await serviceWorkload(options.endpoints, maxConcurrency, runId, onRenewalError));
     opened.push(peerLockWorkload(leader, runId));
     for (const concurrency of options.concurrency) {
       for (const [name, run] of await measureInterleaved(opened, concurrency, options, say)) results[name].push(run);

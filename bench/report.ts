@@ -1,6 +1,7 @@
 // The bench report: what was measured, the ratios the issue's goals are stated in, and each goal's
 // verdict. Plain data, so `--json`, `--md`, the text view and `--out` all print the same thing.
 import { formatRatio } from '../core/numbers.js';
+import type { CapacityReport } from './capacity.js';
 import type { ClosedLoopResult } from './closed-loop.js';
 import type { CpuPerOperation } from './cpu-meter.js';
 import type { BenchEnvironment } from './environment.js';
@@ -45,6 +46,12 @@ export interface RatioRow {
   readonly grantThroughputOverRaw: number | null;
   readonly peerP50OverGrant: number | null;
   readonly peerAcquireP50OverGrant: number | null;
+  /** Through `lockstep serve` / in-process, acquire p50 and p99 and cycles/s (ADR-18's hop). */
+  readonly serviceP50OverGrant: number | null;
+  readonly serviceP99OverGrant: number | null;
+  readonly serviceThroughputOverGrant: number | null;
+  /** service acquire p50 minus in-process acquire p50, ms: the hop ADR-18 budgets at 1-3 ms. */
+  readonly serviceHopP50Ms: number | null;
 }
 
 export interface Ratios {
@@ -76,16 +83,20 @@ export interface BenchReport {
   readonly loopbackRtt: LatencySummary;
   readonly rawTxn: WorkloadReport;
   readonly grant: WorkloadReport;
+  readonly service: WorkloadReport;
   readonly peerLock: WorkloadReport;
   readonly keepalive: KeepaliveReport;
   readonly ratios: Ratios;
   readonly goals: readonly Goal[];
   readonly compareSim: SimComparison;
+  /** With --capacity: sessions and holds one lockstep serve kept alive (capacity.ts). */
+  readonly capacity?: CapacityReport;
 }
 
 export const WORKLOAD_INFO: Record<WorkloadName, { readonly what: string; readonly primaryPhase: string; readonly cyclePhase: string }> = {
   rawTxn: { what: 'etcd3 gRPC stub, no lockstep: create txn (compare create=0, put on a lease) + delete txn', primaryPhase: 'create', cyclePhase: 'cycle' },
   grant: { what: 'lockstep Arbiter in-process over the etcd LockLog: acquire (token) + release, session reused', primaryPhase: 'acquire', cyclePhase: 'cycle' },
+  service: { what: 'lockstep through a lockstep serve process: acquire (token) + release over lock.v1 gRPC by the network client, session reused', primaryPhase: 'acquire', cyclePhase: 'cycle' },
   peerLock: { what: "etcd3 package's Lock: acquire (lease grant + create txn) + release (lease revoke)", primaryPhase: 'acquire', cyclePhase: 'cycle' },
   keepalive: { what: 'lockstep Arbiter.keepAlive of sessions round-robin (one LeaseKeepAlive each, leader-served)', primaryPhase: 'keepalive', cyclePhase: 'keepalive' },
 };
@@ -118,13 +129,14 @@ export function ratio(a: number | undefined, b: number | undefined): number | nu
   return Math.round((a / b) * 1000) / 1000;
 }
 
-export function computeRatios(raw: WorkloadReport, grant: WorkloadReport, peer: WorkloadReport): Ratios {
+export function computeRatios(raw: WorkloadReport, grant: WorkloadReport, peer: WorkloadReport, service?: WorkloadReport): Ratios {
   const at = (report: WorkloadReport, concurrency: number) => report.runs.find((r) => r.concurrency === concurrency);
   const concurrencies = raw.runs.map((r) => r.concurrency);
   const byConcurrency = concurrencies.map((concurrency) => {
     const r = at(raw, concurrency);
     const g = at(grant, concurrency);
     const p = at(peer, concurrency);
+    const s = service === undefined ? undefined : at(service, concurrency);
     return {
       concurrency,
       grantP50OverRaw: ratio(g?.latency.p50Ms, r?.latency.p50Ms),
@@ -132,6 +144,10 @@ export function computeRatios(raw: WorkloadReport, grant: WorkloadReport, peer: 
       grantThroughputOverRaw: ratio(g?.throughputPerS, r?.throughputPerS),
       peerP50OverGrant: ratio(p === undefined ? undefined : phaseOf(p, 'cycle').p50Ms, g === undefined ? undefined : phaseOf(g, 'cycle').p50Ms),
       peerAcquireP50OverGrant: ratio(p?.latency.p50Ms, g?.latency.p50Ms),
+      serviceP50OverGrant: ratio(s?.latency.p50Ms, g?.latency.p50Ms),
+      serviceP99OverGrant: ratio(s?.latency.p99Ms, g?.latency.p99Ms),
+      serviceThroughputOverGrant: ratio(s?.throughputPerS, g?.throughputPerS),
+      serviceHopP50Ms: s === undefined || g === undefined || s.latency.count === 0 || g.latency.count === 0 ? null : Math.round((s.latency.p50Ms - g.latency.p50Ms) * 1000) / 1000,
     };
   });
   const lowest = byConcurrency[0];
@@ -166,6 +182,12 @@ export function judgeGoals(ratios: Ratios, compareSim: SimComparison, env: Pick<
       ratios.peerP50OverGrant,
       (v) => v >= 2,
       ratios.peerAcquireP50OverGrant === null ? undefined : `acquire alone: ${formatRatio(ratios.peerAcquireP50OverGrant)}; a cycle is 3 writes (lease grant, create, revoke) against 2 (grant, release)`,
+    ),
+    goal(
+      `lockstep serve hop: service acquire p50 - in-process acquire p50, ms (c=${ratios.latencyAtConcurrency}, ADR-18)`,
+      '<= 3',
+      ratios.byConcurrency[0]?.serviceHopP50Ms ?? null,
+      (v) => v <= 3,
     ),
     simulatorGoal(compareSim, env),
   ];

@@ -1,7 +1,9 @@
 // One bench run, start to finish: a cluster (a throwaway local one, or the operator's), the disk floor and
 // loopback probes, the measured workloads (measure.ts), then, if asked, the simulator's prediction of the
 // same workload from the measured costs. Always stops what it started, also when `signal` aborts (Ctrl-C).
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
+import { runCapacity } from './capacity.js';
 import { type EtcdCluster, startEtcdCluster } from '../src/testing/etcd-cluster.js';
 import { initEtcdLog } from '../src/etcd/index.js';
 import { CpuMeter } from './cpu-meter.js';
@@ -29,9 +31,17 @@ export interface BenchOptions {
   readonly compareSim?: boolean;
   /** Seed of the simulated worlds (--compare-sim). */
   readonly simSeed?: string;
+  /** The sessions/holds capacity run through a lockstep serve process (capacity.ts); default none. */
+  readonly capacity?: CapacitySettings;
   readonly signal?: AbortSignal;
   /** A progress line; `final` when it ends a step (a terminal keeps it, a live line is overwritten). */
   readonly progress?: (line: string, final: boolean) => void;
+}
+
+export interface CapacitySettings {
+  readonly sessions: number;
+  readonly holdsPerSession: number;
+  readonly renewForMs: number;
 }
 
 export interface BenchOutcome {
@@ -86,6 +96,7 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
     );
     const rawTxn = workloadReport('rawTxn', measured.rawTxn);
     const grant = workloadReport('grant', measured.grant);
+    const service = workloadReport('service', measured.service);
     const peerLock = workloadReport('peerLock', measured.peerLock);
     const keepaliveBase = workloadReport('keepalive', measured.keepalive);
     const bestKeepalivesPerS = Math.max(0, ...keepaliveBase.runs.map((r) => r.throughputPerS));
@@ -96,18 +107,22 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
     });
     const profile: HardwareProfile = { ...bareProfile, cpuByConcurrency };
     const compareSim = await simulate(options, profile, grant, env, say);
-    const ratios = computeRatios(rawTxn, grant, peerLock);
+    checkAborted(options.signal);
+    const capacity = options.capacity === undefined ? undefined : await runCapacity({ ...options.capacity, endpoints, runId: randomBytes(3).toString('hex'), say });
+    const ratios = computeRatios(rawTxn, grant, peerLock, service);
     const report: BenchReport = {
       env: { ...env, durationMsPerRun: options.durationMs, warmupMsPerRun: warmupFor(options.durationMs), concurrency: options.concurrency, elapsedS: Math.round((performance.now() - startedMs) / 100) / 10 },
       fsync: fsync.result,
       loopbackRtt: rtt.result,
       rawTxn,
       grant,
+      service,
       peerLock,
       keepalive: { ...keepaliveBase, throughputPerS: bestKeepalivesPerS, sessions: keepaliveSessions, sessionsSustainedAt5sRenewal: Math.floor(bestKeepalivesPerS * 5) },
       ratios,
       goals: judgeGoals(ratios, compareSim, env),
       compareSim,
+      ...(capacity === undefined ? {} : { capacity }),
     };
     return { report, profile };
   } finally {

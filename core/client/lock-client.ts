@@ -13,6 +13,8 @@ import { Settler } from './settle.js';
 
 /** Answers naming a hold this process was releasing, in one acquire (TigerStyle: every retry loop has a maximum). */
 const MAX_STALE_ANSWERS = 3;
+/** Acquires answered `indeterminate` sent again inside one wait (TigerStyle: a maximum on every retry). */
+const MAX_IN_DOUBT_RETRIES = 3;
 
 export interface LockClientOptions {
   readonly arbiter: ArbiterApi;
@@ -136,8 +138,15 @@ export class LockClient {
         releasing = this.traffic.releasedDuring(ticket, grant.token);
       } catch (error) {
         // L2: the grant may have committed on this live session with no handle to own it: resolve it.
-        if (isLockError(error, 'indeterminate')) this.settler.doubtAcquire(request.key, session);
-        throw error;
+        if (!isLockError(error, 'indeterminate')) throw error;
+        this.settler.doubtAcquire(request.key, session);
+        // An acquire on the same session is answered with the hold if there is one (the settler keeps an
+        // orphan for ORPHAN_HOLD_GRACE_MS for just this), so while the wait has time left, ask again: the
+        // arbiter the wait was in line on may have died (its stream cancelled after the call was sent),
+        // and the transport sends the next call to another one (issue 12: a waiter of a killed arbiter
+        // was answered indeterminate, `lockstep lock` exit 5, instead of moving its wait).
+        if (tries >= MAX_IN_DOUBT_RETRIES || this.options.clock.now() >= deadlineMs || session.isFenced) throw error;
+        continue;
       } finally {
         this.traffic.endAcquire(ticket);
       }

@@ -22,7 +22,7 @@ describe('lockstep bench: bad flags exit 2, name the flag and the fix', () => {
     const io = capture();
     expect(await main(['bench', '--help'], io)).toBe(0);
     const help = io.outLines.join('\n');
-    for (const flag of ['--endpoints', '--local', '--duration', '--concurrency', '--out', '--profile', '--json', '--md', '--compare-sim']) expect(help).toContain(flag);
+    for (const flag of ['--endpoints', '--local', '--duration', '--concurrency', '--out', '--profile', '--json', '--md', '--compare-sim', '--capacity', '--capacity-renew']) expect(help).toContain(flag);
   });
 
   it.each([
@@ -36,6 +36,8 @@ describe('lockstep bench: bad flags exit 2, name the flag and the fix', () => {
     [['--local', '1', '--concurrency', '0'], /from 1 to 1024/],
     [['--local', '1', '--sessions', '-3'], /--sessions "-3"/],
     [['--local', '1', '--json', '--md'], /--json and --md exclude each other/],
+    [['--local', '1', '--capacity', '1000'], /--capacity "1000" must be SESSIONSxHOLDS/],
+    [['--local', '1', '--capacity', '10x2', '--capacity-renew', '10ms'], /--capacity-renew 10ms must be between/],
     [['--local', '1', '--out', '/no/such/dir/report.json'], /--out \/no\/such\/dir\/report.json: its directory \/no\/such\/dir does not exist/],
     [['--local', '1', '--nope'], /unknown option '--nope'/],
   ])('%j', async (args, message) => {
@@ -71,12 +73,12 @@ describe('lockstep bench --local 1 --duration 2s (smoke)', () => {
     const out = join(dir, 'report.json');
     const profilePath = join(dir, 'profile.json');
     const io = capture();
-    const code = await main(['bench', '--local', '1', '--duration', '2s', '--concurrency', '1,4', '--compare-sim', '--json', '--out', out, '--profile', profilePath], io);
+    const code = await main(['bench', '--local', '1', '--duration', '2s', '--concurrency', '1,4', '--compare-sim', '--capacity', '20x3', '--capacity-renew', '5s', '--json', '--out', out, '--profile', profilePath], io);
     const last = io.outLines[io.outLines.length - 1] ?? '';
     expect(code, io.errLines.join('\n')).toBe(0);
     const report = JSON.parse(last) as BenchReport;
 
-    expect(Object.keys(report).sort()).toEqual(['compareSim', 'env', 'fsync', 'goals', 'grant', 'keepalive', 'loopbackRtt', 'peerLock', 'ratios', 'rawTxn']);
+    expect(Object.keys(report).sort()).toEqual(['capacity', 'compareSim', 'env', 'fsync', 'goals', 'grant', 'keepalive', 'loopbackRtt', 'peerLock', 'ratios', 'rawTxn', 'service']);
     expect(report.env.members).toBe(1);
     expect(report.env.local).toBe(true);
     expect(report.env.etcdVersion).toMatch(/^3\.\d+\.\d+/);
@@ -86,6 +88,7 @@ describe('lockstep bench --local 1 --duration 2s (smoke)', () => {
     expectOrdered('loopback RTT', report.loopbackRtt);
     expectWorkload('rawTxn', report.rawTxn, [1, 4], ['create', 'delete', 'cycle']);
     expectWorkload('grant', report.grant, [1, 4], ['acquire', 'release', 'cycle']);
+    expectWorkload('service', report.service, [1, 4], ['acquire', 'release', 'cycle']);
     expectWorkload('peerLock', report.peerLock, [1, 4], ['acquire', 'release', 'cycle']);
     expectWorkload('keepalive', report.keepalive, [1, 4], ['keepalive']);
     expect(report.keepalive.sessions).toBeGreaterThan(0);
@@ -95,7 +98,14 @@ describe('lockstep bench --local 1 --duration 2s (smoke)', () => {
       expect(Number.isFinite(value), `ratios.${key} = ${value}`).toBe(true);
       expect(value).toBeGreaterThan(0);
     }
-    expect(report.goals).toHaveLength(4);
+    for (const row of report.ratios.byConcurrency) {
+      for (const key of ['serviceP50OverGrant', 'serviceP99OverGrant', 'serviceThroughputOverGrant'] as const) expect(row[key], `c=${row.concurrency} ${key}`).toBeGreaterThan(0);
+      expect(Number.isFinite(row.serviceHopP50Ms)).toBe(true); // a difference: either sign
+    }
+    expect(report.goals).toHaveLength(5);
+    // --capacity 20x3: every session and hold set up through lockstep serve, renewed, and read back from etcd.
+    expect(report.capacity).toMatchObject({ sessions: 20, holds: 60, ttlSeconds: 15, renewalFailures: 0, falseFences: 0, holdsStillHeld: 60 });
+    expect(report.capacity?.renewals).toBeGreaterThan(0); // each session renews TTL/3 = 5 s after it opened: inside the 5 s run
 
     // --compare-sim: one prediction per concurrency, every figure positive, every deviation finite.
     expect(report.compareSim.status, report.compareSim.note).toBe('compared');
@@ -120,7 +130,7 @@ describe('lockstep bench --local 1 --duration 2s (smoke)', () => {
     const text = formatText(report);
     const markdown = formatMarkdown(report);
     for (const view of [text, markdown]) {
-      for (const needle of ['fdatasync', 'raw etcd txn', 'lockstep grant', 'etcd3 Lock (peer)', 'keepalive', 'grant/raw', 'predicted']) expect(view).toContain(needle);
+      for (const needle of ['fdatasync', 'raw etcd txn', 'lockstep grant', 'lockstep serve (service)', 'etcd3 Lock (peer)', 'keepalive', 'grant/raw', 'service/in-process', 'capacity through lockstep serve', 'predicted']) expect(view).toContain(needle);
     }
     expect(io.errLines.some((line) => /^bench: grant c=4 /.test(line)), 'a progress line per run').toBe(true);
   });

@@ -2,7 +2,7 @@
 // [--profile FILE] [--json|--md] [--compare-sim]`: the fsync-bound grant latency of the operator's own
 // hardware (bench/), with raw etcd as the limit and the etcd3 package's Lock as the peer, in one run.
 import type { Command } from 'commander';
-import { BenchInterrupted, type BenchTarget, runBench } from '../../bench/run-bench.js';
+import { BenchInterrupted, type BenchTarget, type CapacitySettings, runBench } from '../../bench/run-bench.js';
 import { formatMarkdown, formatText } from '../../bench/format.js';
 import type { BenchReport } from '../../bench/report.js';
 import { type CliIo, ExitCode, processIo } from '../cli-io.js';
@@ -21,6 +21,8 @@ interface BenchFlags {
   json?: boolean;
   md?: boolean;
   compareSim?: boolean;
+  capacity?: string;
+  capacityRenew: string;
 }
 
 export interface BenchSettings {
@@ -32,6 +34,7 @@ export interface BenchSettings {
   readonly profile?: string;
   readonly format: 'text' | 'json' | 'md';
   readonly compareSim: boolean;
+  readonly capacity?: CapacitySettings;
 }
 
 const MIN_DURATION_MS = 500;
@@ -55,6 +58,8 @@ export function registerBenchCommand(program: Command, io: CliIo, setExitCode: (
     .option('--profile <file>', 'write the measured profile (fdatasync and loopback RTT distributions, CPU per write) for the simulator and the planners')
     .option('--json', 'print the report as one JSON line (the last line)')
     .option('--md', 'print the report as markdown')
+    .option('--capacity <SESSIONSxHOLDS>', 'also run the capacity check through a lockstep serve process: open SESSIONS sessions holding HOLDS keys each and renew them all at TTL/3 (the issue\'s goal: 1000x10)')
+    .option('--capacity-renew <duration>', 'with --capacity: how long every session is renewed', '45s')
     .option('--compare-sim', 'simulate the grant workload with the measured costs and print predicted against measured percentiles')
     .action(async (flags: BenchFlags) => {
       setExitCode(await runBenchCommand(flags, io));
@@ -94,6 +99,8 @@ export function parseBenchFlags(flags: BenchFlags): BenchSettings | string {
     keepaliveSessions = Number(flags.sessions);
     if (!/^\d+$/.test(flags.sessions) || keepaliveSessions < 1 || keepaliveSessions > 10_000) return `--sessions ${JSON.stringify(flags.sessions)} must be a whole number from 1 to 10000`;
   }
+  const capacity = parseCapacity(flags);
+  if (typeof capacity === 'string') return capacity;
   if (flags.json === true && flags.md === true) return '--json and --md exclude each other; choose one (--out FILE writes the JSON as well)';
   return {
     target,
@@ -104,7 +111,26 @@ export function parseBenchFlags(flags: BenchFlags): BenchSettings | string {
     ...(flags.profile === undefined ? {} : { profile: flags.profile }),
     format: flags.json === true ? 'json' : flags.md === true ? 'md' : 'text',
     compareSim: flags.compareSim === true,
+    ...(capacity === undefined ? {} : { capacity }),
   };
+}
+
+function parseCapacity(flags: BenchFlags): CapacitySettings | string | undefined {
+  if (flags.capacity === undefined) return undefined;
+  const match = /^(\d+)x(\d+)$/.exec(flags.capacity.trim());
+  const sessions = Number(match?.[1]);
+  const holdsPerSession = Number(match?.[2]);
+  if (match === null || sessions < 1 || sessions > 100_000 || holdsPerSession < 1 || holdsPerSession > 1000) {
+    return `--capacity ${JSON.stringify(flags.capacity)} must be SESSIONSxHOLDS (holds per session), e.g. 1000x10; sessions 1 to 100000, holds 1 to 1000`;
+  }
+  let renewForMs: number;
+  try {
+    renewForMs = parseDuration(flags.capacityRenew, '--capacity-renew');
+  } catch (error) {
+    return (error as Error).message;
+  }
+  if (renewForMs < MIN_DURATION_MS || renewForMs > MAX_DURATION_MS) return `--capacity-renew ${flags.capacityRenew} must be between 500ms and 1h`;
+  return { sessions, holdsPerSession, renewForMs };
 }
 
 async function runBenchCommand(flags: BenchFlags, io: CliIo): Promise<number> {
@@ -139,6 +165,7 @@ async function runBenchCommand(flags: BenchFlags, io: CliIo): Promise<number> {
       concurrency: settings.concurrency,
       ...(settings.keepaliveSessions === undefined ? {} : { keepaliveSessions: settings.keepaliveSessions }),
       compareSim: settings.compareSim,
+      ...(settings.capacity === undefined ? {} : { capacity: settings.capacity }),
       signal: controller.signal,
       progress: progress.print,
     });

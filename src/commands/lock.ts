@@ -21,6 +21,7 @@ import { EndpointSyntaxError, parseEndpointList } from '../etcd/endpoint-address
 import { createEtcdLockLog } from '../etcd/index.js';
 import { CoordEpochSource } from '../../core/arbiter/coord-epochs.js';
 import { type CoordOptions, type CoordTarget, SINGLE_CLUSTER_HELP, addCoordOptions, parseCoordOptions } from './coord-option.js';
+import { type EmitLockEvent, jsonLineEvents } from '../lock/lock-events.js';
 import { runLockedCommand } from '../lock/run-locked-command.js';
 import { formatProblem } from './class-check.js';
 import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
@@ -40,6 +41,7 @@ interface LockOptions extends CoordOptions {
   wait: string;
   killAfter: string;
   now?: string;
+  json?: boolean;
 }
 
 /** Repeatable options collect into a list; not variadic, so a following key is never taken for a file. */
@@ -72,14 +74,23 @@ export function registerLockCommand(program: Command, io: CliIo, setExitCode: (c
     .option('--grants <file>', 'YAML file with LockGrant documents (repeatable); without it the identity is granted the class\'s namespace', collect, [])
     .option('--wait <duration>', 'how long to wait in line when the key is held (0 = do not wait)', '30s')
     .option('--kill-after <duration>', `grace between SIGTERM and SIGKILL when the lock is lost; under the ${DEFAULT_FENCE_MARGIN_MS} ms fence margin, so the command is gone before the lease can expire (ADR-12)`, '500ms')
-    .option('--now <date>', 'today\'s date (YYYY-MM-DD) for class checks; default today in UTC');
+    .option('--now <date>', 'today\'s date (YYYY-MM-DD) for class checks; default today in UTC')
+    .option(
+      '--json',
+      'print one JSON event per line on stdout for scripts: granted (with the token itself, its fingerprint and fenceInMs), fence, ' +
+        'released, refused, exit; each with its time. The token is printed only here, on the stdout a script asked for it on; logs and ' +
+        'stderr never carry it (ADR-22). The command\'s own output shares stdout: redirect it inside the command to keep the stream clean',
+    );
   addCoordOptions(command)
     .action(async (key: string, command: string[], options: LockOptions) => {
-      setExitCode(await runLock(key, command, options, io));
+      const emit = options.json === true ? jsonLineEvents((line) => io.out(line)) : undefined;
+      const code = await runLock(key, command, options, io, emit);
+      emit?.({ event: 'exit', code });
+      setExitCode(code);
     });
 }
 
-async function runLock(keyText: string, command: string[], options: LockOptions, io: CliIo): Promise<number> {
+async function runLock(keyText: string, command: string[], options: LockOptions, io: CliIo, emit: EmitLockEvent | undefined): Promise<number> {
   const setup = await loadSetup(keyText, command, options, io);
   if (typeof setup === 'number') return setup;
   const clock = createRealClock();
@@ -101,6 +112,7 @@ async function runLock(keyText: string, command: string[], options: LockOptions,
       command,
       killAfterMs: setup.killAfterMs,
       io,
+      ...(emit === undefined ? {} : { emit }),
     });
   } finally {
     // Closing revokes the session so waiters need not sit out its TTL; but a log that stopped answering
@@ -123,7 +135,7 @@ async function connect(setup: Setup, options: LockOptions, clock: Clock): Promis
   if (options.arbiter !== undefined) {
     const remote = await connectRemote({ arbiter: options.arbiter, ...pick(options) });
     if ('refused' in remote) return remote;
-    return { api: remote.arbiter, identity: remote.identity, where: remote.addresses, close: async () => undefined };
+    return { api: remote.arbiter, identity: remote.identity, where: remote.addresses, close: async () => remote.arbiter.close() };
   }
   const identity = options.identity as string;
   const log = createEtcdLockLog({ endpoints: setup.endpoints });

@@ -3,7 +3,8 @@
 // caller is the SPIFFE ID of its client certificate (ADR-19); without TLS it serves loopback only, and
 // warns that identities are then whatever a caller claims. Classes and grants reload on change, the last
 // good set serving when a new one is invalid (ADR-24). SIGTERM drains: no new calls, calls in flight
-// finish, a grant being made is delivered. `serve --dev` is src/commands/serve-dev.ts.
+// finish, a grant being made is delivered. --metrics-listen serves the ADR-22 metrics and every call is
+// logged with tokens censored (src/service/serve-telemetry.ts). `serve --dev` is src/commands/serve-dev.ts.
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { Arbiter } from '../../core/arbiter/arbiter.js';
@@ -16,6 +17,8 @@ import { createEtcdLockLog } from '../etcd/index.js';
 import { todayUtc } from '../policy-files.js';
 import { type ServingPolicy as Policy, ServingPolicy, loadPolicy, watchPolicy } from '../service/policy-reload.js';
 import { type ServerTls, startArbiterServer } from '../service/server.js';
+import type { LogLevel } from '../logging/index.js';
+import { LOG_LEVELS, createServeTelemetry, serveMetrics } from '../service/serve-telemetry.js';
 import { oneLine } from '../terminal-text.js';
 
 export interface ServeOptions {
@@ -30,6 +33,10 @@ export interface ServeOptions {
   now?: string;
   dev?: boolean;
   devDir?: string;
+  metricsListen?: string;
+  clusterName: string;
+  json?: boolean;
+  logLevel: string;
 }
 
 export const DEFAULT_LISTEN = '127.0.0.1:7420';
@@ -55,6 +62,10 @@ export function registerServeCommand(program: Command, io: CliIo, setExitCode: (
     .option('--client-ca <file>', 'the CA (PEM) that signs client certificates; a client without one is refused')
     .option('--drain-grace <ms>', 'on SIGTERM, how long calls in flight may take to finish before waits are ended with unavailable', String(DRAIN_GRACE_MS))
     .option('--now <date>', 'today\'s date (YYYY-MM-DD) for class checks; default today in UTC')
+    .option('--metrics-listen <host:port>', 'serve Prometheus metrics (ADR-22) over HTTP at GET /metrics on this address; default none')
+    .option('--cluster-name <name>', 'the cluster label of every metric: the name of the etcd cluster this arbiter grants on', 'entity-1')
+    .option('--json', 'log one JSON object per line on standard error (pino); tokens are censored in both forms (ADR-22)')
+    .option('--log-level <level>', 'info logs refusals a team may need to see (denied, leak, sealed); debug logs every call', 'info')
     .option('--dev', 'development mode: a throwaway local etcd, a development CA and client certificates, the example classes and grants')
     .option('--dev-dir <dir>', 'with --dev: where the certificates and etcd data go (default a new temporary directory)')
     .action(async (options: ServeOptions) => {
@@ -70,6 +81,8 @@ interface ServeSetup {
   port: number;
   tls: ServerTls | undefined;
   drainGraceMs: number;
+  metrics: { host: string; port: number } | undefined;
+  logLevel: LogLevel;
 }
 
 /** Everything checked before anything listens or dials: bad input exits 2 having done nothing. */
@@ -109,7 +122,24 @@ async function checkInputs(options: ServeOptions, io: CliIo): Promise<ServeSetup
     return fail(`--listen ${options.listen} is not a loopback address, and without TLS any caller could claim any identity (ADR-19); serve with --tls-cert, --tls-key and --client-ca, or listen on 127.0.0.1`);
   }
   if (options.now !== undefined && !isCivilDate(options.now)) return fail(`--now ${JSON.stringify(options.now)} is not a date; give YYYY-MM-DD`);
-  return { endpoints, host: listen.hostname.replace(/^\[|\]$/g, ''), port: Number(listen.port), tls, drainGraceMs: Number(options.drainGrace) };
+  let metrics: URL | undefined;
+  try {
+    metrics = options.metricsListen === undefined ? undefined : new URL(parseEndpoint(options.metricsListen));
+  } catch (error) {
+    if (!(error instanceof EndpointSyntaxError)) throw error;
+    return fail(`--metrics-listen ${JSON.stringify(options.metricsListen)}: ${error.message.replace('a member\'s client address', 'the address to serve metrics on')}`);
+  }
+  const logLevel = LOG_LEVELS.find((level) => level === options.logLevel);
+  if (logLevel === undefined) return fail(`--log-level ${JSON.stringify(options.logLevel)} is not a level; give one of ${LOG_LEVELS.join(', ')}`);
+  if (!/^[A-Za-z0-9_.-]{1,63}$/.test(options.clusterName)) return fail(`--cluster-name ${JSON.stringify(options.clusterName)}: a metric label value of letters, digits, '.', '_' or '-' (at most 63)`);
+  return {
+    endpoints, host: hostOf(listen), port: Number(listen.port), tls, drainGraceMs: Number(options.drainGrace),
+    metrics: metrics === undefined ? undefined : { host: hostOf(metrics), port: Number(metrics.port) }, logLevel,
+  };
+}
+
+function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '');
 }
 
 export async function runServe(options: ServeOptions, io: CliIo, started?: (address: { host: string; port: number }) => void): Promise<number> {
@@ -126,7 +156,8 @@ export async function runServe(options: ServeOptions, io: CliIo, started?: (addr
   const policy: Policy = new ServingPolicy(first.loaded);
   const log = createEtcdLockLog({ endpoints: setup.endpoints });
   const random = createCryptoRandom();
-  const arbiter = new Arbiter({ log, clock: createRealClock(), random, classes: policy, authorizer: policy, approvalIdPrefix: `${Math.floor(random.next() * 2 ** 32).toString(16)}-` });
+  const telemetry = createServeTelemetry({ cluster: options.clusterName, classes: policy, json: options.json === true, level: setup.logLevel, write: (line) => io.err(line) });
+  const arbiter = new Arbiter({ log: telemetry.timedLog(log), clock: createRealClock(), random, classes: policy, authorizer: policy, approvalIdPrefix: `${Math.floor(random.next() * 2 ** 32).toString(16)}-` });
   try {
     const status = await arbiter.status();
     if (status.sealed !== undefined || status.epoch === undefined) {
@@ -139,9 +170,11 @@ export async function runServe(options: ServeOptions, io: CliIo, started?: (addr
     io.err(oneLine(`lockstep serve: cannot reach etcd at ${setup.endpoints.join(',')}: ${error.message}`));
     return ExitCode.refused;
   }
-  const server = await startArbiterServer({ arbiter, host: setup.host, port: setup.port, ...(setup.tls === undefined ? {} : { tls: setup.tls }), onUnexpected: (error) => io.err(oneLine(`lockstep serve: unexpected error in a call: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)) });
+  const metricsServer = await serveMetrics(telemetry, setup.metrics);
+  const server = await startArbiterServer({ arbiter: telemetry.wrap(arbiter), host: setup.host, port: setup.port, ...(setup.tls === undefined ? {} : { tls: setup.tls }), onUnexpected: (error) => io.err(oneLine(`lockstep serve: unexpected error in a call: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)) });
   if (setup.tls === undefined) io.err(`lockstep serve: WARNING: no TLS: identities are unauthenticated (a caller names itself in the lockstep-identity header) and nobody may act as an operator; serve with --tls-cert, --tls-key and --client-ca for anything but a trial`);
   io.err(oneLine(`lockstep serve: serving lock.v1 and admin.v1 on ${server.host}:${server.port} (${setup.tls === undefined ? 'plaintext' : 'mTLS'}), ${first.loaded.classCount} classes and ${first.loaded.grantCount} grants from ${dirs.classes} and ${dirs.grants}`));
+  if (metricsServer !== undefined) io.err(oneLine(`lockstep serve: metrics at http://${metricsServer.address}/metrics`));
   started?.({ host: server.host, port: server.port });
   const watching = watchPolicy(dirs, policy, today, (outcome) => {
     if ('loaded' in outcome) io.err(oneLine(`lockstep serve: reloaded ${outcome.loaded.classCount} classes and ${outcome.loaded.grantCount} grants`));
@@ -158,6 +191,7 @@ export async function runServe(options: ServeOptions, io: CliIo, started?: (addr
   watching.stop();
   const drained = await server.drain(setup.drainGraceMs, () => arbiter.close());
   arbiter.close();
+  await metricsServer?.close();
   await log.close();
   io.err(oneLine(`lockstep serve: stopped${drained.cutShort ? ' (waits still in line after the grace were ended with unavailable)' : ''}`));
   return ExitCode.ok;

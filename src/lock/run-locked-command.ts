@@ -14,6 +14,7 @@ import { type CliIo, ExitCode } from '../cli-io.js';
 import { monotonicFrameOf } from './monotonic-clock.js';
 import { SupervisorLink, type SupervisedOutcome } from './supervisor-link.js';
 import type { ForwardedSignal } from './supervisor-protocol.js';
+import { type EmitLockEvent, grantedEvent, noEvents } from './lock-events.js';
 import { tokenFingerprint } from './token-fingerprint.js';
 
 export interface RunLockedOptions {
@@ -32,6 +33,8 @@ export interface RunLockedOptions {
   readonly endpoints: readonly string[];
   readonly io: CliIo;
   readonly env?: NodeJS.ProcessEnv;
+  /** `--json`: the event stream on stdout (lock-events.ts); default none. */
+  readonly emit?: EmitLockEvent;
 }
 
 /**
@@ -74,6 +77,7 @@ export function describeRefusal(error: LockError, key: string, endpoints: readon
 
 export async function runLockedCommand(options: RunLockedOptions): Promise<number> {
   const { io } = options;
+  const emit = options.emit ?? noEvents;
   if (options.command.length === 0) throw new Error('runLockedCommand needs a command'); // lock.ts refuses this as bad input
   // Started before the acquire, so that its start-up overlaps the round trips to etcd.
   const supervisor = SupervisorLink.start();
@@ -81,6 +85,7 @@ export async function runLockedCommand(options: RunLockedOptions): Promise<numbe
   let fenced: FenceReason | undefined;
   const onFence = (reason: FenceReason): void => {
     fenced = reason;
+    emit({ event: 'fence', key: options.key, reason });
     io.err(`lockstep: lost the lock on ${options.key} (${reason}); stopping the command's process group (ADR-12)`);
     supervisor.fence();
   };
@@ -91,9 +96,11 @@ export async function runLockedCommand(options: RunLockedOptions): Promise<numbe
     supervisor.close();
     if (!isLockError(error)) throw error;
     io.err(describeRefusal(error, options.key, options.endpoints));
+    emit({ event: 'refused', key: options.key, code: error.code, message: error.message });
     return exitCodeForLockError(error);
   }
   const fingerprint = tokenFingerprint(handle.token);
+  emit(grantedEvent(options.key, handle.token, fingerprint, handle.fenceDeadlineMs() - options.clock.now()));
   io.err(`lockstep: locked ${options.key} (token fingerprint ${fingerprint}; the token is in the command's LOCKSTEP_TOKEN)`);
   if (!(await supervisor.ready())) {
     io.err(`lockstep: could not start the fence supervisor, so the command does not run; releasing ${options.key}`);
@@ -148,15 +155,21 @@ async function finish(outcome: SupervisedOutcome, handle: LockHandle, options: R
   if (outcome.leftovers > 0) {
     io.err(`lockstep: the command exited leaving ${outcome.leftovers} process(es) in its group; they were stopped before ${options.key} was released`);
   }
-  await handle.release().catch((error: unknown) => {
-    io.err(`lockstep: release of ${options.key} failed (${error instanceof Error ? error.message : String(error)}); the hold ends when the session expires`);
-  });
+  await handle.release().then(
+    (released) => options.emit?.({ event: 'released', key: options.key, released }),
+    (error: unknown) => {
+      io.err(`lockstep: release of ${options.key} failed (${error instanceof Error ? error.message : String(error)}); the hold ends when the session expires`);
+    },
+  );
   if (outcome.signal !== null) return signalExitCode(outcome.signal);
   return outcome.code ?? ExitCode.failed;
 }
 
 async function releaseQuietly(handle: LockHandle, options: RunLockedOptions): Promise<void> {
-  await handle.release().catch(() => options.io.err(`lockstep: release of ${options.key} failed; the hold ends when the session expires`));
+  await handle.release().then(
+    (released) => options.emit?.({ event: 'released', key: options.key, released }),
+    () => options.io.err(`lockstep: release of ${options.key} failed; the hold ends when the session expires`),
+  );
 }
 
 function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {

@@ -11,6 +11,7 @@ import { rendezvousScore } from '../../core/shards/rendezvous.js';
 import { leaseId } from '../../core/units.js';
 import { AdminService } from '../gen/lockstep/admin/v1/admin_pb.js';
 import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
+import { KeepAliveStream } from './keepalive-stream.js';
 import { IDENTITY_HEADER } from './peer-identity.js';
 import { fromConnectError, sealFromWire } from './wire-errors.js';
 import { enforcementFromWire, grantFromWire, holderFromWire, inspectFromWire } from './wire-messages.js';
@@ -47,6 +48,8 @@ type Mutating = 'mutating' | 'read';
 export class NetworkArbiter implements Api.ArbiterApi {
   private readonly endpoints: readonly Endpoint[];
   private readonly timeoutMs: number;
+  private readonly streams = new Map<string, { readonly endpoint: Endpoint; readonly stream: KeepAliveStream<{ sessionId: bigint }> }>();
+  private opened = 0;
 
   constructor(options: NetworkArbiterOptions) {
     if (options.addresses.length === 0) throw new LockError('invalid-argument', 'a network arbiter needs at least one address (host:port)');
@@ -82,15 +85,55 @@ export class NetworkArbiter implements Api.ArbiterApi {
   }
 
   async keepAlive(request: Api.KeepAliveRequest): Promise<Api.KeepAliveResponse> {
-    // Sessions are etcd leases: any arbiter renews any session. The stream carries one renewal per call.
-    return this.call(this.orderFor(request.sessionId.toString()), 'read', async (e, o) => {
-      for await (const answer of e.lock.keepAlive(oneRequest({ sessionId: request.sessionId }), o)) return { ttlSeconds: answer.ttlSeconds };
-      throw new LockError('unavailable', 'the keepalive stream ended without an answer');
-    });
+    // Sessions are etcd leases: any arbiter renews any session. One stream per session carries all its
+    // renewals (keepalive-stream.ts); a failed stream is dropped and the next arbiter in order asked.
+    const id = request.sessionId.toString();
+    const open = this.streams.get(id);
+    const order = open === undefined ? this.orderFor(id) : [open.endpoint, ...this.orderFor(id).filter((e) => e !== open.endpoint)];
+    let last: LockError | undefined;
+    for (const endpoint of order) {
+      const stream = this.streamFor(id, endpoint);
+      try {
+        return { ttlSeconds: (await stream.renew({ sessionId: request.sessionId }, this.timeoutMs)).ttlSeconds };
+      } catch (error) {
+        stream.close();
+        if (this.streams.get(id)?.stream === stream) this.streams.delete(id);
+        const failure = error instanceof LockError ? { error, tryNext: error.code === 'unavailable' } : classify(error, 'read', endpoint.address);
+        if (!failure.tryNext) throw failure.error;
+        last = failure.error;
+      }
+    }
+    throw last ?? new LockError('unavailable', 'no arbiter address to call');
   }
 
   async closeSession(request: Api.KeepAliveRequest): Promise<void> {
+    this.dropStream(request.sessionId.toString());
     await this.call(this.orderFor(request.sessionId.toString()), 'mutating', (e, o) => e.lock.closeSession({ sessionId: request.sessionId }, o));
+  }
+
+  /** Ends every keepalive stream: nothing of this client stays open after it (the process can exit). */
+  close(): void {
+    for (const id of [...this.streams.keys()]) this.dropStream(id);
+  }
+
+  /** Streams opened so far, for the test that there is one per session. */
+  get streamsOpened(): number {
+    return this.opened;
+  }
+
+  private streamFor(id: string, endpoint: Endpoint): KeepAliveStream<{ sessionId: bigint }> {
+    const open = this.streams.get(id);
+    if (open !== undefined && open.endpoint === endpoint && !open.stream.closed) return open.stream;
+    if (open !== undefined) this.dropStream(id);
+    this.opened += 1;
+    const stream = new KeepAliveStream<{ sessionId: bigint }>((requests, signal) => endpoint.lock.keepAlive(requests, { signal }));
+    this.streams.set(id, { endpoint, stream });
+    return stream;
+  }
+
+  private dropStream(id: string): void {
+    this.streams.get(id)?.stream.close();
+    this.streams.delete(id);
   }
 
   async acquire(request: Api.AcquireRequest): Promise<Api.Grant> {
@@ -171,10 +214,6 @@ export class NetworkArbiter implements Api.ArbiterApi {
     }
     throw last ?? new LockError('unavailable', 'no arbiter address to call');
   }
-}
-
-async function* oneRequest<T>(request: T): AsyncIterable<T> {
-  yield request;
 }
 
 /**

@@ -86,6 +86,20 @@ describe('lock.v1 over gRPC with mTLS', () => {
     }
   });
 
+  it('renews a session on one keepalive stream, and a closed session\'s stream is ended', async () => {
+    const alice = await as('alice');
+    const session = await alice.openSession({ ttlSeconds: FENCED.ttlSeconds });
+    const renewals = [];
+    for (let i = 0; i < 4; i++) renewals.push(await alice.keepAlive({ sessionId: session.sessionId }));
+    expect(renewals.map((r) => r.ttlSeconds)).toEqual([FENCED.ttlSeconds, FENCED.ttlSeconds, FENCED.ttlSeconds, FENCED.ttlSeconds]);
+    expect(alice.streamsOpened).toBe(1);
+    await alice.closeSession({ sessionId: session.sessionId });
+    // The lease is revoked: renewing it again is refused (a new stream, since the old one was ended).
+    expect((await refusal(alice.keepAlive({ sessionId: session.sessionId }))).code).toBe('session-expired');
+    expect(alice.streamsOpened).toBe(2);
+    alice.close();
+  });
+
   it('denies a key outside the caller\'s grants with one error, held or free, as a typed status a stock client can read', async () => {
     const key = world.key('grpc-denied', OTHER_NAMESPACE);
     const alice = await as('alice');

@@ -3,13 +3,14 @@
 // with a short TTL and today's pause-test result, for tests that wait out a lease.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../repo-root.js';
 import { reapOnExit } from './process-reaper.js';
 
 const OUTPUT_DRAIN_MS = 2_000;
 
-export const LOCKSTEP_BIN = resolve(fileURLToPath(new URL('../../bin/lockstep.mjs', import.meta.url)));
+// From the repository root, so the bench (running compiled, from dist/js) finds the same bin as the tests.
+export const LOCKSTEP_BIN = join(REPO_ROOT, 'bin', 'lockstep.mjs');
 
 export interface LockstepProcess {
   readonly child: ChildProcess;

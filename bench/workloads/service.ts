@@ -1,0 +1,58 @@
+// lockstep's grant path through the service (ADR-18): the same acquire + release as grant.ts, sent over
+// lock.v1 (gRPC, HTTP/2) by the network client to a real `lockstep serve` process on the same etcd. The
+// difference from grant.ts is the extra hop ADR-18 budgets at 1-3 ms. Each worker is its own identity
+// (a client of its own: its own HTTP/2 connection), with its own session, reused.
+import type { Session } from '../../core/ports/arbiter-api.js';
+import { NetworkArbiter } from '../../src/service/network-arbiter.js';
+import { type ServiceProcess, startBenchService } from '../service-process.js';
+import { BENCH_CLASS, BENCH_NAMESPACE, workerIdentity } from './bench-world.js';
+import { type Workload, since } from './workload.js';
+
+export async function serviceWorkload(endpoints: readonly string[], workers: number, runId: string, onRenewalError: (message: string) => void): Promise<Workload> {
+  const identities = Array.from({ length: workers }, (_, i) => workerIdentity(i));
+  const service: ServiceProcess = await startBenchService(endpoints, identities);
+  const clients = identities.map((identity) => new NetworkArbiter({ addresses: [service.address], identity }));
+  const sessions: Session[] = [];
+  const renewal: { timer?: NodeJS.Timeout } = {};
+  const close = async (): Promise<void> => {
+    clearInterval(renewal.timer);
+    await Promise.all(sessions.map((s, i) => clients[i]?.closeSession({ sessionId: s.sessionId }).catch(() => undefined)));
+    for (const client of clients) client.close();
+    await service.stop();
+  };
+  try {
+    for (const client of clients) sessions.push(await client.openSession({ ttlSeconds: BENCH_CLASS.ttlSeconds }));
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  // The sessions outlive a long run: renewed at TTL/3 over each client's one keepalive stream.
+  const timer = setInterval(() => {
+    void Promise.all(sessions.map((s, i) => clients[i]?.keepAlive({ sessionId: s.sessionId }))).catch((error: unknown) => onRenewalError(`renewing the service sessions failed: ${error instanceof Error ? error.message : String(error)}`));
+  }, (BENCH_CLASS.ttlSeconds * 1000) / 3);
+  timer.unref();
+  renewal.timer = timer;
+  const lastTokens: bigint[] = identities.map(() => 0n);
+  return {
+    name: 'service',
+    phases: ['acquire', 'release', 'cycle'],
+    async operation(worker, iteration, record) {
+      const session = sessions[worker];
+      const client = clients[worker];
+      if (session === undefined || client === undefined) throw new Error(`no session for worker ${worker}: the workload was set up for ${sessions.length}`);
+      const key = `${BENCH_NAMESPACE}/${runId}/s${worker}-${iteration}`;
+      const startMs = performance.now();
+      const grant = await client.acquire({ sessionId: session.sessionId, key, className: BENCH_CLASS.name, waitMs: 0 });
+      const acquiredMs = since(startMs);
+      if (grant.token <= (lastTokens[worker] ?? 0n)) throw new Error(`token ${grant.token} did not rise above ${lastTokens[worker]}`);
+      lastTokens[worker] = grant.token;
+      const releaseStartMs = performance.now();
+      const released = await client.release({ sessionId: session.sessionId, key, token: grant.token });
+      record(1, since(releaseStartMs));
+      if (!released.released) throw new Error(`release of ${key} found the hold already gone`);
+      record(0, acquiredMs);
+      record(2, since(startMs));
+    },
+    close,
+  };
+}
