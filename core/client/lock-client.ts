@@ -117,6 +117,7 @@ export class LockClient {
     const nested = this.nestedAcquire(request);
     if (nested !== undefined) return nested;
     let deadlineMs: number | undefined; // the wait counts from the first send; an acquire sent again asks for what is left
+    let doubt: unknown; // the last `indeterminate` answer of this acquire, if one was sent again after it
     for (let tries = 1; ; tries += 1) {
       // S1: a key whose release is in flight or in doubt is not acquired again until that release has
       // settled: the arbiter would answer "re-entered" with the hold the release then deletes.
@@ -137,8 +138,12 @@ export class LockClient {
         });
         releasing = this.traffic.releasedDuring(ticket, grant.token);
       } catch (error) {
+        // A retry refused outright (the range began to drain, say) does not undo the doubt of the call
+        // before it: that one may have granted, so its `indeterminate` stays the answer, and the settler
+        // resolves it (swarm seeds 574, 2116, 4238: answered `draining` with the first call's grant in the log).
+        if (!isLockError(error, 'indeterminate')) throw doubt ?? error;
+        doubt = error;
         // L2: the grant may have committed on this live session with no handle to own it: resolve it.
-        if (!isLockError(error, 'indeterminate')) throw error;
         this.settler.doubtAcquire(request.key, session);
         // An acquire on the same session is answered with the hold if there is one (the settler keeps an
         // orphan for ORPHAN_HOLD_GRACE_MS for just this), so while the wait has time left, ask again: the
