@@ -17,7 +17,7 @@ import { PrefixGrants, namespaceGrant } from '../core/authz/index.js';
 import type { Placement } from '../core/arbiter/policy.js';
 import { SIM_OPERATOR_CALLERS } from '../sim/world/operators.js';
 import { ClassRegistry, type LockClass } from '../core/classes/index.js';
-import type { BeliefInterval, GrantRecord } from '../core/checkers/index.js';
+import type { BeliefInterval } from '../core/checkers/index.js';
 import type { LockHandle } from '../core/client/lock-client.js';
 import { isLockError } from '../core/lock-error.js';
 import { type ShardMap, homeOf, placementFor } from '../core/shards/shard-map.js';
@@ -25,6 +25,7 @@ import { MOVE_STEPS, type MoveArbiter, type MoveRecord, type MoveStep, type Shar
 import { World, type ArbiterNode, type ClientNode } from '../sim/world/world.js';
 import { crossClusterExclusion, tokenMetrics } from './cross-cluster.js';
 import { horizonOf } from './horizon.js';
+import { movedKeyTokens } from './moved-key-tokens.js';
 import { type StartedFaults, startFaults } from './two-holders.js';
 import { DeadlineProbe } from './deadline-probe.js';
 import { collectHistory } from './history.js';
@@ -383,7 +384,7 @@ function outcome(world: World, schedule: StartedFaults, startMs: number, before:
       return [r.unit, { from: r.from, drainedAtMs: rel(r.drainedAtMs), holdsWaitMs: r.holdsEndedAtMs === undefined ? 0 : r.holdsEndedAtMs - r.drainedAtMs, unavailableMs: (r.flippedAtMs ?? Number.NaN) - r.drainedAtMs, firstGrantOnDestinationMs: rel(firstThere) }];
     }),
   );
-  const tokens = movedKeyTokens(grants, moved);
+  const tokens = movedKeyTokens(grants, moved, NEW_SHARD);
   // Grants of a moving range by its source after the drain began: waiters queued before the drain are
   // not refused (placement is checked when an acquire arrives), so the drain waits for them too.
   const sourceGrants = (after: (r: MovedRange) => number | undefined): number =>
@@ -432,23 +433,4 @@ function outcome(world: World, schedule: StartedFaults, startMs: number, before:
       ...tokenMetrics('firstDestinationTokenOfMovedKeysMin', tokens.firstDestination),
     },
   };
-}
-
-/** Per moved key: its first token on the new shard against its last on the old one. */
-function movedKeyTokens(grants: readonly GrantRecord[], moved: ReadonlySet<string>): { rose: number; fell: number; lastSource: GrantRecord | undefined; firstDestination: GrantRecord | undefined } {
-  let rose = 0;
-  let fell = 0;
-  let lastSource: GrantRecord | undefined;
-  let firstDestination: GrantRecord | undefined;
-  for (const key of moved) {
-    const ofKey = grants.filter((g) => g.key === key).sort((a, b) => a.grantedAtMs - b.grantedAtMs);
-    const there = ofKey.find((g) => g.cluster === NEW_SHARD);
-    const last = ofKey.filter((g) => g.cluster !== NEW_SHARD && (there === undefined || g.grantedAtMs < there.grantedAtMs)).at(-1);
-    if (there === undefined || last === undefined) continue;
-    if (there.token > last.token) rose += 1;
-    else fell += 1;
-    if (lastSource === undefined || last.token > lastSource.token) lastSource = last;
-    if (firstDestination === undefined || there.token < firstDestination.token) firstDestination = there;
-  }
-  return { rose, fell, lastSource, firstDestination };
 }
