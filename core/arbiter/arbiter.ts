@@ -100,7 +100,7 @@ export class Arbiter implements ArbiterService {
     this.gateway = new LogGateway(options.log, this.guard);
     this.epoch = new EpochState(this.gateway, this.guard, options.epochSource);
     if (seams.confirmBeforeWrite) this.gateway.confirmWritesWith(() => this.epoch.confirmCluster(), (ms) => options.clock.sleep(ms)); // issue 19
-    this.sessions = new SessionDirectory(this.gateway);
+    this.sessions = new SessionDirectory(this.gateway, this.options.clock);
     this.places = new WaiterLease({ gateway: this.gateway, clock: options.clock, shutdown: this.shutdown });
     this.forceReleases = new PendingApprovals('force-release', options.clock, options.approvalIdPrefix ?? '');
     this.advances = new PendingApprovals('epoch-advance', options.clock, options.approvalIdPrefix ?? '');

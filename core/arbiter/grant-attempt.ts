@@ -80,9 +80,9 @@ export class Granter {
       const full: GrantTxnInput = { ...ask, epoch, guardVersion: this.guards.get(guardKey) ?? 0n };
       // No grant starts long after the wait it serves is over: the reads before it can each take etcd's
       // whole deadline (a partitioned arbiter), and a grant sent then reached nobody, its caller's own call
-      // having timed out (issue 11, swarm seed 1605). The slack lets a try-lock (its wait ends on arrival)
-      // make its reads; nothing was written, so the caller may simply retry.
-      if (this.deps.clock.now() > deadlineMs + LATE_GRANT_SLACK_MS) throw new LockError('unavailable', `the lock log answered too slowly to grant ${ask.key.text} within the wait; nothing was granted; retry`);
+      // having timed out (issue 11, swarm seed 1605). The gateway asks `stillWanted` last, after its own
+      // waits (the write confirmation), just before sending; the slack lets a try-lock (its wait ends on
+      // arrival) make its reads. Refused there, nothing was written, so the caller may simply retry.
       let response;
       try {
         response = await this.deps.gateway.txn({ ...this.deps.seams.grantTxn(full, trigger), timeoutMs: IDEMPOTENT_REQUEST_TIMEOUT_MS }, { passThrough: ['lease-not-found'], stillWanted: () => this.deps.clock.now() <= deadlineMs + LATE_GRANT_SLACK_MS });

@@ -5,7 +5,9 @@
 import { LockError } from '../lock-error.js';
 import type { Session } from '../ports/arbiter-api.js';
 import type { LeaseId } from '../units.js';
+import type { Clock } from '../ports/clock.js';
 import { type LogGateway, toLockError } from './log-gateway.js';
+import { IDEMPOTENT_REQUEST_TIMEOUT_MS, OPEN_SESSION_RETRY_BUDGET_MS, retryWithin } from './log-retry.js';
 import { type SessionRecord, formatSessionRecord, parseSessionRecord, sessionKeyOf } from './records.js';
 
 export const MIN_TTL_SECONDS = 5; // ADR-11 platform range
@@ -33,20 +35,23 @@ export function checkSessionTtl(ttlSeconds: unknown): number {
 export class SessionDirectory {
   private readonly owners = new Map<LeaseId, SessionRecord>();
 
-  constructor(private readonly gateway: LogGateway) {}
+  constructor(
+    private readonly gateway: LogGateway,
+    private readonly clock: Clock,
+  ) {}
 
   async open(identity: string, ttlSeconds: number): Promise<Session> {
     checkIdentity(identity);
     checkSessionTtl(ttlSeconds);
     const lease = await this.gateway.leaseGrant(ttlSeconds);
     const record: SessionRecord = { identity, ttlSeconds: lease.ttlSeconds };
-    const written = await this.gateway.txn(
-      {
-        compare: [],
-        success: [{ type: 'put', key: sessionKeyOf(lease.id), value: formatSessionRecord(record), lease: lease.id }],
-        failure: [],
-      },
-      { passThrough: ['lease-not-found'] },
+    // The record's put is safe to apply twice (the same key, value and lease), so a copy whose answer is
+    // lost is sent again with a short deadline, as a release is (log-retry.ts): waiting out etcd's whole
+    // deadline for it spent the caller's wait on a session while the key it wanted lay free (issue 11,
+    // swarm seed 8772: 7.9 s of a 7.1 s wait, answered indeterminate).
+    const put = { type: 'put' as const, key: sessionKeyOf(lease.id), value: formatSessionRecord(record), lease: lease.id };
+    const written = await retryWithin({ clock: this.clock, kind: 'idempotent', deadlineMs: this.clock.now() + OPEN_SESSION_RETRY_BUDGET_MS }, () =>
+      this.gateway.txn({ compare: [], success: [put], failure: [], timeoutMs: IDEMPOTENT_REQUEST_TIMEOUT_MS }, { passThrough: ['lease-not-found'] }),
     ).catch(async (error: unknown) => {
       await this.gateway.leaseRevoke(lease.id, ['lease-not-found']).catch(() => undefined);
       // The lease can expire before the record is written (a slow or paused arbiter): that is the
