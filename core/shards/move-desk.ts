@@ -57,10 +57,14 @@ export class ShardMoveDesk {
   }
 
   /** The second operator: runs (or resumes) the move; resolves with its final record once the map flipped. */
-  async approve(caller: Caller, requestId: string): Promise<MoveDone> {
+  async approve(caller: Caller, requestId: string, expected: RangeMove): Promise<MoveDone> {
     const approver = this.checkOperator(caller, 'approver');
     const proposal = this.pending.claim(approver, requestId);
     const { range, from, to, reason, requester } = proposal.value;
+    if (range !== expected.range || from !== expected.from || to !== expected.to) {
+      // The approver approves what they name, never a request they did not read (the request is used up).
+      throw new LockError('invalid-argument', `${requestId} moves ${range} from ${from} to ${to}, not ${expected.range} from ${expected.from} to ${expected.to}; nothing was done, and the first operator requests the move again`);
+    }
     // Both were proven by the transport when they called (checkOperator): the advance inside is theirs.
     const operators = [authenticated(requester), authenticated(approver)] as const;
     const record = await runShardMove(this.ports, { range, from, to, reason, operators }, this.options);

@@ -42,7 +42,7 @@ export function adminServiceImpl(arbiter: ArbiterService, guard: CallGuard, move
       }, true),
     approveShardMove: (request, context) =>
       guard.run(context, async (caller) => {
-        const done = await moves.approve(caller, request.requestId);
+        const done = await moves.approve(caller, request.requestId, { range: request.range, from: request.from, to: request.to });
         const { range, from, to, step, requester, approver } = done.record;
         return { range, from, to, step, requester, approver, fromEpoch: done.fromEpoch, toEpoch: done.toEpoch, mapVersion: done.mapVersion };
       }, true),

@@ -188,8 +188,8 @@ export class NetworkArbiter implements Api.ArbiterApi {
   }
 
   /** Runs the move on the arbiter that took the request: the call lasts the drain window and more. */
-  async approveShardMove(requestId: string, drainWaitMs = DEFAULT_DRAIN_WAIT_MS): Promise<ApproveShardMoveResponse> {
-    return this.onEach('stale', (e, o) => e.admin.approveShardMove({ requestId }, { timeoutMs: o.timeoutMs + drainWaitMs + MOVE_MARGIN_MS }));
+  async approveShardMove(request: { requestId: string; range: string; from: string; to: string }, drainWaitMs = DEFAULT_DRAIN_WAIT_MS): Promise<ApproveShardMoveResponse> {
+    return this.onEach('stale', (e, o) => e.admin.approveShardMove(request, { timeoutMs: o.timeoutMs + drainWaitMs + MOVE_MARGIN_MS }));
   }
 
   async status(): Promise<Api.ArbiterStatus> {
