@@ -40,8 +40,10 @@ export function registerShardsCommand(program: Command, io: CliIo, setExitCode: 
   addSizingOptions(shards).action(async (options: ShardsOptions) => {
     setExitCode(await runShards(options, io));
   });
-  addSizingOptions(shards.command('size').description('Size entity shards (the same as `lockstep shards` with these flags).')).action(async (options: ShardsOptions) => {
-    setExitCode(await runShards(options, io));
+  // The parent declares the same flags, and commander gives flags after `size` to the parent: its values
+  // are the ones given (the subcommand's copy is for `shards size --help`, and holds only defaults).
+  addSizingOptions(shards.command('size').description('Size entity shards (the same as `lockstep shards` with these flags).')).action(async (_options: ShardsOptions, command: Command) => {
+    setExitCode(await runShards((command.parent ?? command).opts<ShardsOptions>(), io));
   });
   registerShardsMoveCommand(shards, io, setExitCode);
 }
