@@ -49,8 +49,9 @@ export function registerShardsMoveCommand(shards: Command, io: CliIo, setExitCod
     .option('--tls-key <file>', 'the client certificate\'s key (PEM)')
     .option('--ca <file>', 'the CA (PEM) that signed the arbiters\' certificates')
     .option('--json', 'print the request or the finished move as one JSON object on stdout')
-    .action(async (options: MoveOptions) => {
-      setExitCode(await runShardsMove(options, io));
+    // `--json` is also a flag of `lockstep shards` (sizing), and commander gives it to the parent: read both.
+    .action(async (_options: MoveOptions, command: Command) => {
+      setExitCode(await runShardsMove(command.optsWithGlobals<MoveOptions>(), io));
     });
 }
 
