@@ -33,7 +33,7 @@ export function registerShardsMoveCommand(shards: Command, io: CliIo, setExitCod
       'Move a range (a homing unit, namespace/first-segment) from one entity shard to another (ADR-09), with two operators (ADR-20). ' +
         'The first runs it with --reason and gets a request id; a second, different operator runs it again with --approve ID, and the ' +
         'arbiter (lockstep serve --topology) drains the range (no new grants), waits for its holds to end (up to the drain window, ' +
-        `${formatMs(DEFAULT_DRAIN_WAIT_MS)}), advances the destination\'s epoch above the source\'s so its tokens start above every token ` +
+        `${formatMs(DEFAULT_DRAIN_WAIT_MS)}), advances the destination's epoch above the source's so its tokens start above every token ` +
         'the source issued, and flips the shard map; arbiters watching the map serve the range from the destination at once. Each step is ' +
         'recorded on the coord cluster: after a crash or a drain that ran out, request and approve the same move again and it resumes. ' +
         'Exit 0 requested or moved; 2 bad input (a flag, a range not homed on --from, an unknown shard); 5 refused (not an operator, the ' +
