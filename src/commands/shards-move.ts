@@ -8,10 +8,12 @@
 import type { Command } from 'commander';
 import { isLockError } from '../../core/lock-error.js';
 import { DEFAULT_DRAIN_WAIT_MS } from '../../core/shards/shard-move.js';
-import { formatMs } from '../../core/numbers.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { connectRemote } from '../lock/remote-arbiter.js';
 import { oneLine } from '../terminal-text.js';
+
+/** The drain window in the words an operator reads (shard-move.ts's default). */
+const DRAIN_WINDOW = `${DEFAULT_DRAIN_WAIT_MS / 1000} s`;
 
 interface MoveOptions {
   from?: string;
@@ -33,7 +35,7 @@ export function registerShardsMoveCommand(shards: Command, io: CliIo, setExitCod
       'Move a range (a homing unit, namespace/first-segment) from one entity shard to another (ADR-09), with two operators (ADR-20). ' +
         'The first runs it with --reason and gets a request id; a second, different operator runs it again with --approve ID, and the ' +
         'arbiter (lockstep serve --topology) drains the range (no new grants), waits for its holds to end (up to the drain window, ' +
-        `${formatMs(DEFAULT_DRAIN_WAIT_MS)}), advances the destination's epoch above the source's so its tokens start above every token ` +
+        `${DRAIN_WINDOW}), advances the destination's epoch above the source's so its tokens start above every token ` +
         'the source issued, and flips the shard map; arbiters watching the map serve the range from the destination at once. Each step is ' +
         'recorded on the coord cluster: after a crash or a drain that ran out, request and approve the same move again and it resumes. ' +
         'Exit 0 requested or moved; 2 bad input (a flag, a range not homed on --from, an unknown shard); 5 refused (not an operator, the ' +
@@ -76,7 +78,7 @@ export async function runShardsMove(options: MoveOptions, io: CliIo): Promise<nu
       io.err(oneLine(`lockstep shards move: a second, different operator approves within 30 min with: lockstep shards move --from ${move.from} --to ${move.to} --range ${move.range} --approve ${proposal.requestId} --arbiter ${options.arbiter} (their own --tls-cert, --tls-key, --ca)`));
       return ExitCode.ok;
     }
-    io.err(oneLine(`lockstep shards move: ${remote.identity} approves ${options.approve}: the arbiter drains ${move.range} on ${move.from}, waits for its holds (up to ${formatMs(DEFAULT_DRAIN_WAIT_MS)}), advances ${move.to}'s epoch and flips the map...`));
+    io.err(oneLine(`lockstep shards move: ${remote.identity} approves ${options.approve}: the arbiter drains ${move.range} on ${move.from}, waits for its holds (up to ${DRAIN_WINDOW}), advances ${move.to}'s epoch and flips the map...`));
     const done = await remote.arbiter.approveShardMove({ requestId: options.approve as string, ...move });
     const summary = { range: done.range, from: done.from, to: done.to, step: done.step, requester: done.requester, approver: done.approver, fromEpoch: done.fromEpoch, toEpoch: done.toEpoch, mapVersion: done.mapVersion };
     if (options.json === true) io.out(JSON.stringify({ moved: true, ...summary }));
