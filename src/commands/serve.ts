@@ -17,12 +17,16 @@ import { createEtcdLockLog } from '../etcd/index.js';
 import { todayUtc } from '../policy-files.js';
 import { type ServingPolicy as Policy, ServingPolicy, loadPolicy, watchPolicy } from '../service/policy-reload.js';
 import { type ServerTls, startArbiterServer } from '../service/server.js';
+import type { LockLog } from '../../core/ports/lock-log.js';
+import type { Random } from '../../core/ports/random.js';
+import { openTopology } from './serve-topology.js';
 import type { LogLevel } from '../logging/index.js';
 import { LOG_LEVELS, createServeTelemetry, serveMetrics } from '../service/serve-telemetry.js';
 import { oneLine } from '../terminal-text.js';
 
 export interface ServeOptions {
   endpoints?: string;
+  topology?: string;
   classes?: string;
   grants?: string;
   listen: string;
@@ -54,6 +58,7 @@ export function registerServeCommand(program: Command, io: CliIo, setExitCode: (
         'not initialised (lockstep init) or sealed, or etcd is unreachable.',
     )
     .option('--endpoints <list>', 'etcd client endpoints, host:port[,host:port...] (required without --dev)')
+    .option('--topology <file>', 'instead of --endpoints: a YAML Topology naming the region, its coord cluster and entity shards (endpoints each); keys are routed by class tier and the watched shard map, other regions\' keys get the redirect error (ADR-07/08/09, docs/seal-and-epochs.md)')
     .option('--classes <dir>', 'directory of YAML files with the LockClass and PauseTestResult documents (required without --dev)')
     .option('--grants <dir>', 'directory of YAML files with the LockGrant documents (required without --dev)')
     .option('--listen <host:port>', 'address to serve on; without TLS only a loopback address', DEFAULT_LISTEN)
@@ -91,12 +96,13 @@ async function checkInputs(options: ServeOptions, io: CliIo): Promise<ServeSetup
     io.err(oneLine(`lockstep serve: ${message}`));
     return ExitCode.badInput;
   };
-  if (options.endpoints === undefined) return fail('--endpoints is required (the etcd members, host:port[,...]); or try --dev for a throwaway local etcd');
+  if (options.endpoints !== undefined && options.topology !== undefined) return fail('--endpoints and --topology do not go together: one cluster, or the clusters a topology file names');
+  if (options.endpoints === undefined && options.topology === undefined) return fail('--endpoints is required (the etcd members, host:port[,...]), or --topology FILE for a region\'s clusters; or try --dev for a throwaway local etcd');
   if (options.classes === undefined || options.grants === undefined) return fail('--classes DIR and --grants DIR are required: the directories of LockClass and LockGrant YAML files (ADR-24)');
   let endpoints: string[];
   let listen: URL;
   try {
-    endpoints = parseEndpointList(options.endpoints);
+    endpoints = options.endpoints === undefined ? [] : parseEndpointList(options.endpoints);
   } catch (error) {
     if (!(error instanceof EndpointSyntaxError)) throw error;
     return fail(`--endpoints ${JSON.stringify(options.endpoints)}: ${error.message}`);
@@ -154,24 +160,13 @@ export async function runServe(options: ServeOptions, io: CliIo, started?: (addr
     return ExitCode.badInput;
   }
   const policy: Policy = new ServingPolicy(first.loaded);
-  const log = createEtcdLockLog({ endpoints: setup.endpoints });
   const random = createCryptoRandom();
   const telemetry = createServeTelemetry({ cluster: options.clusterName, classes: policy, json: options.json === true, level: setup.logLevel, write: (line) => io.err(line) });
-  const arbiter = new Arbiter({ log: telemetry.timedLog(log), clock: createRealClock(), random, classes: policy, authorizer: policy, approvalIdPrefix: `${Math.floor(random.next() * 2 ** 32).toString(16)}-` });
-  try {
-    const status = await arbiter.status();
-    if (status.sealed !== undefined || status.epoch === undefined) {
-      const why = status.sealed?.kind === 'no-epoch-record' || status.sealed === undefined ? 'the lock log has no epoch record: it is not initialised; run lockstep init --endpoints ... first (ADR-03)' : `the arbiter is sealed (${status.sealed.kind}): the log was restored or replaced, and serves nothing until two operators advance the epoch (ADR-03)`;
-      io.err(oneLine(`lockstep serve: refused: ${why}`));
-      return ExitCode.refused;
-    }
-  } catch (error) {
-    if (!isLockError(error)) throw error;
-    io.err(oneLine(`lockstep serve: cannot reach etcd at ${setup.endpoints.join(',')}: ${error.message}`));
-    return ExitCode.refused;
-  }
+  const opened = options.topology === undefined ? await openOne(setup, telemetry.timedLog, policy, random, io) : await openTopology({ file: options.topology, classes: policy, authorizer: policy, random, wrapLog: (log) => telemetry.timedLog(log) }, io);
+  if (typeof opened === 'number') return opened;
+  const arbiter = 'router' in opened ? opened.router : opened.arbiter;
   const metricsServer = await serveMetrics(telemetry, setup.metrics);
-  const server = await startArbiterServer({ arbiter: telemetry.wrap(arbiter), host: setup.host, port: setup.port, ...(setup.tls === undefined ? {} : { tls: setup.tls }), onUnexpected: (error) => io.err(oneLine(`lockstep serve: unexpected error in a call: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)) });
+  const server = await startArbiterServer({ arbiter: telemetry.wrap(arbiter), ...('moves' in opened ? { moves: opened.moves } : {}), host: setup.host, port: setup.port, ...(setup.tls === undefined ? {} : { tls: setup.tls }), onUnexpected: (error) => io.err(oneLine(`lockstep serve: unexpected error in a call: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)) });
   if (setup.tls === undefined) io.err(`lockstep serve: WARNING: no TLS: identities are unauthenticated (a caller names itself in the lockstep-identity header) and nobody may act as an operator; serve with --tls-cert, --tls-key and --client-ca for anything but a trial`);
   io.err(oneLine(`lockstep serve: serving lock.v1 and admin.v1 on ${server.host}:${server.port} (${setup.tls === undefined ? 'plaintext' : 'mTLS'}), ${first.loaded.classCount} classes and ${first.loaded.grantCount} grants from ${dirs.classes} and ${dirs.grants}`));
   if (metricsServer !== undefined) io.err(oneLine(`lockstep serve: metrics at http://${metricsServer.address}/metrics`));
@@ -189,10 +184,37 @@ export async function runServe(options: ServeOptions, io: CliIo, started?: (addr
   });
   io.err(oneLine(`lockstep serve: ${signal}: draining (${server.inFlight()} calls in flight, up to ${setup.drainGraceMs} ms)`));
   watching.stop();
-  const drained = await server.drain(setup.drainGraceMs, () => arbiter.close());
-  arbiter.close();
+  const drained = await server.drain(setup.drainGraceMs, () => opened.endWaits());
+  await opened.close();
   await metricsServer?.close();
-  await log.close();
   io.err(oneLine(`lockstep serve: stopped${drained.cutShort ? ' (waits still in line after the grace were ended with unavailable)' : ''}`));
   return ExitCode.ok;
+}
+
+/** Single-cluster serving: one log, one arbiter, its epoch confirmed before anything listens. */
+async function openOne(setup: ServeSetup, wrapLog: (log: LockLog) => LockLog, policy: Policy, random: Random, io: CliIo): Promise<{ arbiter: Arbiter; endWaits: () => void; close: () => Promise<void> } | number> {
+  const log = createEtcdLockLog({ endpoints: setup.endpoints });
+  const arbiter = new Arbiter({ log: wrapLog(log), clock: createRealClock(), random, classes: policy, authorizer: policy, approvalIdPrefix: `${Math.floor(random.next() * 2 ** 32).toString(16)}-` });
+  let closed = false;
+  const close = async (): Promise<void> => {
+    arbiter.close();
+    if (closed) return;
+    closed = true;
+    await log.close();
+  };
+  try {
+    const status = await arbiter.status();
+    if (status.sealed !== undefined || status.epoch === undefined) {
+      const why = status.sealed?.kind === 'no-epoch-record' || status.sealed === undefined ? 'the lock log has no epoch record: it is not initialised; run lockstep init --endpoints ... first (ADR-03)' : `the arbiter is sealed (${status.sealed.kind}): the log was restored or replaced, and serves nothing until two operators advance the epoch (ADR-03)`;
+      io.err(oneLine(`lockstep serve: refused: ${why}`));
+      await close();
+      return ExitCode.refused;
+    }
+  } catch (error) {
+    if (!isLockError(error)) throw error;
+    io.err(oneLine(`lockstep serve: cannot reach etcd at ${setup.endpoints.join(',')}: ${error.message}`));
+    await close();
+    return ExitCode.refused;
+  }
+  return { arbiter, endWaits: () => arbiter.close(), close };
 }

@@ -37,4 +37,29 @@ describe('lockstep shards', () => {
     expect(code).toBe(2);
     expect(err.join('\n')).toMatch(message);
   });
+
+  it('answers the same as `lockstep shards size`, and names a missing sizing flag with exit 2', async () => {
+    const args = ['--grants-per-second', '9000', '--keys', '2000', '--shard-ceiling', '1000', '--add', '3', '--class', 'examples/classes/ledger-writes.yaml', '--json'];
+    const [plain, size] = [await runCli('shards', ...args), await runCli('shards', 'size', ...args)];
+    expect([plain.code, size.code]).toEqual([0, 0]);
+    expect(size.out.at(-1)).toBe(plain.out.at(-1));
+    const missing = await runCli('shards', '--keys', '10', '--shards', '2');
+    expect(missing.code).toBe(2);
+    expect(missing.err.join('\n')).toMatch(/--grants-per-second <G>' not specified/);
+  });
+});
+
+describe('lockstep shards move: bad input, refused before anything is dialled (exit 2)', () => {
+  const base = ['shards', 'move', '--from', 'shard-a', '--to', 'shard-b', '--range', 'orders/r-1', '--arbiter', '127.0.0.1:1'];
+  it.each([
+    [['shards', 'move', '--to', 'shard-b', '--range', 'orders/r-1', '--arbiter', '127.0.0.1:1', '--reason', 'rebalance the shards'], /--from is required/],
+    [[...base, '--tls-cert', 'a', '--tls-key', 'b', '--ca', 'c'], /give --reason TEXT to request the move, or --approve ID/],
+    [[...base, '--reason', 'rebalance the shards', '--approve', 'x-1', '--tls-cert', 'a', '--tls-key', 'b', '--ca', 'c'], /not both/],
+    [[...base, '--reason', 'rebalance the shards'], /--tls-cert, --tls-key and --ca are required: a move needs authenticated operators/],
+    [[...base, '--reason', 'rebalance the shards', '--tls-cert', '/nonexistent/cert.pem', '--tls-key', '/nonexistent/key.pem', '--ca', '/nonexistent/ca.pem'], /cannot read a TLS file/],
+  ])('%j', async (args, message) => {
+    const { code, err } = await runCli(...args);
+    expect(code).toBe(2);
+    expect(err.join('\n')).toMatch(message);
+  });
 });

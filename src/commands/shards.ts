@@ -6,13 +6,14 @@ import { checkDocuments } from '../../core/classes/index.js';
 import { BenchFileError, parseBenchText } from '../../core/planner/measured-bench.js';
 import { drainSecondsMax, maxOverMean, movedFraction, shardsNeeded, syntheticUnits } from '../../core/planner/shard-sizing.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
+import { registerShardsMoveCommand } from './shards-move.js';
 import { BENCH_FILE } from '../files/bench-file.js';
 import { InputFileError, readInputFile } from '../files/read-input.js';
 import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
 
 interface ShardsOptions {
-  grantsPerSecond: string;
-  keys: string;
+  grantsPerSecond?: string;
+  keys?: string;
   shards?: string;
   shardCeiling?: string;
   fromBench?: string;
@@ -29,20 +30,34 @@ function collect(value: string, previous: string[]): string[] {
 }
 
 export function registerShardsCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
-  program
+  // Sizing is the command's own action (`lockstep shards --grants-per-second ...`, as before) and also
+  // `lockstep shards size`; `lockstep shards move` is the range move (shards-move.ts). The sizing flags
+  // are checked in runShards, not as commander's required options: those are required of every
+  // subcommand too, and `shards move` has none of them.
+  const shards = program
     .command('shards')
-    .description('Size entity shards (ADR-07/09): shards needed for a grant rate, the spread of rendezvous hashing, keys moved by adding shards, and the drain window of a move.')
-    .requiredOption('--grants-per-second <G>', 'peak grants per second across the entity tier')
-    .requiredOption('--keys <K>', 'how many distinct keys (homing units) to sample the spread with')
+    .description('Size entity shards (ADR-07/09): shards needed for a grant rate, the spread of rendezvous hashing, keys moved by adding shards, and the drain window of a move (also as `shards size`). `shards move` moves a range between shards.');
+  addSizingOptions(shards).action(async (options: ShardsOptions) => {
+    setExitCode(await runShards(options, io));
+  });
+  // The parent declares the same flags, and commander gives flags after `size` to the parent: its values
+  // are the ones given (the subcommand's copy is for `shards size --help`, and holds only defaults).
+  addSizingOptions(shards.command('size').description('Size entity shards (the same as `lockstep shards` with these flags).')).action(async (_options: ShardsOptions, command: Command) => {
+    setExitCode(await runShards((command.parent ?? command).opts<ShardsOptions>(), io));
+  });
+  registerShardsMoveCommand(shards, io, setExitCode);
+}
+
+function addSizingOptions(command: Command): Command {
+  return command
+    .option('--grants-per-second <G>', 'peak grants per second across the entity tier (required)')
+    .option('--keys <K>', 'how many distinct keys (homing units) to sample the spread with (required)')
     .option('--shards <N>', 'the current shard count (default: the count needed)')
     .option('--shard-ceiling <W>', 'grants/s one shard sustains (measure it with lockstep bench)')
     .option('--from-bench <FILE>', 'take the shard ceiling from lockstep bench: its report (--json or --out FILE: the grant cycles/s it carried) or its --profile FILE (the CPU-model ceiling)')
     .option('--add <M>', 'shards to add, for the moved fraction', '1')
     .option('--class <file>', 'LockClass file(s): the drain window is the longest entity-tier TTL (repeatable)', collect, [])
-    .option('--json', 'print {shardsNeeded, maxOverMean, movedFraction, drainSecondsMax, ...} on the last line')
-    .action(async (options: ShardsOptions) => {
-      setExitCode(await runShards(options, io));
-    });
+    .option('--json', 'print {shardsNeeded, maxOverMean, movedFraction, drainSecondsMax, ...} on the last line');
 }
 
 function positive(text: string | undefined, flag: string, integer: boolean, max = Number.MAX_SAFE_INTEGER): number | string {
@@ -54,6 +69,11 @@ function positive(text: string | undefined, flag: string, integer: boolean, max 
 }
 
 async function runShards(options: ShardsOptions, io: CliIo): Promise<number> {
+  const missing = options.grantsPerSecond === undefined ? '--grants-per-second <G>' : options.keys === undefined ? '--keys <K>' : undefined;
+  if (missing !== undefined) {
+    io.err(`lockstep shards: required option '${missing}' not specified (sizing: lockstep shards --grants-per-second G --keys K ...; a range move: lockstep shards move --help)`);
+    return ExitCode.badInput;
+  }
   const g = positive(options.grantsPerSecond, '--grants-per-second', false);
   const k = positive(options.keys, '--keys', true, MAX_SAMPLE_KEYS);
   const m = positive(options.add, '--add', true, 1024);

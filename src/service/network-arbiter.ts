@@ -9,7 +9,9 @@ import { LockError } from '../../core/lock-error.js';
 import type * as Api from '../../core/ports/arbiter-api.js';
 import { rendezvousScore } from '../../core/shards/rendezvous.js';
 import { leaseId } from '../../core/units.js';
-import { AdminService } from '../gen/lockstep/admin/v1/admin_pb.js';
+import type { MoveProposal } from '../../core/shards/move-desk.js';
+import { DEFAULT_DRAIN_WAIT_MS } from '../../core/shards/shard-move.js';
+import { AdminService, type ApproveShardMoveResponse } from '../gen/lockstep/admin/v1/admin_pb.js';
 import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
 import { KeepAliveStream } from './keepalive-stream.js';
 import { IDENTITY_HEADER } from './peer-identity.js';
@@ -34,6 +36,8 @@ export interface NetworkArbiterOptions {
 }
 
 export const DEFAULT_CALL_TIMEOUT_MS = 8000;
+/** A shard move's map writes, epoch advances and polls, beyond its drain window. */
+const MOVE_MARGIN_MS = 60_000;
 /** Errors of a connection that never carried the call: the arbiter did nothing, another may be asked. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
@@ -175,6 +179,17 @@ export class NetworkArbiter implements Api.ArbiterApi {
   async approveEpochAdvance(request: Api.ApproveEpochAdvanceRequest): Promise<Api.AdvanceEpochResponse> {
     const answer = await this.onEach('stale', (e, o) => e.admin.approveEpochAdvance({ requestId: request.requestId }, o));
     return { epoch: answer.epoch, clusterId: BigInt(answer.clusterId === '' ? '0' : answer.clusterId), holdsDeleted: answer.holdsDeleted, requester: answer.requester, approver: answer.approver };
+  }
+
+  /** admin.v1 RequestShardMove (ADR-09, issue 19): served by an arbiter of a topology (lockstep serve --topology). */
+  async requestShardMove(request: { range: string; from: string; to: string; reason: string }): Promise<MoveProposal> {
+    const answer = await this.call(this.orderFor(`/sys/moves/${request.range}`), 'mutating', (e, o) => e.admin.requestShardMove(request, o));
+    return { requestId: answer.requestId, range: answer.range, from: answer.from, to: answer.to, requester: answer.requester, reason: answer.reason, recordedStep: answer.recordedStep === '' ? undefined : (answer.recordedStep as MoveProposal['recordedStep']) };
+  }
+
+  /** Runs the move on the arbiter that took the request: the call lasts the drain window and more. */
+  async approveShardMove(request: { requestId: string; range: string; from: string; to: string }, drainWaitMs = DEFAULT_DRAIN_WAIT_MS): Promise<ApproveShardMoveResponse> {
+    return this.onEach('stale', (e, o) => e.admin.approveShardMove(request, { timeoutMs: o.timeoutMs + drainWaitMs + MOVE_MARGIN_MS }));
   }
 
   async status(): Promise<Api.ArbiterStatus> {

@@ -12,7 +12,7 @@ import type { ArbiterService } from '../../core/ports/caller.js';
 import { Health } from '../gen/grpc/health/v1/health_pb.js';
 import { AdminService } from '../gen/lockstep/admin/v1/admin_pb.js';
 import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
-import { adminServiceImpl } from './admin-service.js';
+import { type MoveDesk, adminServiceImpl } from './admin-service.js';
 import { CALLER, CallGuard, type CallerOutcome } from './call-guard.js';
 import { HealthState, healthServiceImpl } from './health.js';
 import { lockServiceImpl } from './lock-service.js';
@@ -27,6 +27,8 @@ export interface ServerTls {
 
 export interface ArbiterServerOptions {
   readonly arbiter: ArbiterService;
+  /** With --topology: the shard moves this arbiter runs (admin.v1 RequestShardMove/ApproveShardMove). */
+  readonly moves?: MoveDesk;
   readonly host: string;
   readonly port: number;
   readonly tls?: ServerTls;
@@ -59,7 +61,7 @@ export async function startArbiterServer(options: ArbiterServerOptions): Promise
     grpcWeb: false,
     routes: (router) => {
       router.service(LockService, lockServiceImpl(options.arbiter, guard));
-      router.service(AdminService, adminServiceImpl(options.arbiter, guard));
+      router.service(AdminService, adminServiceImpl(options.arbiter, guard, options.moves));
       router.service(Health, healthServiceImpl(health));
     },
     contextValues: (request) => {

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file lockstep/admin/v1/admin.proto.
  */
 export const file_lockstep_admin_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("Ch1sb2Nrc3RlcC9hZG1pbi92MS9hZG1pbi5wcm90bxIRbG9ja3N0ZXAuYWRtaW4udjEibwoaUmVxdWVzdEZvcmNlUmVsZWFzZVJlcXVlc3QSCwoDa2V5GAEgASgJEhYKDmV4cGVjdGVkX3Rva2VuGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIcChRhY2tub3dsZWRnZV91bmZlbmNlZBgEIAEoCCK/AQobUmVxdWVzdEZvcmNlUmVsZWFzZVJlc3BvbnNlEhIKCnJlcXVlc3RfaWQYASABKAkSCwoDa2V5GAIgASgJEigKBmhvbGRlchgDIAEoCzIYLmxvY2tzdGVwLmxvY2sudjEuSG9sZGVyEjIKC2VuZm9yY2VtZW50GAQgASgOMh0ubG9ja3N0ZXAubG9jay52MS5FbmZvcmNlbWVudBIRCglyZXF1ZXN0ZXIYBSABKAkSDgoGcmVhc29uGAYgASgJIk4KGkFwcHJvdmVGb3JjZVJlbGVhc2VSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSHAoUYWNrbm93bGVkZ2VfdW5mZW5jZWQYAiABKAginAEKG0FwcHJvdmVGb3JjZVJlbGVhc2VSZXNwb25zZRIQCghyZWxlYXNlZBgBIAEoCBIyCgtlbmZvcmNlbWVudBgCIAEoDjIdLmxvY2tzdGVwLmxvY2sudjEuRW5mb3JjZW1lbnQSEgoKcmVjb3JkX2tleRgDIAEoCRIRCglyZXF1ZXN0ZXIYBCABKAkSEAoIYXBwcm92ZXIYBSABKAkiLAoaUmVxdWVzdEVwb2NoQWR2YW5jZVJlcXVlc3QSDgoGcmVhc29uGAEgASgJIlQKG1JlcXVlc3RFcG9jaEFkdmFuY2VSZXNwb25zZRISCgpyZXF1ZXN0X2lkGAEgASgJEhEKCXJlcXVlc3RlchgCIAEoCRIOCgZyZWFzb24YAyABKAkiMAoaQXBwcm92ZUVwb2NoQWR2YW5jZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCSJ8ChtBcHByb3ZlRXBvY2hBZHZhbmNlUmVzcG9uc2USDQoFZXBvY2gYASABKA0SEgoKY2x1c3Rlcl9pZBgCIAEoCRIVCg1ob2xkc19kZWxldGVkGAMgASgNEhEKCXJlcXVlc3RlchgEIAEoCRIQCghhcHByb3ZlchgFIAEoCSISChBHZXRTdGF0dXNSZXF1ZXN0ImQKEUdldFN0YXR1c1Jlc3BvbnNlEg0KBWVwb2NoGAEgASgNEhIKCmNsdXN0ZXJfaWQYAiABKAkSLAoGc2VhbGVkGAMgASgLMhwubG9ja3N0ZXAubG9jay52MS5TZWFsUmVhc29uMr4ECgxBZG1pblNlcnZpY2USdAoTUmVxdWVzdEZvcmNlUmVsZWFzZRItLmxvY2tzdGVwLmFkbWluLnYxLlJlcXVlc3RGb3JjZVJlbGVhc2VSZXF1ZXN0Gi4ubG9ja3N0ZXAuYWRtaW4udjEuUmVxdWVzdEZvcmNlUmVsZWFzZVJlc3BvbnNlEnQKE0FwcHJvdmVGb3JjZVJlbGVhc2USLS5sb2Nrc3RlcC5hZG1pbi52MS5BcHByb3ZlRm9yY2VSZWxlYXNlUmVxdWVzdBouLmxvY2tzdGVwLmFkbWluLnYxLkFwcHJvdmVGb3JjZVJlbGVhc2VSZXNwb25zZRJ0ChNSZXF1ZXN0RXBvY2hBZHZhbmNlEi0ubG9ja3N0ZXAuYWRtaW4udjEuUmVxdWVzdEVwb2NoQWR2YW5jZVJlcXVlc3QaLi5sb2Nrc3RlcC5hZG1pbi52MS5SZXF1ZXN0RXBvY2hBZHZhbmNlUmVzcG9uc2USdAoTQXBwcm92ZUVwb2NoQWR2YW5jZRItLmxvY2tzdGVwLmFkbWluLnYxLkFwcHJvdmVFcG9jaEFkdmFuY2VSZXF1ZXN0Gi4ubG9ja3N0ZXAuYWRtaW4udjEuQXBwcm92ZUVwb2NoQWR2YW5jZVJlc3BvbnNlElYKCUdldFN0YXR1cxIjLmxvY2tzdGVwLmFkbWluLnYxLkdldFN0YXR1c1JlcXVlc3QaJC5sb2Nrc3RlcC5hZG1pbi52MS5HZXRTdGF0dXNSZXNwb25zZWIGcHJvdG8z", [file_lockstep_lock_v1_lock]);
+  fileDesc("Ch1sb2Nrc3RlcC9hZG1pbi92MS9hZG1pbi5wcm90bxIRbG9ja3N0ZXAuYWRtaW4udjEibwoaUmVxdWVzdEZvcmNlUmVsZWFzZVJlcXVlc3QSCwoDa2V5GAEgASgJEhYKDmV4cGVjdGVkX3Rva2VuGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIcChRhY2tub3dsZWRnZV91bmZlbmNlZBgEIAEoCCK/AQobUmVxdWVzdEZvcmNlUmVsZWFzZVJlc3BvbnNlEhIKCnJlcXVlc3RfaWQYASABKAkSCwoDa2V5GAIgASgJEigKBmhvbGRlchgDIAEoCzIYLmxvY2tzdGVwLmxvY2sudjEuSG9sZGVyEjIKC2VuZm9yY2VtZW50GAQgASgOMh0ubG9ja3N0ZXAubG9jay52MS5FbmZvcmNlbWVudBIRCglyZXF1ZXN0ZXIYBSABKAkSDgoGcmVhc29uGAYgASgJIk4KGkFwcHJvdmVGb3JjZVJlbGVhc2VSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSHAoUYWNrbm93bGVkZ2VfdW5mZW5jZWQYAiABKAginAEKG0FwcHJvdmVGb3JjZVJlbGVhc2VSZXNwb25zZRIQCghyZWxlYXNlZBgBIAEoCBIyCgtlbmZvcmNlbWVudBgCIAEoDjIdLmxvY2tzdGVwLmxvY2sudjEuRW5mb3JjZW1lbnQSEgoKcmVjb3JkX2tleRgDIAEoCRIRCglyZXF1ZXN0ZXIYBCABKAkSEAoIYXBwcm92ZXIYBSABKAkiLAoaUmVxdWVzdEVwb2NoQWR2YW5jZVJlcXVlc3QSDgoGcmVhc29uGAEgASgJIlQKG1JlcXVlc3RFcG9jaEFkdmFuY2VSZXNwb25zZRISCgpyZXF1ZXN0X2lkGAEgASgJEhEKCXJlcXVlc3RlchgCIAEoCRIOCgZyZWFzb24YAyABKAkiMAoaQXBwcm92ZUVwb2NoQWR2YW5jZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCSJ8ChtBcHByb3ZlRXBvY2hBZHZhbmNlUmVzcG9uc2USDQoFZXBvY2gYASABKA0SEgoKY2x1c3Rlcl9pZBgCIAEoCRIVCg1ob2xkc19kZWxldGVkGAMgASgNEhEKCXJlcXVlc3RlchgEIAEoCRIQCghhcHByb3ZlchgFIAEoCSISChBHZXRTdGF0dXNSZXF1ZXN0ImQKEUdldFN0YXR1c1Jlc3BvbnNlEg0KBWVwb2NoGAEgASgNEhIKCmNsdXN0ZXJfaWQYAiABKAkSLAoGc2VhbGVkGAMgASgLMhwubG9ja3N0ZXAubG9jay52MS5TZWFsUmVhc29uIlIKF1JlcXVlc3RTaGFyZE1vdmVSZXF1ZXN0Eg0KBXJhbmdlGAEgASgJEgwKBGZyb20YAiABKAkSCgoCdG8YAyABKAkSDgoGcmVhc29uGAQgASgJIpEBChhSZXF1ZXN0U2hhcmRNb3ZlUmVzcG9uc2USEgoKcmVxdWVzdF9pZBgBIAEoCRINCgVyYW5nZRgCIAEoCRIMCgRmcm9tGAMgASgJEgoKAnRvGAQgASgJEhEKCXJlcXVlc3RlchgFIAEoCRIOCgZyZWFzb24YBiABKAkSFQoNcmVjb3JkZWRfc3RlcBgHIAEoCSJWChdBcHByb3ZlU2hhcmRNb3ZlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEg0KBXJhbmdlGAIgASgJEgwKBGZyb20YAyABKAkSCgoCdG8YBCABKAkisQEKGEFwcHJvdmVTaGFyZE1vdmVSZXNwb25zZRINCgVyYW5nZRgBIAEoCRIMCgRmcm9tGAIgASgJEgoKAnRvGAMgASgJEgwKBHN0ZXAYBCABKAkSEQoJcmVxdWVzdGVyGAUgASgJEhAKCGFwcHJvdmVyGAYgASgJEhIKCmZyb21fZXBvY2gYByABKA0SEAoIdG9fZXBvY2gYCCABKA0SEwoLbWFwX3ZlcnNpb24YCSABKA0ymAYKDEFkbWluU2VydmljZRJ0ChNSZXF1ZXN0Rm9yY2VSZWxlYXNlEi0ubG9ja3N0ZXAuYWRtaW4udjEuUmVxdWVzdEZvcmNlUmVsZWFzZVJlcXVlc3QaLi5sb2Nrc3RlcC5hZG1pbi52MS5SZXF1ZXN0Rm9yY2VSZWxlYXNlUmVzcG9uc2USdAoTQXBwcm92ZUZvcmNlUmVsZWFzZRItLmxvY2tzdGVwLmFkbWluLnYxLkFwcHJvdmVGb3JjZVJlbGVhc2VSZXF1ZXN0Gi4ubG9ja3N0ZXAuYWRtaW4udjEuQXBwcm92ZUZvcmNlUmVsZWFzZVJlc3BvbnNlEnQKE1JlcXVlc3RFcG9jaEFkdmFuY2USLS5sb2Nrc3RlcC5hZG1pbi52MS5SZXF1ZXN0RXBvY2hBZHZhbmNlUmVxdWVzdBouLmxvY2tzdGVwLmFkbWluLnYxLlJlcXVlc3RFcG9jaEFkdmFuY2VSZXNwb25zZRJ0ChNBcHByb3ZlRXBvY2hBZHZhbmNlEi0ubG9ja3N0ZXAuYWRtaW4udjEuQXBwcm92ZUVwb2NoQWR2YW5jZVJlcXVlc3QaLi5sb2Nrc3RlcC5hZG1pbi52MS5BcHByb3ZlRXBvY2hBZHZhbmNlUmVzcG9uc2USVgoJR2V0U3RhdHVzEiMubG9ja3N0ZXAuYWRtaW4udjEuR2V0U3RhdHVzUmVxdWVzdBokLmxvY2tzdGVwLmFkbWluLnYxLkdldFN0YXR1c1Jlc3BvbnNlEmsKEFJlcXVlc3RTaGFyZE1vdmUSKi5sb2Nrc3RlcC5hZG1pbi52MS5SZXF1ZXN0U2hhcmRNb3ZlUmVxdWVzdBorLmxvY2tzdGVwLmFkbWluLnYxLlJlcXVlc3RTaGFyZE1vdmVSZXNwb25zZRJrChBBcHByb3ZlU2hhcmRNb3ZlEioubG9ja3N0ZXAuYWRtaW4udjEuQXBwcm92ZVNoYXJkTW92ZVJlcXVlc3QaKy5sb2Nrc3RlcC5hZG1pbi52MS5BcHByb3ZlU2hhcmRNb3ZlUmVzcG9uc2ViBnByb3RvMw", [file_lockstep_lock_v1_lock]);
 
 /**
  * @generated from message lockstep.admin.v1.RequestForceReleaseRequest
@@ -308,6 +308,182 @@ export const GetStatusResponseSchema: GenMessage<GetStatusResponse> = /*@__PURE_
   messageDesc(file_lockstep_admin_v1_admin, 9);
 
 /**
+ * @generated from message lockstep.admin.v1.RequestShardMoveRequest
+ */
+export type RequestShardMoveRequest = Message<"lockstep.admin.v1.RequestShardMoveRequest"> & {
+  /**
+   * The homing unit: namespace/first-segment, or a namespace.
+   *
+   * @generated from field: string range = 1;
+   */
+  range: string;
+
+  /**
+   * @generated from field: string from = 2;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 3;
+   */
+  to: string;
+
+  /**
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message lockstep.admin.v1.RequestShardMoveRequest.
+ * Use `create(RequestShardMoveRequestSchema)` to create a new message.
+ */
+export const RequestShardMoveRequestSchema: GenMessage<RequestShardMoveRequest> = /*@__PURE__*/
+  messageDesc(file_lockstep_admin_v1_admin, 10);
+
+/**
+ * @generated from message lockstep.admin.v1.RequestShardMoveResponse
+ */
+export type RequestShardMoveResponse = Message<"lockstep.admin.v1.RequestShardMoveResponse"> & {
+  /**
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: string range = 2;
+   */
+  range: string;
+
+  /**
+   * @generated from field: string from = 3;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 4;
+   */
+  to: string;
+
+  /**
+   * @generated from field: string requester = 5;
+   */
+  requester: string;
+
+  /**
+   * @generated from field: string reason = 6;
+   */
+  reason: string;
+
+  /**
+   * The step the coord cluster's journal records for a move being resumed; empty for a new move.
+   *
+   * @generated from field: string recorded_step = 7;
+   */
+  recordedStep: string;
+};
+
+/**
+ * Describes the message lockstep.admin.v1.RequestShardMoveResponse.
+ * Use `create(RequestShardMoveResponseSchema)` to create a new message.
+ */
+export const RequestShardMoveResponseSchema: GenMessage<RequestShardMoveResponse> = /*@__PURE__*/
+  messageDesc(file_lockstep_admin_v1_admin, 11);
+
+/**
+ * @generated from message lockstep.admin.v1.ApproveShardMoveRequest
+ */
+export type ApproveShardMoveRequest = Message<"lockstep.admin.v1.ApproveShardMoveRequest"> & {
+  /**
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * What the approver approves: refused unless the request moves exactly this range from and to these shards.
+   *
+   * @generated from field: string range = 2;
+   */
+  range: string;
+
+  /**
+   * @generated from field: string from = 3;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 4;
+   */
+  to: string;
+};
+
+/**
+ * Describes the message lockstep.admin.v1.ApproveShardMoveRequest.
+ * Use `create(ApproveShardMoveRequestSchema)` to create a new message.
+ */
+export const ApproveShardMoveRequestSchema: GenMessage<ApproveShardMoveRequest> = /*@__PURE__*/
+  messageDesc(file_lockstep_admin_v1_admin, 12);
+
+/**
+ * @generated from message lockstep.admin.v1.ApproveShardMoveResponse
+ */
+export type ApproveShardMoveResponse = Message<"lockstep.admin.v1.ApproveShardMoveResponse"> & {
+  /**
+   * @generated from field: string range = 1;
+   */
+  range: string;
+
+  /**
+   * @generated from field: string from = 2;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 3;
+   */
+  to: string;
+
+  /**
+   * The journal's last step: "flipped" once the range is served by the destination.
+   *
+   * @generated from field: string step = 4;
+   */
+  step: string;
+
+  /**
+   * @generated from field: string requester = 5;
+   */
+  requester: string;
+
+  /**
+   * @generated from field: string approver = 6;
+   */
+  approver: string;
+
+  /**
+   * @generated from field: uint32 from_epoch = 7;
+   */
+  fromEpoch: number;
+
+  /**
+   * @generated from field: uint32 to_epoch = 8;
+   */
+  toEpoch: number;
+
+  /**
+   * @generated from field: uint32 map_version = 9;
+   */
+  mapVersion: number;
+};
+
+/**
+ * Describes the message lockstep.admin.v1.ApproveShardMoveResponse.
+ * Use `create(ApproveShardMoveResponseSchema)` to create a new message.
+ */
+export const ApproveShardMoveResponseSchema: GenMessage<ApproveShardMoveResponse> = /*@__PURE__*/
+  messageDesc(file_lockstep_admin_v1_admin, 13);
+
+/**
  * @generated from service lockstep.admin.v1.AdminService
  */
 export const AdminService: GenService<{
@@ -358,6 +534,28 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof GetStatusRequestSchema;
     output: typeof GetStatusResponseSchema;
+  },
+  /**
+   * Proposes moving a range between two entity shards of the topology the arbiter serves (ADR-09, issue
+   * 19). Nothing is written; a move already recorded on the coord cluster is shown and resumed.
+   *
+   * @generated from rpc lockstep.admin.v1.AdminService.RequestShardMove
+   */
+  requestShardMove: {
+    methodKind: "unary";
+    input: typeof RequestShardMoveRequestSchema;
+    output: typeof RequestShardMoveResponseSchema;
+  },
+  /**
+   * A second, different operator approves: the arbiter runs the move (drain, wait for holds, advance the
+   * destination above the source, flip the map) and answers once the map flipped.
+   *
+   * @generated from rpc lockstep.admin.v1.AdminService.ApproveShardMove
+   */
+  approveShardMove: {
+    methodKind: "unary";
+    input: typeof ApproveShardMoveRequestSchema;
+    output: typeof ApproveShardMoveResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_lockstep_admin_v1_admin, 0);
