@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { GateReport } from '../gate/gate-report.js';
-import { runLockstep } from '../testing/lockstep-process.js';
+import { runLockstep, startLockstep } from '../testing/lockstep-process.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'lockstep-gate-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -64,5 +64,22 @@ describe('lockstep gate on a real 3-member etcd cluster', () => {
     const checked = await runLockstep(['check', '--model', 'lock', '--resource', 'fenced', report.files.history]);
     expect(checked.code, checked.stdout).toBe(1);
     expect(checked.stdout).toMatch(/violation: 1 of 1 key not linearizable/);
+  });
+});
+
+describe('lockstep gate interrupted', () => {
+  it('SIGINT mid-run exits 130 and leaves none of its processes or its temp dir behind', { timeout: 180_000 }, async () => {
+    const run = startLockstep(['gate', '--json', '--duration', '5m', '--seed', 'interrupt', '--out', join(scratch, 'interrupted')]);
+    await run.waitForStderr(/running for/, 120_000);
+    await new Promise((resolve) => setTimeout(resolve, 3_000)); // faults and clients under way
+    run.child.kill('SIGINT');
+    const { code } = await run.exited;
+    expect(code, run.stderr().slice(-2000)).toBe(130);
+    const answer = JSON.parse(run.stdout()) as { verdict: string; processes: GateReport['processes'] };
+    expect(answer.verdict).toBe('interrupted');
+    expect(answer.processes.pids.length).toBeGreaterThan(5);
+    expect(answer.processes.pids.filter(alive)).toEqual([]);
+    expect(existsSync(answer.processes.tempDir)).toBe(false);
+    expect(existsSync(join(scratch, 'interrupted'))).toBe(false); // no half-written report
   });
 });

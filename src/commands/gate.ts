@@ -65,7 +65,7 @@ async function gate(flags: GateFlags, io: CliIo): Promise<number> {
     return outcome.report.ok ? ExitCode.ok : ExitCode.failed;
   } catch (error) {
     if (error instanceof GateAborted) {
-      if (plan.json) io.out(JSON.stringify({ ok: false, verdict: 'interrupted' }));
+      if (plan.json) io.out(JSON.stringify({ ok: false, verdict: 'interrupted', ...(error.processes === undefined ? {} : { processes: error.processes }) }));
       return INTERRUPTED;
     }
     throw error;

@@ -23,6 +23,9 @@ const PROGRESS_EVERY_MS = 1_000;
 const PROGRESS_LINE_EVERY_MS = 10_000; // off a terminal: a line now and then, not a redraw
 
 export class GateAborted extends Error {
+  /** What the run had started (all stopped by the time this reaches the command), for the --json answer. */
+  processes: { readonly pids: readonly number[]; readonly tempDir: string } | undefined;
+
   constructor() {
     super('aborted');
   }
@@ -125,6 +128,9 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
     await writeFileAtomically(files.report, reportHtml(report));
     await writeFileAtomically(files.json, `${JSON.stringify(report, null, 1)}\n`);
     return { report, text: reportText(report) };
+  } catch (error) {
+    if (error instanceof GateAborted) error.processes = { pids: real.allPids(), tempDir: real.rootDir };
+    throw error;
   } finally {
     clearInterval(progress);
     target?.cancelAll();

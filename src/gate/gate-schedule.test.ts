@@ -19,7 +19,7 @@ describe('the gate\'s drawn fault schedule', () => {
 
   it.each(['1', '2', '3', '4', '5'])('seed %s: a 5-minute run has every kind the real cluster can inject, and passes the validator', (seed) => {
     const faults = draw(seed, 300_000);
-    const injectable = FAULT_KINDS.filter((kind) => REAL_CANNOT[kind] === undefined && kind !== 'stall-disk');
+    const injectable = FAULT_KINDS.filter((kind) => REAL_CANNOT[kind] === undefined);
     expect(new Set(faults.map((f) => f.kind))).toEqual(new Set(injectable));
     expect(checkFaultSchedule(faults, { processes, horizonMs: 300_000 })).toEqual(faults);
     // @holder pauses outlast the 5 s lease, so the log expires a paused holder's hold.

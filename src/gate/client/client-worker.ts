@@ -48,7 +48,9 @@ function resourceFor(config: ClientConfig): (key: string, token: bigint, value: 
   }
   return (key, token, value) => {
     let register = registers.get(key);
-    if (register === undefined) registers.set(key, (register = new FileRegister(dirOf(key))));
+    // at-or-above: a holder writes several times with its one token (each unit of work); a lower token is
+    // refused either way (core/fence, ADR-16).
+    if (register === undefined) registers.set(key, (register = new FileRegister(dirOf(key), 'at-or-above')));
     return register.write(token, value);
   };
 }
