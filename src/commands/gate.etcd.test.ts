@@ -67,6 +67,23 @@ describe('lockstep gate on a real 3-member etcd cluster', () => {
   });
 });
 
+describe('lockstep gate with a holder whose clock runs slow', () => {
+  it('a holder at x0.3 (--slow-holder), its keepalives cut short by arbiter pauses, is reported by the deadline check', { timeout: 240_000 }, async () => {
+    // client-1's library renews every TTL/3 and fences at TTL - 1 s after its last good keepalive, on a
+    // clock at x0.3: 5.6 s and 13.3 s of real time. With both arbiters paused for 6 s every session's
+    // lease runs out (5 s); a library on a true clock fences 4 s after its last good keepalive, before
+    // that, and client-1's only at 13.3 s, long after.
+    const faults = join(scratch, 'arbiter-pauses.json');
+    writeFileSync(faults, JSON.stringify([4_000, 18_000].flatMap((atMs) => ['arbiter-1', 'arbiter-2'].map((target) => ({ atMs, kind: 'pause', target, forMs: 6_000 })))));
+    const { code, report } = await gate(['--duration', '32s', '--clients', '2', '--keys', '2', '--slow-holder', '--faults', faults, '--out', join(scratch, 'slow')]);
+    expect(code).toBe(1);
+    const deadline = report.checks.find((c) => c.name === 'deadline');
+    expect(deadline?.ok).toBe(false);
+    expect(deadline?.violations.every((v) => v.involved.every((i) => i.holder === 'client-1'))).toBe(true); // only the slow one
+    expect(report.checks.filter((c) => c.name !== 'deadline').every((c) => c.ok)).toBe(true); // the fence refused its stale writes
+  });
+});
+
 describe('lockstep gate interrupted', () => {
   it('SIGINT mid-run exits 130 and leaves none of its processes or its temp dir behind', { timeout: 180_000 }, async () => {
     const run = startLockstep(['gate', '--json', '--duration', '5m', '--seed', 'interrupt', '--out', join(scratch, 'interrupted')]);
