@@ -65,6 +65,8 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
     await tail.start();
     const workloadStart = now();
     target = new RealFaultTarget(real, () => now() - workloadStart, (client) => recorder.holding(client), now);
+    await target.refreshLeader();
+    target.watchLeader();
     faultRun = runFaults(target, plan.faults);
     say(`running for ${formatMs(plan.durationMs)} under ${plan.faults.length} faults (${plan.scheduleSource})`);
     let lastLine = 0;

@@ -18,6 +18,8 @@ export const REAL_CANNOT: Readonly<Record<string, string>> = {
   restore: 'a snapshot restore replaces the cluster; not built for real processes',
 };
 
+const LEADER_POLL_MS = 300;
+
 export class RealFaultTarget implements FaultTarget {
   readonly outages: HolderOutage[] = [];
   private readonly leaderCache: { name: string | undefined } = { name: undefined };
@@ -46,13 +48,31 @@ export class RealFaultTarget implements FaultTarget {
 
   /** Cancels everything scheduled (the workload ended). */
   cancelAll(): void {
+    clearInterval(this.poller);
+    this.poller = undefined;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
   }
 
+  private poller: NodeJS.Timeout | undefined;
+  private polling = false;
+
   /** Asks the members who leads; resolve() then answers `@leader` and `@follower` from it. */
   async refreshLeader(): Promise<void> {
-    this.leaderCache.name = await this.real.leader();
+    const leader = await this.real.leader();
+    if (leader !== undefined) this.leaderCache.name = leader;
+  }
+
+  /**
+   * Keeps the leader known in the background, so resolve() answers at once (a dispatcher calls it
+   * synchronously when a fault fires). Stopped by cancelAll().
+   */
+  watchLeader(everyMs = LEADER_POLL_MS): void {
+    this.poller ??= setInterval(() => {
+      if (this.polling) return;
+      this.polling = true;
+      void this.refreshLeader().finally(() => (this.polling = false));
+    }, everyMs);
   }
 
   resolve(target: string): string {
