@@ -9,8 +9,9 @@
 //   invoke on the gate's clock;
 // - deadline (ADR-12): each hold the log ended by expiry was fenced by its holder's library first, its
 //   fence stamped when the gate heard of it, the expiry at its bounded instant; excused while the holder
-//   was paused. Holds no client was told of (an acquire of unknown outcome) and holds whose release was in
-//   doubt have no handle to fence them, and are counted, not checked.
+//   was paused. A released handle's session is watched by its client until the release is known to have
+//   deleted the hold, so a hold whose release was in doubt has its fence too. Holds no client was told of
+//   (an acquire of unknown outcome) have no handle to fence them, and are counted, not checked.
 // Not run: belief (canStart() spans in true time: a real process's belief has no true time the gate can
 // read without a clock of its own in the holder; the deadline check and the fence stand in for it) and
 // audit-complete (the gate's watch is the audit: there is no second recorder to compare it with).
@@ -37,7 +38,7 @@ export interface GateChecks {
   /** The history file's events: the clients' and the log's, in time order. */
   readonly events: HistoryEvent[];
   readonly grants: GrantRecord[];
-  readonly notDeadlineChecked: { readonly unknownToClients: number; readonly releaseInDoubt: number };
+  readonly notDeadlineChecked: { readonly unknownToClients: number };
   readonly logEvents: number;
 }
 
@@ -66,9 +67,8 @@ export function checkGate(evidence: GateEvidence): GateChecks {
   );
   // The deadline, on the holds a client's library owned a handle of to the end (header).
   const told = new Set(clientEvents.filter((e) => e.f === 'acquire' && e.type === 'ok').map((e) => `${e.key} ${(e.value as { token: string }).token}`));
-  const inDoubt = new Set(releasesInDoubt(clientEvents));
   const expired = grants.filter((g) => g.endReason === 'expiry');
-  const owned = grants.filter((g) => told.has(`${g.key} ${g.token}`) && !inDoubt.has(`${g.key} ${g.token}`));
+  const owned = grants.filter((g) => told.has(`${g.key} ${g.token}`));
   results.push(checkDeadline(owned, evidence.recorder.fences, evidence.outages));
   return {
     results,
@@ -77,23 +77,6 @@ export function checkGate(evidence: GateEvidence): GateChecks {
     logEvents: logEvents.length,
     notDeadlineChecked: {
       unknownToClients: expired.filter((g) => !told.has(`${g.key} ${g.token}`)).length,
-      releaseInDoubt: expired.filter((g) => inDoubt.has(`${g.key} ${g.token}`)).length,
     },
   };
-}
-
-function releasesInDoubt(events: readonly HistoryEvent[]): string[] {
-  const open = new Map<string, HistoryEvent>();
-  const found: string[] = [];
-  for (const event of events) {
-    if (event.type === 'invoke') {
-      open.set(event.process, event);
-      continue;
-    }
-    const invoke = open.get(event.process);
-    open.delete(event.process);
-    if (invoke?.f === 'release' && event.type === 'info') found.push(`${invoke.key} ${(invoke.value as { token: string }).token}`);
-  }
-  for (const invoke of open.values()) if (invoke.f === 'release') found.push(`${invoke.key} ${(invoke.value as { token: string }).token}`);
-  return found;
 }

@@ -50,7 +50,7 @@ function sample(): GateReport {
     schedule: 'drawn from seed 1', operations: { ok: 10, fail: 2, info: 1 }, grants: 5, logEvents: 1,
     faults: { counts: faultCounts(lines), lines }, cannotInject: cannotInject(),
     checks: [{ name: 'fence', ok: false, verdict: 'violated', detail: '1 violation: ...', violations: [{ kind: 'unfenced-overlap', key: 'k', message: 'two <holders>', involved: [] }] }],
-    notRun: NOT_RUN, notDeadlineChecked: { unknownToClients: 0, releaseInDoubt: 0 }, problems: [],
+    notRun: NOT_RUN, notDeadlineChecked: { unknownToClients: 0 }, problems: [],
     files: { history: '/o/history.jsonl', faults: '/o/faults.json', report: '/o/report.html', json: '/o/report.json' },
     processes: { pids: [], tempDir: '/tmp/x' },
   };

@@ -23,7 +23,7 @@ export interface GateReport {
   readonly cannotInject: readonly { readonly kind: string; readonly why: string }[];
   readonly checks: readonly { readonly name: string; readonly ok: boolean; readonly verdict: string; readonly detail: string; readonly violations: CheckResult['violations'] }[];
   readonly notRun: readonly { readonly check: string; readonly why: string }[];
-  readonly notDeadlineChecked: { readonly unknownToClients: number; readonly releaseInDoubt: number };
+  readonly notDeadlineChecked: { readonly unknownToClients: number };
   readonly problems: readonly string[];
   readonly files: { readonly history: string; readonly faults: string; readonly report: string; readonly json: string };
   readonly processes: { readonly pids: readonly number[]; readonly tempDir: string };
@@ -54,7 +54,7 @@ export function reportText(report: GateReport): string {
   lines.push('  checks:');
   for (const check of report.checks) lines.push(`    ${check.ok ? 'ok  ' : check.verdict === 'unknown' ? '??  ' : 'FAIL'} ${check.name}: ${check.detail}`);
   const skipped = report.notDeadlineChecked;
-  if (skipped.unknownToClients + skipped.releaseInDoubt > 0) lines.push(`    (deadline: ${skipped.unknownToClients} expired holds no client was told of and ${skipped.releaseInDoubt} whose release was in doubt have no handle to fence them: not checked)`);
+  if (skipped.unknownToClients > 0) lines.push(`    (deadline: ${skipped.unknownToClients} expired holds no client was told of (acquires of unknown outcome) have no handle to fence them: not checked)`);
   lines.push(`  not run on real processes: ${report.notRun.map((n) => n.check).join('; ')} (the report file says why)`);
   lines.push(`  cannot inject here: ${report.cannotInject.map((c) => c.kind).join(', ')}`);
   for (const problem of report.problems.slice(0, 10)) lines.push(`  problem: ${problem}`);

@@ -1,7 +1,7 @@
 // The gate's fault schedule drawn from --seed (issue 15): episodes of one fault each, with time to
 // recover between them, until the run's end less a quiet tail. The first few episodes are the ones a
 // short run must have (a holder's pause, a member's kill and restart, the leader's isolation, the
-// leader's pause); then every kind the real cluster can inject in a seeded order, again and again, so a
+// leader's pause); then the others (a holder cut off from the arbiters among them) in a seeded order, again and again, so a
 // 5-minute run has each at least once. Plain data (scenarios/faults.ts), checked by the one validator
 // (checkFaultSchedule) like a schedule from a file. Deterministic per seed: seedrandom, as elsewhere.
 import type { Fault } from '../../scenarios/faults.js';
@@ -15,10 +15,10 @@ export interface ScheduleShape {
   readonly clients: readonly string[];
 }
 
-type Episode = 'pause-holder' | 'crash-member' | 'isolate-leader' | 'pause-leader' | 'pause-follower' | 'pause-arbiter' | 'crash-arbiter' | 'slow-leader' | 'pause-resume' | 'step-arbiter';
+type Episode = 'pause-holder' | 'crash-member' | 'isolate-leader' | 'pause-leader' | 'pause-follower' | 'pause-arbiter' | 'crash-arbiter' | 'slow-leader' | 'pause-resume' | 'step-arbiter' | 'isolate-holder';
 
 const FIRST: readonly Episode[] = ['pause-holder', 'crash-member', 'isolate-leader', 'pause-leader'];
-const REST: readonly Episode[] = ['pause-follower', 'pause-arbiter', 'crash-arbiter', 'slow-leader', 'pause-resume', 'step-arbiter'];
+const REST: readonly Episode[] = ['pause-follower', 'pause-arbiter', 'crash-arbiter', 'slow-leader', 'pause-resume', 'step-arbiter', 'isolate-holder'];
 const START_MS = 3_000;
 const QUIET_TAIL_MS = 6_000;
 const RECOVER_MS: readonly [number, number] = [2_000, 4_000];
@@ -95,6 +95,12 @@ export function drawSchedule(seed: string, shape: ScheduleShape): Fault[] {
       case 'isolate-leader': {
         const forMs = between([3_000, 6_000]);
         return { faults: [{ atMs: at, kind: 'partition', id, from: ['@leader'], to: [...shape.members] }, { atMs: at + forMs, kind: 'heal', id }], lengthMs: forMs };
+      }
+      case 'isolate-holder': {
+        // A holder cut off from every arbiter past its lease: its library fences at its deadline, the log
+        // expires the hold, the key goes on to another client (the cut-off holder of ADR-12).
+        const forMs = between(HOLDER_PAUSE_MS);
+        return { faults: [{ atMs: at, kind: 'partition', id, from: ['@holder'], to: [...shape.arbiters] }, { atMs: at + forMs, kind: 'heal', id }], lengthMs: forMs };
       }
       case 'slow-leader': {
         const forMs = between([3_000, 6_000]);

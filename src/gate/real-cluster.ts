@@ -151,8 +151,10 @@ export class RealCluster {
     const addresses = ports.map((port) => `127.0.0.1:${port}`);
     say(`starting ${clients.length} clients on ${setup.keys} keys`);
     for (const name of clients) {
+      const dial: string[] = [];
+      for (const [i, arbiter] of arbiters.entries()) dial.push(await this.mesh.addClientLink(name, arbiter, ports[i] as number));
       const config: ClientConfig = {
-        name, identity: identityOf(name), arbiters: addresses, className: GATE_CLASS, ttlSeconds: GATE_TTL_SECONDS, keys: keyNames(setup.keys),
+        name, identity: identityOf(name), arbiters: addresses, dial, className: GATE_CLASS, ttlSeconds: GATE_TTL_SECONDS, keys: keyNames(setup.keys),
         seed: `${setup.seed}/${name}`, resource: setup.resource, resourceDir, waitMs: 4_000, unitsPerHold: 3, workMs: [100, 500],
       };
       this.startClient(config, recorder, this.clockEnv(name, library));
@@ -292,6 +294,7 @@ export class RealCluster {
     const child = tracked.role === 'arbiter' ? this.arbiterRuns.get(name)?.run?.child : this.clientChildren.get(name);
     child?.kill('SIGKILL');
     if (child !== undefined && child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
+    this.mesh.resetLinksTo(name); // the clients' connections to a dead arbiter reset, as a dead host's would
   }
 
   async restart(name: string): Promise<void> {

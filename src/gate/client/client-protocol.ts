@@ -11,8 +11,10 @@ export interface ClientConfig {
   readonly name: string;
   /** The identity it claims to the arbiters (plaintext on loopback: a lockstep-identity header, ADR-19). */
   readonly identity: string;
-  /** host:port of every arbiter. */
+  /** host:port of every arbiter (their names for key affinity). */
   readonly arbiters: readonly string[];
+  /** Where this client dials each arbiter: its own link proxy in front of it (the link mesh). */
+  readonly dial: readonly string[];
   readonly className: string;
   readonly ttlSeconds: number;
   readonly keys: readonly string[];

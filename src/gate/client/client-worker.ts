@@ -56,6 +56,8 @@ function resourceFor(config: ClientConfig): (key: string, token: bigint, value: 
 }
 
 const FENCE_POLL_MS = 20;
+/** A released handle's session is watched this long at most (a session that outlives it fences no hold the log expires meanwhile unseen: the gate's run is shorter than this after the workload's end). */
+const FENCE_WATCH_LIMIT_MS = 60_000;
 
 /** Polls a released handle's session until it fences (then calls `fenced`), `stop()` is called, or `limitMs` passes. */
 function watchFence(handle: LockHandle, fenced: () => void, limitMs: number): { stop(): void } {
@@ -71,7 +73,7 @@ async function run(config: ClientConfig): Promise<void> {
   const clock = createRealClock();
   const random = createSeededRandom(config.seed);
   const between = (range: readonly [number, number]): number => range[0] + Math.floor(random.next() * (range[1] - range[0] + 1));
-  const arbiter = new NetworkArbiter({ addresses: config.arbiters, identity: config.identity });
+  const arbiter = new NetworkArbiter({ addresses: config.arbiters, dialAddresses: config.dial, identity: config.identity });
   const client = new LockClient({ arbiter, clock, identity: config.identity });
   const write = resourceFor(config);
   let writes = 0;
@@ -119,7 +121,7 @@ async function run(config: ClientConfig): Promise<void> {
       // and the library still fences the session at its deadline (ADR-12) if it cannot renew meanwhile. The
       // deadline check counts that fence ("or would have, had the holder not released the handle already"),
       // so it is watched until the release is known to have deleted the hold.
-      const watching = watchFence(handle, () => void send({ t: 'fence', key, token, reason: 'released-handle' }), config.ttlSeconds * 3_000);
+      const watching = watchFence(handle, () => void send({ t: 'fence', key, token, reason: 'released-handle' }), FENCE_WATCH_LIMIT_MS);
       try {
         const released = await handle.release();
         if (released) watching.stop();
