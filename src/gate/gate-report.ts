@@ -6,6 +6,7 @@ import { formatMs } from '../../core/numbers.js';
 import { FAULT_KINDS } from '../../scenarios/fault-schedule.js';
 import { type FaultLogLine, countFaults } from './fault-loop.js';
 import { REAL_CANNOT } from './real-fault-target.js';
+import type { Recovery } from './recovery.js';
 
 export interface GateReport {
   readonly ok: boolean;
@@ -20,6 +21,8 @@ export interface GateReport {
   readonly grants: number;
   readonly logEvents: number;
   readonly faults: { readonly counts: Record<string, { injected: number; skipped: number; failed: number }>; readonly lines: readonly FaultLogLine[] };
+  /** Measured: from each injected fault to the next grant in the log, per kind (the simulator's predictions are not set beside it yet). */
+  readonly recovery: readonly Recovery[];
   readonly cannotInject: readonly { readonly kind: string; readonly why: string }[];
   readonly checks: readonly { readonly name: string; readonly ok: boolean; readonly verdict: string; readonly detail: string; readonly violations: CheckResult['violations'] }[];
   readonly notRun: readonly { readonly check: string; readonly why: string }[];
@@ -51,6 +54,8 @@ export function reportText(report: GateReport): string {
   lines.push(`  operations: ${report.operations.ok} ok, ${report.operations.fail} fail, ${report.operations.info} unknown outcome; ${report.grants} grants in the log, ${report.logEvents} log expire events`);
   lines.push(`  faults (${report.schedule}):`);
   for (const [kind, count] of Object.entries(report.faults.counts)) lines.push(`    ${kind}: ${count.injected} injected${count.skipped === 0 ? '' : `, ${count.skipped} skipped`}${count.failed === 0 ? '' : `, ${count.failed} failed`}`);
+  const measured = report.recovery.filter((r) => r.medianMs !== undefined);
+  if (measured.length > 0) lines.push(`  fault to next grant (median / longest): ${measured.map((r) => `${r.kind} ${formatMs(r.medianMs as number)} / ${formatMs(r.maxMs as number)}`).join('; ')}`);
   lines.push('  checks:');
   for (const check of report.checks) lines.push(`    ${check.ok ? 'ok  ' : check.verdict === 'unknown' ? '??  ' : 'FAIL'} ${check.name}: ${check.detail}`);
   const skipped = report.notDeadlineChecked;
@@ -71,6 +76,7 @@ export function reportHtml(report: GateReport): string {
   const violations = report.checks.flatMap((c) => c.violations.slice(0, 20).map((v) => row([c.name, v.kind, v.key, v.message]))).join('');
   const counts = Object.entries(report.faults.counts).map(([kind, c]) => row([kind, String(c.injected), String(c.skipped), String(c.failed)])).join('');
   const faults = report.faults.lines.map((l) => row([formatMs(l.atMs), l.kind, l.outcome, l.what])).join('');
+  const recovery = report.recovery.map((r) => row([r.kind, String(r.faults), r.medianMs === undefined ? 'no grant after' : formatMs(r.medianMs), r.maxMs === undefined ? '' : formatMs(r.maxMs)])).join('');
   const cannot = report.cannotInject.map((c) => row([c.kind, c.why])).join('');
   const notRun = report.notRun.map((n) => row([n.check, n.why])).join('');
   const problems = report.problems.map((p) => `<li>${escape(p)}</li>`).join('');
@@ -84,6 +90,7 @@ export function reportHtml(report: GateReport): string {
 ${violations === '' ? '' : `<h2>Violations</h2><table>${row(['check', 'kind', 'key', 'what'], true)}${violations}</table>`}
 <h2>Not run on real processes</h2><table>${row(['check', 'why, and what stands in'], true)}${notRun}</table>
 <h2>Faults per kind</h2><table>${row(['kind', 'injected', 'skipped', 'failed'], true)}${counts}</table>
+<h2>Fault to the next grant (measured)</h2><table>${row(['kind', 'injected', 'median', 'longest'], true)}${recovery}</table>
 <h2>Cannot be injected here</h2><table>${row(['kind', 'why'], true)}${cannot}</table>
 <h2>Fault log</h2><table>${row(['at', 'kind', 'outcome', 'what'], true)}${faults}</table>
 ${problems === '' ? '' : `<h2>Problems</h2><ul>${problems}</ul>`}

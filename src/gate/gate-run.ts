@@ -16,6 +16,7 @@ import { LogTail } from './history/log-tail.js';
 import { HistoryRecorder } from './history/recorder.js';
 import { RealCluster } from './real-cluster.js';
 import { RealFaultTarget } from './real-fault-target.js';
+import { recoveries } from './recovery.js';
 
 const SETTLE_MS = 3_000;
 const CATCH_UP_MS = 15_000;
@@ -117,6 +118,7 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
       grants: checks.grants.length,
       logEvents: checks.logEvents,
       faults: { counts: faultCounts(faultRun.lines), lines: faultRun.lines },
+      recovery: recoveries(faultRun.lines, workloadStart, tail.grants.map((g) => g.seenAtMs)),
       cannotInject: cannotInject(),
       checks: checks.results.map((r) => ({ name: r.name, ok: r.ok, verdict: r.verdict, detail: r.detail, violations: r.violations })),
       notRun: NOT_RUN,
