@@ -42,6 +42,8 @@ export interface GatePlan {
   readonly out: string;
   readonly json: boolean;
   readonly clocks: ReadonlyMap<string, StartClock>;
+  /** --slow-holder: client-1 starts at x0.3. */
+  readonly slowHolder: boolean;
 }
 
 const MAX_ARBITERS = 5;
@@ -108,7 +110,7 @@ export async function planGate(flags: GateFlags): Promise<GatePlan> {
     }
     scheduleSource = `--faults ${flags.faults}`;
   } else {
-    faults = drawSchedule(flags.seed, { durationMs, ...names });
+    faults = drawSchedule(flags.seed, { durationMs, ...names, ...(flags.slowHolder === true ? { clockedClients: [names.clients[0] as string] } : {}) });
     scheduleSource = `drawn from seed ${flags.seed}`;
   }
   const clocks = clocksOf(faults, flags.faults ?? 'the drawn schedule', names);
@@ -118,7 +120,7 @@ export async function planGate(flags: GateFlags): Promise<GatePlan> {
     clocks.set(slow, { kind: 'rate', ppm: SLOW_HOLDER_PPM });
     faults = [{ atMs: 0, kind: 'clock-drift', target: slow, ppm: SLOW_HOLDER_PPM }, ...faults];
   }
-  return { members, arbiters, clients, keys, durationMs, seed: flags.seed, faults, scheduleSource, resource: flags.resource, ...(flags.etcdBinary === undefined ? {} : { etcdBinary: flags.etcdBinary }), out: flags.out ?? `lockstep-gate-${flags.seed}`, json: flags.json === true, clocks };
+  return { members, arbiters, clients, keys, durationMs, seed: flags.seed, faults, scheduleSource, resource: flags.resource, ...(flags.etcdBinary === undefined ? {} : { etcdBinary: flags.etcdBinary }), out: flags.out ?? `lockstep-gate-${flags.seed}`, json: flags.json === true, clocks, slowHolder: flags.slowHolder === true };
 }
 
 /**

@@ -112,7 +112,7 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
       seed: plan.seed,
       durationMs: plan.durationMs,
       workloadStartMs: Math.round(workloadStart),
-      setup: { members: plan.members, arbiters: plan.arbiters, clients: plan.clients, keys: plan.keys, resource: plan.resource, etcdBinary: `etcd ${real.etcdVersion}${plan.etcdBinary === undefined ? '' : ` (${plan.etcdBinary})`}`, slowHolder: plan.clocks.get('client-1')?.kind === 'rate' && plan.faults.some((f) => f.kind === 'clock-drift' && f.target === 'client-1' && f.ppm <= -500_000) },
+      setup: { members: plan.members, arbiters: plan.arbiters, clients: plan.clients, keys: plan.keys, resource: plan.resource, etcdBinary: `etcd ${real.etcdVersion}${plan.etcdBinary === undefined ? '' : ` (${plan.etcdBinary})`}`, slowHolder: plan.slowHolder },
       schedule: plan.scheduleSource,
       operations: recorder.operations,
       grants: checks.grants.length,

@@ -13,6 +13,8 @@ export interface ScheduleShape {
   readonly members: readonly string[];
   readonly arbiters: readonly string[];
   readonly clients: readonly string[];
+  /** Clients that start under a clock of their own already (--slow-holder's client-1): not drawn for a drift. */
+  readonly clockedClients?: readonly string[];
 }
 
 type Episode = 'pause-holder' | 'crash-member' | 'isolate-leader' | 'pause-leader' | 'pause-follower' | 'pause-arbiter' | 'crash-arbiter' | 'slow-leader' | 'pause-resume' | 'step-arbiter' | 'isolate-holder';
@@ -41,7 +43,8 @@ export function drawSchedule(seed: string, shape: ScheduleShape): Fault[] {
   };
   const faults: Fault[] = [];
   // Clock drift is a property of a process from its start (libfaketime): one client runs fast or slow.
-  if (shape.clients.length > 0) faults.push({ atMs: 0, kind: 'clock-drift', target: pick(shape.clients), ppm: (random.next() < 0.5 ? -1 : 1) * between(DRIFT_PPM) });
+  const driftable = shape.clients.filter((c) => !(shape.clockedClients ?? []).includes(c));
+  if (driftable.length > 0) faults.push({ atMs: 0, kind: 'clock-drift', target: pick(driftable), ppm: (random.next() < 0.5 ? -1 : 1) * between(DRIFT_PPM) });
   const endMs = shape.durationMs - QUIET_TAIL_MS;
   let atMs = START_MS;
   let ids = 0;
