@@ -119,18 +119,20 @@ export class RealFaultTarget implements FaultTarget {
   }
 
   /** faketime: a rate takes effect only from a process's start (a rate changed while it runs makes its clock jump). */
-  driftClock(process: string, ppm: number): void {
+  // These three reject rather than throw: a dispatcher that does not await (scenarios/ on branch ftarget)
+  // logs a rejection as the fault's failure, where a throw would end the run.
+  async driftClock(process: string, ppm: number): Promise<void> {
     const tracked = this.real.processes.get(process);
     if (tracked?.ratePpm !== ppm) throw new Error(`${process} did not start under a drift of ${ppm} ppm; a real process's clock rate is set when it starts (libfaketime), so the gate starts it drifted when the schedule says so`);
   }
 
-  stepClock(process: string, deltaMs: number): void {
+  async stepClock(process: string, deltaMs: number): Promise<void> {
     const steps = this.real.processes.get(process)?.steps;
     if (steps === undefined) throw new Error(`${process} did not start with a steppable clock (libfaketime's control file)`);
     steps.step(deltaMs);
   }
 
-  stallDisk(): void {
+  async stallDisk(): Promise<void> {
     throw new Error(REAL_CANNOT['stall-disk']);
   }
 
