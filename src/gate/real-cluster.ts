@@ -288,13 +288,13 @@ export class RealCluster {
     tracked.state = 'crashed';
     if (tracked.role === 'member') {
       await this.cluster?.kill(this.memberIndex(name), 'SIGKILL');
-      this.mesh.resetLinksTo(name); // its dialers see resets, as a dead host's would
+      await this.mesh.targetDown(name); // its dialers see resets and refused connects, as a dead host's would
       return;
     }
     const child = tracked.role === 'arbiter' ? this.arbiterRuns.get(name)?.run?.child : this.clientChildren.get(name);
     child?.kill('SIGKILL');
     if (child !== undefined && child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
-    this.mesh.resetLinksTo(name); // the clients' connections to a dead arbiter reset, as a dead host's would
+    await this.mesh.targetDown(name); // the clients' connections to a dead arbiter reset, and connects are refused
   }
 
   async restart(name: string): Promise<void> {
@@ -303,12 +303,15 @@ export class RealCluster {
       const index = this.memberIndex(name);
       // Healthy is not awaited: a restarted member catches up on its own, and the schedule goes on.
       const member = this.cluster?.members[index];
+      tracked.state = 'running'; // at once: a dispatcher reads the state right after the call (scenarios/fault-target.ts)
+      await this.mesh.targetUp(name);
       void this.cluster?.startMember(index).catch((error: unknown) => this.problems.push(`${name} did not come back healthy: ${(error as Error).message.split('\n')[0]}`));
       this.track(name, 'member', member?.pid);
       return;
     }
     if (tracked.role === 'arbiter') {
       this.track(name, 'arbiter', undefined);
+      await this.mesh.targetUp(name);
       await this.startArbiter(name);
       return;
     }

@@ -50,6 +50,16 @@ export class LinkMesh {
     for (const [name, proxy] of this.clientLinks) if (name.endsWith(`->${target}`)) proxy.resetAll();
   }
 
+  /** `target` was killed: every proxy in front of it resets its connections and refuses new ones until targetUp. */
+  async targetDown(target: string): Promise<void> {
+    await Promise.all(this.proxies.filter((proxy) => proxy.destination === target).map((proxy) => proxy.down()));
+  }
+
+  /** `target` is starting again: its proxies listen again, on the same ports. */
+  async targetUp(target: string): Promise<void> {
+    await Promise.all(this.proxies.filter((proxy) => proxy.destination === target).map((proxy) => proxy.up()));
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.proxies.splice(0).map((proxy) => proxy.close()));
     this.clientLinks.clear();

@@ -76,6 +76,24 @@ describe('LinkProxy', () => {
     await until(() => client.echoed() === 'hello', 'the echo');
   });
 
+  it('down resets its connections and refuses new ones, as a dead host\'s port does; up listens again on the same port', async () => {
+    const rules = new LinkRules();
+    const { proxy } = await proxyFor(rules, 'c1', 'a1');
+    const before = await dial(proxy.port);
+    await proxy.down();
+    await until(() => before.closed(), 'the reset');
+    const refused = await new Promise<string>((resolve) => {
+      const socket = createConnection({ host: LOOPBACK, port: proxy.port });
+      socket.once('connect', () => resolve('connected'));
+      socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+    });
+    expect(refused).toBe('ECONNREFUSED');
+    await proxy.up();
+    const after = await dial(proxy.port);
+    after.socket.write('again');
+    await until(() => after.echoed() === 'again', 'the echo after up');
+  });
+
   it('a one-way cut drops only its direction, and the heal resets the connection that lost bytes', async () => {
     const rules = new LinkRules();
     const { echo, proxy } = await proxyFor(rules, 'c1', 'a1');
