@@ -101,3 +101,15 @@ describe('compareFaultEffects', () => {
     expect(same.find((r) => r.figure === 'refusals')).toMatchObject({ measuredMedian: 0, predictedMedian: 0, within: true });
   });
 });
+
+describe('measureFaultEffects groups', () => {
+  it("summarises a kind split by the caller's group (a leader pause and a holder pause apart)", () => {
+    const h = new Builder();
+    h.hold('bob', 'k1', 1_100, 1_150);
+    h.hold('bob', 'k1', 5_000, 5_050);
+    const faults = [{ atMs: 1_000, kind: 'pause', target: 'etcd-1' }, { atMs: 2_000, kind: 'pause', target: 'alice' }];
+    const rows = measureFaultEffects(h.events, faults, { groupOf: (f) => `pause ${f.target === 'alice' ? '@holder' : '@leader'}` }).perKind;
+    expect(rows.map((r) => [r.kind, r.nextGrant?.median])).toEqual([['pause @leader', 100], ['pause @holder', 3_000]]);
+    expect(measureFaultEffects(h.events, faults).perKind.map((r) => [r.kind, r.faults])).toEqual([['pause', 2]]);
+  });
+});

@@ -39,11 +39,18 @@ export interface FaultEffectOptions {
   readonly fences?: readonly Pick<FenceRecord, 'holder' | 'key' | 'token' | 'atMs'>[];
   /** Only faults of these kinds are measured (default all). */
   readonly kinds?: readonly string[];
+  /**
+   * The row a fault is summarised in (default its kind). A caller may split a kind by what it hit, e.g.
+   * `pause @leader` and `pause @holder`, from its own schedule: the two cost the service differently.
+   */
+  readonly groupOf?: (fault: AppliedFault, index: number) => string;
 }
 
 /** What one fault did. Times are ms after the fault; undefined when the history shows none. */
 export interface FaultEffect {
   readonly fault: AppliedFault;
+  /** The row it is summarised in (FaultEffectOptions.groupOf; default the kind). */
+  readonly group: string;
   readonly atMs: number;
   readonly nextGrantMs: number | undefined;
   /** The key the target held at the fault, and the token it held it with. */
@@ -65,6 +72,7 @@ export interface FigureSummary {
 }
 
 export interface KindEffects {
+  /** The fault kind (or the caller's group, FaultEffectOptions.groupOf). */
   readonly kind: string;
   readonly faults: number;
   readonly nextGrant: FigureSummary | undefined;
@@ -104,7 +112,8 @@ export function measureFaultEffects(events: readonly HistoryEvent[], faults: rea
   const holds = holdsOf(events, grants);
   const fences = [...(options.fences ?? [])].sort((a, b) => a.atMs - b.atMs);
   const measured = faults.filter((f) => options.kinds === undefined || options.kinds.includes(f.kind));
-  const perFault = measured.map((fault): FaultEffect => {
+  const groupOf = options.groupOf ?? ((fault: AppliedFault) => fault.kind);
+  const perFault = measured.map((fault, index): FaultEffect => {
     const atMs = originMs + fault.atMs;
     const inWindow = (t: number): boolean => t >= atMs && t < atMs + windowMs;
     const after = (t: number | undefined): number | undefined => (t === undefined ? undefined : t - atMs);
@@ -115,6 +124,7 @@ export function measureFaultEffects(events: readonly HistoryEvent[], faults: rea
     const completions = events.filter((e) => e.type !== 'invoke' && e.process !== LOG_PROCESS && inWindow(e.time));
     return {
       fault,
+      group: groupOf(fault, index),
       atMs,
       nextGrantMs: after(grants.find((g) => g.atMs >= atMs)?.atMs),
       victimHold: victim === undefined ? undefined : { key: victim.key, token: victim.token },
@@ -126,9 +136,9 @@ export function measureFaultEffects(events: readonly HistoryEvent[], faults: rea
       writesRefused: completions.filter((e) => e.f === 'write' && e.type === 'fail').length,
     };
   });
-  const kinds = [...new Set(perFault.map((e) => e.fault.kind))];
-  const perKind = kinds.map((kind): KindEffects => {
-    const of = perFault.filter((e) => e.fault.kind === kind);
+  const groups = [...new Set(perFault.map((e) => e.group))];
+  const perKind = groups.map((kind): KindEffects => {
+    const of = perFault.filter((e) => e.group === kind);
     const summary = (pick: (e: FaultEffect) => number | undefined): FigureSummary | undefined => summarise(of.map(pick).filter((v): v is number => v !== undefined));
     return {
       kind,
