@@ -34,7 +34,7 @@ describe('predictGate: the gate workload in the simulator', () => {
   it("predicts a longer time to the next grant after a leader pause than at the same moment of a run without faults", async () => {
     const paused = await predictGate(shape, leaderPause, { yieldToHost });
     const calm = await predictGate(shape, [], { yieldToHost });
-    expect(paused.applied).toEqual([{ atMs: 10_000, kind: 'pause', target: expect.stringMatching(/^etcd-[0-2]$/) }]);
+    expect(paused.applied).toEqual([{ atMs: 10_000, kind: 'pause', target: expect.stringMatching(/^etcd-[0-2]$/), named: '@leader' }]);
     const after = (events: typeof paused.events) => measureFaultEffects(events, [{ atMs: 10_000, kind: 'pause' }]).perFault[0]?.nextGrantMs;
     const pausedGap = after(paused.events);
     const calmGap = after(calm.events);

@@ -181,7 +181,7 @@ export function scheduleRecorded(target: FaultTarget, faults: readonly Fault[], 
       if (seen.has(fault)) return; // a later line of the fault (a pause's resume)
       seen.add(fault);
       const named = 'target' in fault ? fault.target : undefined;
-      if (!description.startsWith('skip:')) applied.push({ atMs: fault.atMs, kind: fault.kind, ...(named === undefined ? {} : { target: resolved.get(named) ?? named }) });
+      if (!description.startsWith('skip:')) applied.push({ atMs: fault.atMs, kind: fault.kind, ...(named === undefined ? {} : { target: resolved.get(named) ?? named, named }) });
       resolved.clear();
     },
   });

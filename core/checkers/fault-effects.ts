@@ -28,6 +28,8 @@ export interface AppliedFault {
   readonly kind: string;
   /** The process the fault acted on, resolved (not `@holder`); absent for partitions, heals and the like. */
   readonly target?: string;
+  /** The target as the schedule named it (`@leader`, `@holder`, or a process name), for grouping. */
+  readonly named?: string;
 }
 
 export interface FaultEffectOptions {

@@ -1,0 +1,48 @@
+// `lockstep gate --compare-sim` in one call (issue 15): the simulator's prediction of the gate's run under
+// the same schedule (gate-prediction.ts), measured by the same rule as the real history
+// (core/checkers/fault-effects.ts), and the two set side by side. The gate passes what it recorded; nothing
+// here knows about real processes.
+import { type AppliedFault, type ComparisonRow, type FaultEffects, compareFaultEffects, measureFaultEffects } from '../core/checkers/fault-effects.js';
+import type { HistoryEvent } from '../core/checkers/history.js';
+import type { FenceRecord } from '../core/checkers/run-history.js';
+import type { Fault } from './faults.js';
+import { type GateCalibration, type GatePrediction, type GateShape, predictGate } from './gate-prediction.js';
+
+/** What the gate recorded of the real run. */
+export interface MeasuredRun {
+  readonly events: readonly HistoryEvent[];
+  readonly fences: readonly Pick<FenceRecord, 'holder' | 'key' | 'token' | 'atMs'>[];
+  /** The faults that acted, targets resolved when they fired (scheduleRecorded gives them). */
+  readonly applied: readonly AppliedFault[];
+  /** The history clock's time of the schedule's 0. */
+  readonly originMs: number;
+}
+
+export interface SimComparison {
+  readonly rows: ComparisonRow[];
+  readonly measured: FaultEffects;
+  readonly predicted: FaultEffects;
+  readonly prediction: GatePrediction;
+  /** Where the simulator's timing came from. */
+  readonly calibration: string;
+}
+
+/**
+ * A row per kind and what it hit: `pause @leader` and `pause @holder` apart, a named process by its role
+ * (`crash member`), the same in both worlds since the prediction names its processes as the gate does.
+ */
+export function gateGroupOf(fault: AppliedFault): string {
+  const named = fault.named ?? fault.target;
+  if (named === undefined) return fault.kind;
+  if (named.startsWith('@')) return `${fault.kind} ${named}`;
+  const role = /^etcd-/.test(named) ? 'member' : /^arbiter-/.test(named) ? 'arbiter' : /^client-/.test(named) ? 'client' : named;
+  return `${fault.kind} ${role}`;
+}
+
+export async function compareWithSimulator(real: MeasuredRun, shape: GateShape, faults: readonly Fault[], options: { readonly calibration?: GateCalibration; readonly windowMs?: number; readonly yieldToHost: () => Promise<void> }): Promise<SimComparison> {
+  const prediction = await predictGate(shape, faults, options);
+  const common = { groupOf: gateGroupOf, ...(options.windowMs === undefined ? {} : { windowMs: options.windowMs }) };
+  const measured = measureFaultEffects(real.events, real.applied, { ...common, originMs: real.originMs, fences: real.fences });
+  const predicted = measureFaultEffects(prediction.events, prediction.applied, { ...common, fences: prediction.fences });
+  return { rows: compareFaultEffects(measured, predicted), measured, predicted, prediction, calibration: options.calibration?.source ?? "the simulator's defaults (no bench profile)" };
+}
