@@ -35,6 +35,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['ttl'], load: async () => (await import('./commands/ttl.js')).registerTtlCommand },
   { names: ['quorum'], load: async () => (await import('./commands/quorum.js')).registerQuorumCommand },
   { names: ['list', 'run', 'replay'], load: async () => (await import('./commands/run.js')).registerScenarioCommands },
+  { names: ['gate'], load: async () => (await import('./commands/gate.js')).registerGateCommand },
   { names: ['explore'], load: async () => (await import('./commands/explore.js')).registerExploreCommand },
   { names: ['web'], load: async () => (await import('./commands/web.js')).registerWebCommand },
   { names: ['audit'], load: async () => (await import('./commands/audit.js')).registerAuditCommands },

@@ -28,6 +28,12 @@ export interface ClientTls {
 export interface NetworkArbiterOptions {
   /** host:port of each arbiter; at least one. */
   readonly addresses: readonly string[];
+  /**
+   * Where to dial each of `addresses`, in the same order, when something stands between (the gate's link
+   * proxies, issue 15); the addresses still name the arbiters, so a key's arbiter is the same for every
+   * client (rendezvous over the names, ADR-14). Default: the addresses themselves.
+   */
+  readonly dialAddresses?: readonly string[];
   readonly tls?: ClientTls;
   /** Without TLS only: the identity to claim (the server treats it as unauthenticated). */
   readonly identity?: string;
@@ -66,9 +72,10 @@ export class NetworkArbiter implements Api.ArbiterApi {
         return next(request);
       });
     }
-    this.endpoints = options.addresses.map((address) => {
+    if (options.dialAddresses !== undefined && options.dialAddresses.length !== options.addresses.length) throw new LockError('invalid-argument', `a network arbiter needs one dial address per arbiter address (${options.addresses.length}), not ${options.dialAddresses.length}`);
+    this.endpoints = options.addresses.map((address, i) => {
       const transport = createGrpcTransport({
-        baseUrl: `${options.tls === undefined ? 'http' : 'https'}://${address}`,
+        baseUrl: `${options.tls === undefined ? 'http' : 'https'}://${options.dialAddresses?.[i] ?? address}`,
         interceptors,
         ...(options.tls === undefined ? {} : { nodeOptions: { cert: options.tls.cert, key: options.tls.key, ca: options.tls.ca } }),
       });

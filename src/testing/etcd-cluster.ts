@@ -12,7 +12,14 @@ import { LOOPBACK_HOST, freePorts } from './free-port.js';
 import { forgetDirectory, removeOnExit } from './process-reaper.js';
 
 export interface StartEtcdClusterOptions {
-  readonly members: 1 | 3;
+  readonly members: 1 | 3 | 5;
+  /** The etcd server binary; default Debian's (ensureEtcdBinary). `lockstep gate --etcd-binary` gates another version. */
+  readonly binary?: string;
+  /**
+   * The peer URL a member advertises, given its name and real peer port: a proxy in front of the port
+   * (the gate's link mesh, src/gate/links) so that every peer link runs through it. Default: the port itself.
+   */
+  readonly advertisePeer?: (name: string, peerPort: number) => Promise<string>;
   /** Extra flags for every member, e.g. ['--experimental-enable-lease-checkpoint']. */
   readonly extraArgs?: readonly string[];
   /** How long to wait for every member to be healthy. Default 30 s. */
@@ -70,14 +77,14 @@ interface MemberState extends EtcdClusterMember {
   readonly process: EtcdMemberProcess;
 }
 
-function memberArgs(name: string, dataDir: string, clientUrl: string, peerUrl: string, initialCluster: string, token: string): string[] {
+function memberArgs(name: string, dataDir: string, clientUrl: string, peerUrl: string, advertisedPeerUrl: string, initialCluster: string, token: string): string[] {
   return [
     `--name=${name}`,
     `--data-dir=${dataDir}`,
     `--listen-client-urls=${clientUrl}`,
     `--advertise-client-urls=${clientUrl}`,
     `--listen-peer-urls=${peerUrl}`,
-    `--initial-advertise-peer-urls=${peerUrl}`,
+    `--initial-advertise-peer-urls=${advertisedPeerUrl}`,
     `--initial-cluster=${initialCluster}`,
     `--initial-cluster-token=${token}`,
     '--initial-cluster-state=new',
@@ -88,16 +95,21 @@ function memberArgs(name: string, dataDir: string, clientUrl: string, peerUrl: s
 async function buildMembers(binary: string, rootDir: string, token: string, options: StartEtcdClusterOptions): Promise<MemberState[]> {
   const count = options.members;
   const ports = await freePorts(2 * count);
-  const specs = Array.from({ length: count }, (_, i) => {
-    const name = `${options.namePrefix ?? 'm'}${i}`;
-    return { name, clientUrl: `http://${LOOPBACK_HOST}:${ports[2 * i]}`, peerUrl: `http://${LOOPBACK_HOST}:${ports[2 * i + 1]}` };
-  });
-  const initialCluster = specs.map((s) => `${s.name}=${s.peerUrl}`).join(',');
+  const specs = await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const name = `${options.namePrefix ?? 'm'}${i}`;
+      const peerPort = ports[2 * i + 1] as number;
+      const peerUrl = `http://${LOOPBACK_HOST}:${peerPort}`;
+      const advertisedPeerUrl = options.advertisePeer === undefined ? peerUrl : await options.advertisePeer(name, peerPort);
+      return { name, clientUrl: `http://${LOOPBACK_HOST}:${ports[2 * i]}`, peerUrl, advertisedPeerUrl };
+    }),
+  );
+  const initialCluster = specs.map((s) => `${s.name}=${s.advertisedPeerUrl}`).join(',');
   return specs.map((spec) => {
     const dataDir = join(rootDir, spec.name);
     mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // etcd 3.4 wants 0700 on its data dir
     const logFile = join(dataDir, 'etcd.log'); // etcd warns once about the extra file and carries on
-    const args = [...memberArgs(spec.name, dataDir, spec.clientUrl, spec.peerUrl, initialCluster, token), ...(options.extraArgs ?? [])];
+    const args = [...memberArgs(spec.name, dataDir, spec.clientUrl, spec.peerUrl, spec.advertisedPeerUrl, initialCluster, token), ...(options.extraArgs ?? [])];
     const process = new EtcdMemberProcess(binary, args, logFile);
     return {
       ...spec,
@@ -140,7 +152,7 @@ async function startOnce(binary: string, options: StartEtcdClusterOptions): Prom
 
 /** Starts a fresh cluster and resolves once every member is healthy. Always call stop() (afterAll). */
 export async function startEtcdCluster(options: StartEtcdClusterOptions): Promise<EtcdCluster> {
-  const binary = await ensureEtcdBinary();
+  const binary = options.binary ?? (await ensureEtcdBinary());
   let lastError: unknown;
   for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
     try {

@@ -14,7 +14,7 @@
 //   lock service decides; the gate checks that it does not.
 // clock-drift {ppm} maps to rate 1 + ppm / 1e6; clock-step {deltaMs} to an offset step. A process gets
 // one or the other: a rate, or steps (a rate re-based by an offset change would jump).
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { type DebianProgram, ensureProgram } from '../../testing/debian-package.js';
 
 /** Where Debian's libfaketime package puts the library (amd64; arm64 has its own multiarch directory). */
@@ -70,6 +70,10 @@ export class ClockSteps {
   private write(): void {
     // libfaketime's relative form: "+S" / "-S" seconds, fractions allowed.
     const seconds = this.offsetMs / 1000;
-    writeFileSync(this.controlFile, `${seconds >= 0 ? '+' : ''}${seconds}\n`);
+    // Temp + rename: libfaketime re-reads the file at every clock call (FAKETIME_NO_CACHE), and a reader
+    // must never see it half-written (an empty file reads as no offset: the clock would jump back).
+    const temporary = `${this.controlFile}.tmp`;
+    writeFileSync(temporary, `${seconds >= 0 ? '+' : ''}${seconds}\n`);
+    renameSync(temporary, this.controlFile);
   }
 }

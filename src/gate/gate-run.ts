@@ -1,0 +1,144 @@
+// One `lockstep gate` run (issue 15): start the real cluster, tail the log, run the workload under the
+// fault schedule for the duration, bring everything back, stop the clients, let the log's record catch
+// up, check, and write the history, the schedule and the report into --out. Everything started here is
+// stopped and its temporary directory removed before this returns, also when it is aborted (Ctrl-C).
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { formatMs } from '../../core/numbers.js';
+import { formatFaultSchedule } from '../../scenarios/fault-schedule.js';
+import type { CliIo } from '../cli-io.js';
+import { writeFileAtomically } from '../files/atomic-write.js';
+import { type FaultRun, runFaults } from './fault-loop.js';
+import { checkGate } from './gate-checks.js';
+import type { GatePlan } from './gate-options.js';
+import { type GateReport, NOT_RUN, cannotInject, faultCounts, reportHtml, reportText } from './gate-report.js';
+import { LogTail } from './history/log-tail.js';
+import { HistoryRecorder } from './history/recorder.js';
+import { RealCluster } from './real-cluster.js';
+import { RealFaultTarget } from './real-fault-target.js';
+import { recoveries } from './recovery.js';
+
+const SETTLE_MS = 3_000;
+const CATCH_UP_MS = 15_000;
+const PROGRESS_EVERY_MS = 1_000;
+const PROGRESS_LINE_EVERY_MS = 10_000; // off a terminal: a line now and then, not a redraw
+
+export class GateAborted extends Error {
+  /** What the run had started (all stopped by the time this reaches the command), for the --json answer. */
+  processes: { readonly pids: readonly number[]; readonly tempDir: string } | undefined;
+
+  constructor() {
+    super('aborted');
+  }
+}
+
+export interface GateOutcome {
+  readonly report: GateReport;
+  readonly text: string;
+}
+
+export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, stderr: { isTTY?: boolean; write(text: string): unknown }): Promise<GateOutcome> {
+  const started = performance.now();
+  const now = (): number => performance.now() - started;
+  const say = (line: string): void => io.err(`lockstep gate: ${line}`);
+  const recorder = new HistoryRecorder(now);
+  const aborted = new Promise<never>((_, reject) => {
+    if (abort.aborted) reject(new GateAborted());
+    abort.addEventListener('abort', () => reject(new GateAborted()), { once: true });
+  });
+  aborted.catch(() => undefined);
+  const starting = RealCluster.start({ ...plan, clocks: plan.clocks, ...(plan.etcdBinary === undefined ? {} : { etcdBinary: plan.etcdBinary }) }, recorder, say);
+  let real: RealCluster;
+  try {
+    real = await Promise.race([starting, aborted]);
+  } catch (error) {
+    // Aborted mid-start: what has started is stopped once the start settles (or, past a few seconds, by
+    // the process reaper when the gate exits: src/testing/process-reaper.ts).
+    if (error instanceof GateAborted) await Promise.race([starting.then((r) => r.stop(), () => undefined), new Promise((r) => setTimeout(r, 5_000))]);
+    throw error;
+  }
+  let tail: LogTail | undefined;
+  let faultRun: FaultRun | undefined;
+  let target: RealFaultTarget | undefined;
+  let progress: NodeJS.Timeout | undefined;
+  try {
+    tail = new LogTail(real.memberEndpoints, now);
+    await tail.start();
+    const workloadStart = now();
+    target = new RealFaultTarget(real, () => now() - workloadStart, (client) => recorder.holding(client), now);
+    await target.refreshLeader();
+    target.watchLeader();
+    faultRun = runFaults(target, plan.faults);
+    say(`running for ${formatMs(plan.durationMs)} under ${plan.faults.length} faults (${plan.scheduleSource})`);
+    let lastLine = 0;
+    let drawn = false;
+    progress = setInterval(() => {
+      const elapsed = now() - workloadStart;
+      const ops = recorder.operations;
+      const injected = faultRun?.lines.filter((l) => l.outcome === 'injected').length ?? 0;
+      const line = `${formatMs(Math.min(elapsed, plan.durationMs))}/${formatMs(plan.durationMs)}, ${ops.ok + ops.fail + ops.info} ops (${ops.ok} ok, ${ops.fail} fail, ${ops.info} unknown), ${injected} faults injected`;
+      if (stderr.isTTY === true) {
+        stderr.write(`\rlockstep gate: ${line}\u001b[K`);
+        drawn = true;
+      } else if (elapsed - lastLine >= PROGRESS_LINE_EVERY_MS) {
+        lastLine = elapsed;
+        say(line);
+      }
+    }, PROGRESS_EVERY_MS);
+    await Promise.race([new Promise((r) => setTimeout(r, plan.durationMs)), aborted]);
+    clearInterval(progress);
+    if (drawn) stderr.write('\n');
+    say('the workload is over: healing, resuming, restarting what is down; stopping the clients');
+    target.cancelAll();
+    await faultRun.healAll();
+    real.resumeAll();
+    for (const process of real.processes.values()) {
+      if (process.state === 'crashed' && process.role !== 'client') await real.restart(process.name).catch((error: unknown) => real.problems.push(`could not restart ${process.name} at the end: ${(error as Error).message}`));
+    }
+    await Promise.race([new Promise((r) => setTimeout(r, SETTLE_MS)), aborted]);
+    await Promise.race([real.stopClients(), aborted]);
+    const caughtUp = await Promise.race([tail.caughtUp(CATCH_UP_MS), aborted]);
+    if (!caughtUp) real.problems.push(`the gate's watch of the log did not catch up with the members within ${CATCH_UP_MS / 1000} s; the log's record may be short`);
+    await tail.stop();
+    say('checking the history');
+    const checks = checkGate({ recorder, grants: tail.grants, outages: target.outages, resource: plan.resource });
+    const ok = checks.results.every((r) => r.ok);
+    const out = resolve(plan.out);
+    await mkdir(out, { recursive: true });
+    const files = { history: join(out, 'history.jsonl'), faults: join(out, 'faults.json'), report: join(out, 'report.html'), json: join(out, 'report.json') };
+    const report: GateReport = {
+      ok,
+      verdict: ok ? 'pass' : 'violation',
+      seed: plan.seed,
+      durationMs: plan.durationMs,
+      workloadStartMs: Math.round(workloadStart),
+      setup: { members: plan.members, arbiters: plan.arbiters, clients: plan.clients, keys: plan.keys, resource: plan.resource, etcdBinary: `etcd ${real.etcdVersion}${plan.etcdBinary === undefined ? '' : ` (${plan.etcdBinary})`}`, slowHolder: plan.slowHolder },
+      schedule: plan.scheduleSource,
+      operations: recorder.operations,
+      grants: checks.grants.length,
+      logEvents: checks.logEvents,
+      faults: { counts: faultCounts(faultRun.lines), lines: faultRun.lines },
+      recovery: recoveries(faultRun.lines, workloadStart, tail.grants.map((g) => g.seenAtMs)),
+      cannotInject: cannotInject(),
+      checks: checks.results.map((r) => ({ name: r.name, ok: r.ok, verdict: r.verdict, detail: r.detail, violations: r.violations })),
+      notRun: NOT_RUN,
+      notDeadlineChecked: checks.notDeadlineChecked,
+      problems: [...real.problems, ...tail.problems],
+      files,
+      processes: { pids: real.allPids(), tempDir: real.rootDir },
+    };
+    await writeFileAtomically(files.history, `${checks.events.map((e) => JSON.stringify(e)).join('\n')}\n`);
+    await writeFileAtomically(files.faults, `${formatFaultSchedule(plan.faults)}\n`);
+    await writeFileAtomically(files.report, reportHtml(report));
+    await writeFileAtomically(files.json, `${JSON.stringify(report, null, 1)}\n`);
+    return { report, text: reportText(report) };
+  } catch (error) {
+    if (error instanceof GateAborted) error.processes = { pids: real.allPids(), tempDir: real.rootDir };
+    throw error;
+  } finally {
+    clearInterval(progress);
+    target?.cancelAll();
+    await tail?.stop();
+    await real.stop();
+  }
+}
