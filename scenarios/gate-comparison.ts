@@ -12,7 +12,7 @@ import { type GateCalibration, type GatePrediction, type GateShape, predictGate 
 export interface MeasuredRun {
   readonly events: readonly HistoryEvent[];
   readonly fences: readonly Pick<FenceRecord, 'holder' | 'key' | 'token' | 'atMs'>[];
-  /** The faults that acted, targets resolved when they fired (scheduleRecorded gives them). */
+  /** The faults that acted, targets resolved when they fired (runTargetFaults gives them). */
   readonly applied: readonly AppliedFault[];
   /** The history clock's time of the schedule's 0. */
   readonly originMs: number;

@@ -26,9 +26,8 @@ import type { DistributionSpec } from '../sim/kernel/distribution.js';
 import type { ClientNode } from '../sim/world/world.js';
 import { World } from '../sim/world/world.js';
 import type { SimResource } from '../sim/world/resource.js';
-import { scheduleTargetFaults } from './apply-target-fault.js';
+import { runTargetFaults } from './apply-target-fault.js';
 import { DeadlineProbe } from './deadline-probe.js';
-import type { FaultTarget } from './fault-target.js';
 import type { Fault } from './faults.js';
 import { SimFaultTarget } from './sim-fault-target.js';
 
@@ -132,7 +131,7 @@ export async function predictGate(shape: GateShape, faults: readonly Fault[], op
   const startMs = world.kernel.now();
   const recorder = new Recorder(() => world.kernel.now() - startMs);
   const target = new SimFaultTarget(world, { holding: (client) => recorder.holds.has(client) });
-  const { log: faultLog, applied } = scheduleRecorded(target, faults, {
+  const { log: faultLog, applied } = runTargetFaults(target, faults, {
     onLog: (fault, description) => world.kernel.trace.record('fault', { kind: fault.kind, description }),
   });
   const stopAtMs = startMs + shape.durationMs;
@@ -145,47 +144,6 @@ export async function predictGate(shape: GateShape, faults: readonly Fault[], op
   const fences = probe.records(grants).fences.map((f) => ({ ...f, holder: nameOf.get(f.holder) ?? f.holder, atMs: f.atMs - startMs }));
   const events = [...recorder.events, ...expiries].sort((a, b) => a.time - b.time);
   return { events, fences, applied, faultLog, traceHash: world.kernel.trace.hash() };
-}
-
-/**
- * scheduleTargetFaults, also returning each fault that acted with its target as resolved when it fired (the
- * input measureFaultEffects needs: `@holder` is whoever held then). Skipped faults are left out. For the gate too.
- */
-export function scheduleRecorded(target: FaultTarget, faults: readonly Fault[], options: { readonly onLog?: (fault: Fault, description: string) => void } = {}): { readonly log: string[]; readonly applied: AppliedFault[] } {
-  const applied: AppliedFault[] = [];
-  const resolved = new Map<string, string>();
-  const seen = new Set<Fault>();
-  const recording: FaultTarget = {
-    now: () => target.now(),
-    after: (ms, run) => target.after(ms, run),
-    resolve: (named) => {
-      const name = target.resolve(named);
-      resolved.set(named, name);
-      return name;
-    },
-    stateOf: (p) => target.stateOf(p),
-    pause: (p) => target.pause(p),
-    resume: (p) => target.resume(p),
-    crash: (p, powerLoss) => target.crash(p, powerLoss),
-    restart: (p) => target.restart(p),
-    partition: (from, to, oneWay) => target.partition(from, to, oneWay),
-    slowLink: (from, to, extraDelayMs, oneWay) => target.slowLink(from, to, extraDelayMs, oneWay),
-    driftClock: (p, ppm) => target.driftClock(p, ppm),
-    stepClock: (p, deltaMs) => target.stepClock(p, deltaMs),
-    stallDisk: (member, durationMs) => target.stallDisk(member, durationMs),
-    cannot: (kind) => target.cannot(kind),
-  };
-  const log = scheduleTargetFaults(recording, faults, {
-    onLog: (fault, description) => {
-      options.onLog?.(fault, description);
-      if (seen.has(fault)) return; // a later line of the fault (a pause's resume)
-      seen.add(fault);
-      const named = 'target' in fault ? fault.target : undefined;
-      if (!description.startsWith('skip:')) applied.push({ atMs: fault.atMs, kind: fault.kind, ...(named === undefined ? {} : { target: resolved.get(named) ?? named, named }) });
-      resolved.clear();
-    },
-  });
-  return { log, applied };
 }
 
 /** The gate's recorder's rule (src/gate/history/recorder.ts), on the simulator's clock. */
