@@ -32,6 +32,14 @@ describe('compareWithSimulator', () => {
     expect(rows.filter((r) => r.ratio !== undefined).every((r) => Math.abs((r.ratio as number) - 1) < 1e-9)).toBe(true);
   });
 
+  it('leaves clock drift out of both sides (it starts with the process), unless told to keep it', async () => {
+    const faults: Fault[] = [{ atMs: 0, kind: 'clock-drift', target: 'client-2', ppm: -20_000 }, ...holderPause(6_000)];
+    const real = await predictGate(shape, faults, { yieldToHost });
+    const kinds = async (skipKinds?: readonly string[]) => new Set((await compareWithSimulator({ ...real, originMs: 0 }, shape, faults, { yieldToHost, ...(skipKinds === undefined ? {} : { skipKinds }) })).rows.map((r) => r.kind));
+    expect(await kinds()).toEqual(new Set(['pause @holder']));
+    expect(await kinds([])).toEqual(new Set(['clock-drift client', 'pause @holder']));
+  });
+
   it('groups by kind and what it hit', () => {
     expect(gateGroupOf({ atMs: 0, kind: 'pause', target: 'etcd-1', named: '@leader' })).toBe('pause @leader');
     expect(gateGroupOf({ atMs: 0, kind: 'crash', target: 'arbiter-2', named: 'arbiter-2' })).toBe('crash arbiter');

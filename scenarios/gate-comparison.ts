@@ -39,10 +39,23 @@ export function gateGroupOf(fault: AppliedFault): string {
   return `${fault.kind} ${role}`;
 }
 
-export async function compareWithSimulator(real: MeasuredRun, shape: GateShape, faults: readonly Fault[], options: { readonly calibration?: GateCalibration; readonly windowMs?: number; readonly yieldToHost: () => Promise<void> }): Promise<SimComparison> {
+/** Kinds with no moment to measure from: a real clock drift starts with its process (libfaketime), whatever its atMs. */
+export const UNMEASURED_KINDS: readonly string[] = ['clock-drift'];
+
+export interface CompareOptions {
+  readonly calibration?: GateCalibration;
+  readonly windowMs?: number;
+  /** Kinds left out of both sides (default UNMEASURED_KINDS). */
+  readonly skipKinds?: readonly string[];
+  readonly yieldToHost: () => Promise<void>;
+}
+
+export async function compareWithSimulator(real: MeasuredRun, shape: GateShape, faults: readonly Fault[], options: CompareOptions): Promise<SimComparison> {
   const prediction = await predictGate(shape, faults, options);
+  const skip = options.skipKinds ?? UNMEASURED_KINDS;
+  const measurable = (applied: readonly AppliedFault[]): AppliedFault[] => applied.filter((f) => !skip.includes(f.kind));
   const common = { groupOf: gateGroupOf, ...(options.windowMs === undefined ? {} : { windowMs: options.windowMs }) };
-  const measured = measureFaultEffects(real.events, real.applied, { ...common, originMs: real.originMs, fences: real.fences });
-  const predicted = measureFaultEffects(prediction.events, prediction.applied, { ...common, fences: prediction.fences });
+  const measured = measureFaultEffects(real.events, measurable(real.applied), { ...common, originMs: real.originMs, fences: real.fences });
+  const predicted = measureFaultEffects(prediction.events, measurable(prediction.applied), { ...common, fences: prediction.fences });
   return { rows: compareFaultEffects(measured, predicted), measured, predicted, prediction, calibration: options.calibration?.source ?? "the simulator's defaults (no bench profile)" };
 }

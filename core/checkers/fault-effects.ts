@@ -217,7 +217,12 @@ export function compareFaultEffects(measured: FaultEffects, predicted: FaultEffe
       const ratio = measuredMedian === undefined || predictedMedian === undefined || measuredMedian === 0 ? undefined : predictedMedian / measuredMedian;
       // Both zero is agreement (no refusals measured, none predicted); otherwise the ratio decides.
       const within = measuredMedian === 0 && predictedMedian === 0 ? true : ratio !== undefined && Math.abs(ratio - 1) <= tolerance;
-      const reason = m === undefined ? 'not measured: the real run had no fault of this kind' : p === undefined ? 'not predicted: the simulated run had no fault of this kind' : measuredMedian === undefined || predictedMedian === undefined ? `${measuredMedian === undefined ? 'measured' : 'predicted'} history shows no ${figure}` : '';
+      const reason =
+        m === undefined ? 'not measured: the real run had no fault of this kind'
+        : p === undefined ? 'not predicted: the simulated run had no fault of this kind'
+        : measuredMedian === undefined || predictedMedian === undefined ? `${measuredMedian === undefined ? 'measured' : 'predicted'} history shows no ${figure}`
+        : measuredMedian === 0 && predictedMedian !== 0 ? 'measured 0: no ratio'
+        : '';
       return { kind, figure, measuredMedian, predictedMedian, ratio, within, reason };
     });
   });
