@@ -40,6 +40,17 @@ describe('compareWithSimulator', () => {
     expect(await kinds([])).toEqual(new Set(['clock-drift client', 'pause @holder']));
   });
 
+  it('pools several simulated seeds of the schedule into the prediction', async () => {
+    const real = await predictGate(shape, holderPause(6_000), { yieldToHost });
+    const one = await compareWithSimulator({ ...real, originMs: 0 }, shape, holderPause(6_000), { yieldToHost });
+    const three = await compareWithSimulator({ ...real, originMs: 0 }, shape, holderPause(6_000), { yieldToHost, simulatedRuns: 3 });
+    expect(three.seeds).toEqual(['1', '1/2', '1/3']);
+    expect(one.predicted.perKind[0]?.faults).toBe(1);
+    expect(three.predicted.perKind[0]?.faults).toBe(3);
+    expect(three.prediction.traceHash).toBe(one.prediction.traceHash); // the first is the gate's own seed
+    await expect(compareWithSimulator({ ...real, originMs: 0 }, shape, holderPause(6_000), { yieldToHost, simulatedRuns: 0 })).rejects.toThrow(/simulatedRuns 0 must be a whole number from 1 to 50/);
+  });
+
   it('groups by kind and what it hit', () => {
     expect(gateGroupOf({ atMs: 0, kind: 'pause', target: 'etcd-1', named: '@leader' })).toBe('pause @leader');
     expect(gateGroupOf({ atMs: 0, kind: 'crash', target: 'arbiter-2', named: 'arbiter-2' })).toBe('crash arbiter');

@@ -2,7 +2,7 @@
 // the same schedule (gate-prediction.ts), measured by the same rule as the real history
 // (core/checkers/fault-effects.ts), and the two set side by side. The gate passes what it recorded; nothing
 // here knows about real processes.
-import { type AppliedFault, type ComparisonRow, type FaultEffects, compareFaultEffects, measureFaultEffects } from '../core/checkers/fault-effects.js';
+import { type AppliedFault, type ComparisonRow, type FaultEffects, compareFaultEffects, measureFaultEffects, summariseEffects } from '../core/checkers/fault-effects.js';
 import type { HistoryEvent } from '../core/checkers/history.js';
 import type { FenceRecord } from '../core/checkers/run-history.js';
 import type { Fault } from './faults.js';
@@ -21,8 +21,11 @@ export interface MeasuredRun {
 export interface SimComparison {
   readonly rows: ComparisonRow[];
   readonly measured: FaultEffects;
+  /** Every simulated seed's faults pooled, then summarised. */
   readonly predicted: FaultEffects;
+  /** The prediction of the first seed (the gate's own); the others are `${seed}/2`.. */
   readonly prediction: GatePrediction;
+  readonly seeds: readonly string[];
   /** Where the simulator's timing came from. */
   readonly calibration: string;
 }
@@ -39,6 +42,9 @@ export function gateGroupOf(fault: AppliedFault): string {
   return `${fault.kind} ${role}`;
 }
 
+/** Put a limit on everything (STYLE.md): a simulated 5 m gate takes about 5 s. */
+export const MAX_SIMULATED_RUNS = 50;
+
 /** Kinds with no moment to measure from: a real clock drift starts with its process (libfaketime), whatever its atMs. */
 export const UNMEASURED_KINDS: readonly string[] = ['clock-drift'];
 
@@ -47,15 +53,25 @@ export interface CompareOptions {
   readonly windowMs?: number;
   /** Kinds left out of both sides (default UNMEASURED_KINDS). */
   readonly skipKinds?: readonly string[];
+  /**
+   * How many simulated runs of the schedule (seeds `S`, `S/2`, ...; default 1) are pooled into the prediction:
+   * one fault of a kind in one run is one draw of who was waiting where, and a median of one is that draw.
+   */
+  readonly simulatedRuns?: number;
   readonly yieldToHost: () => Promise<void>;
 }
 
 export async function compareWithSimulator(real: MeasuredRun, shape: GateShape, faults: readonly Fault[], options: CompareOptions): Promise<SimComparison> {
-  const prediction = await predictGate(shape, faults, options);
+  const runs = options.simulatedRuns ?? 1;
+  if (!(Number.isInteger(runs) && runs >= 1 && runs <= MAX_SIMULATED_RUNS)) throw new RangeError(`simulatedRuns ${runs} must be a whole number from 1 to ${MAX_SIMULATED_RUNS}`);
+  const seeds = Array.from({ length: runs }, (_, i) => (i === 0 ? shape.seed : `${shape.seed}/${i + 1}`));
   const skip = options.skipKinds ?? UNMEASURED_KINDS;
   const measurable = (applied: readonly AppliedFault[]): AppliedFault[] => applied.filter((f) => !skip.includes(f.kind));
   const common = { groupOf: gateGroupOf, ...(options.windowMs === undefined ? {} : { windowMs: options.windowMs }) };
   const measured = measureFaultEffects(real.events, measurable(real.applied), { ...common, originMs: real.originMs, fences: real.fences });
-  const predicted = measureFaultEffects(prediction.events, measurable(prediction.applied), { ...common, fences: prediction.fences });
-  return { rows: compareFaultEffects(measured, predicted), measured, predicted, prediction, calibration: options.calibration?.source ?? "the simulator's defaults (no bench profile)" };
+  const predictions: GatePrediction[] = [];
+  for (const seed of seeds) predictions.push(await predictGate({ ...shape, seed }, faults, options));
+  const perFault = predictions.flatMap((p) => measureFaultEffects(p.events, measurable(p.applied), { ...common, fences: p.fences }).perFault);
+  const predicted = { perFault, perKind: summariseEffects(perFault) };
+  return { rows: compareFaultEffects(measured, predicted), measured, predicted, prediction: predictions[0] as GatePrediction, seeds, calibration: options.calibration?.source ?? "the simulator's defaults (no bench profile)" };
 }

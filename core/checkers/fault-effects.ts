@@ -138,8 +138,16 @@ export function measureFaultEffects(events: readonly HistoryEvent[], faults: rea
       writesRefused: completions.filter((e) => e.f === 'write' && e.type === 'fail').length,
     };
   });
+  return { perFault, perKind: summariseEffects(perFault) };
+}
+
+/**
+ * One row per group, in the order groups first appear: how many faults, and min / median / max of each figure.
+ * Also for pooling several histories' faults (several simulated seeds of one schedule) before summarising.
+ */
+export function summariseEffects(perFault: readonly FaultEffect[]): KindEffects[] {
   const groups = [...new Set(perFault.map((e) => e.group))];
-  const perKind = groups.map((kind): KindEffects => {
+  return groups.map((kind): KindEffects => {
     const of = perFault.filter((e) => e.group === kind);
     const summary = (pick: (e: FaultEffect) => number | undefined): FigureSummary | undefined => summarise(of.map(pick).filter((v): v is number => v !== undefined));
     return {
@@ -154,7 +162,6 @@ export function measureFaultEffects(events: readonly HistoryEvent[], faults: rea
       writesRefused: summary((e) => e.writesRefused),
     };
   });
-  return { perFault, perKind };
 }
 
 /** Each ok acquire that is not a re-entry, at its completion, in time order. */
