@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatMs } from '../core/numbers.js';
-import { type TargetFault, applyTargetFault, faultsTargetCannot, scheduleTargetFaults } from './apply-target-fault.js';
+import { type TargetFault, applyTargetFault, faultsTargetCannot, runTargetFaults, scheduleTargetFaults } from './apply-target-fault.js';
 import type { FaultTarget, HealLink, TargetProcessState } from './fault-target.js';
 import type { Fault } from './faults.js';
 
@@ -217,5 +217,47 @@ describe('applyTargetFault: the shared fault rules', () => {
     expect(log).toEqual([]); // not awaited: the description is returned at once
     await new Promise((done) => setImmediate(done));
     expect(log).toEqual(['crash alice failed: kill: no such process']);
+  });
+});
+
+describe('runTargetFaults: the schedule with what a real run needs', () => {
+  it('lists each fault that acted with its target resolved when it fired, skips left out', () => {
+    const target = new RecordingTarget(names);
+    target.holder = 'bob';
+    const run = runTargetFaults(target, [
+      { atMs: 100, kind: 'pause', target: '@holder', forMs: 50 },
+      { atMs: 200, kind: 'resume', target: 'alice' }, // alice is running: skipped
+      { atMs: 300, kind: 'partition', id: 'p', from: ['@leader'], to: ['etcd-2'] },
+      { atMs: 400, kind: 'crash', target: '@leader' },
+    ]);
+    target.leader = 'etcd-3';
+    target.advanceTo(1_000);
+    expect(run.applied).toEqual([
+      { atMs: 100, kind: 'pause', target: 'bob', named: '@holder' },
+      { atMs: 300, kind: 'partition' },
+      { atMs: 400, kind: 'crash', target: 'etcd-3', named: '@leader' },
+    ]);
+    expect(run.log).toHaveLength(5); // the pause's own resume is a line of the log, not another fault
+  });
+
+  it('heals at the end only what is still cut, and waits for the calls still on their way', async () => {
+    const target = new RecordingTarget(names);
+    const run = runTargetFaults(target, [
+      { atMs: 0, kind: 'partition', id: 'a', from: ['alice'], to: ['etcd-1'] },
+      { atMs: 0, kind: 'partition', id: 'b', from: ['bob'], to: ['etcd-1'] },
+      { atMs: 10, kind: 'heal', id: 'a' },
+      { atMs: 20, kind: 'crash', target: 'etcd-2' },
+    ]);
+    let killed = false;
+    target.nextResult = undefined;
+    target.advanceTo(15);
+    target.nextResult = new Promise<void>((done) => setTimeout(() => ((killed = true), done()), 20));
+    target.advanceTo(20);
+    await run.settled();
+    expect(killed).toBe(true);
+    await run.healAll();
+    expect(target.calls.filter((c) => c.startsWith('heal'))).toEqual(['heal partition alice<->etcd-1', 'heal partition bob<->etcd-1']);
+    await run.healAll(); // the control: nothing left to heal the second time
+    expect(target.calls.filter((c) => c.startsWith('heal'))).toHaveLength(2);
   });
 });

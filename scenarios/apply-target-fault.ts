@@ -20,6 +20,10 @@
 //   still on its way. A call that returns a promise is not awaited (the simulator's calls stay synchronous:
 //   a promise hop would change its event order); a rejection is logged as `<description> failed: <why>`.
 // - `heal` names a partition or slow link by id; the HealLink its fault returned is called once and dropped.
+// - `runTargetFaults` is the same schedule for a real target, with what a gate needs besides: each fault that
+//   acted with its target as resolved when it fired (measureFaultEffects' input, core/checkers/fault-effects),
+//   a promise of every asynchronous call made so far, and a heal of every link still cut at the end.
+import type { AppliedFault } from '../core/checkers/fault-effects.js';
 import { formatMs } from '../core/numbers.js';
 import type { FaultTarget, HealLink, TargetProcessState } from './fault-target.js';
 import type { Fault } from './faults.js';
@@ -173,4 +177,84 @@ export function faultsTargetCannot(target: FaultTarget, faults: readonly Fault[]
     const reason = target.cannot(fault.kind) ?? (isTargetFault(fault) || canApplyOther ? undefined : 'this target has no way to inject it');
     return reason === undefined ? [] : [`faults[${index}].kind ${fault.kind}: ${reason}`];
   });
+}
+
+/** A schedule running on a target (runTargetFaults). */
+export interface TargetFaultRun {
+  /** The fault log, as scheduleTargetFaults returns it. */
+  readonly log: string[];
+  /**
+   * Each fault that acted (skips left out), in firing order, `target` as resolved when it fired and `named` as
+   * the schedule gave it. A call that failed later (its promise rejected) is still listed; the log says it failed.
+   */
+  readonly applied: AppliedFault[];
+  /** Resolves when every asynchronous call the schedule has made so far has settled (rejections are in the log). */
+  settled(): Promise<void>;
+  /** Heals every partition and slow link still in force (the workload's end). */
+  healAll(): Promise<void>;
+}
+
+/** scheduleTargetFaults, plus what a real run needs (TargetFaultRun). The target's calls are passed straight through. */
+export function runTargetFaults(target: FaultTarget, faults: readonly Fault[], options: TargetScheduleOptions = {}): TargetFaultRun {
+  const applied: AppliedFault[] = [];
+  const resolved = new Map<string, string>();
+  const seen = new Set<Fault>();
+  const pending = new Set<Promise<void>>();
+  const open = new Set<HealLink>();
+  const track = (result: void | Promise<void>): void | Promise<void> => {
+    if (result instanceof Promise) {
+      pending.add(result);
+      result.then(() => pending.delete(result), () => pending.delete(result));
+    }
+    return result;
+  };
+  const healing = (heal: HealLink): HealLink => {
+    const once: HealLink = () => {
+      open.delete(once);
+      return track(heal());
+    };
+    open.add(once);
+    return once;
+  };
+  const recording: FaultTarget = {
+    now: () => target.now(),
+    after: (ms, run) => target.after(ms, run),
+    resolve: (named) => {
+      const name = target.resolve(named);
+      resolved.set(named, name);
+      return name;
+    },
+    stateOf: (p) => target.stateOf(p),
+    pause: (p) => track(target.pause(p)),
+    resume: (p) => track(target.resume(p)),
+    crash: (p, powerLoss) => track(target.crash(p, powerLoss)),
+    restart: (p) => track(target.restart(p)),
+    partition: (from, to, oneWay) => healing(target.partition(from, to, oneWay)),
+    slowLink: (from, to, extraDelayMs, oneWay) => healing(target.slowLink(from, to, extraDelayMs, oneWay)),
+    driftClock: (p, ppm) => track(target.driftClock(p, ppm)),
+    stepClock: (p, deltaMs) => track(target.stepClock(p, deltaMs)),
+    stallDisk: (member, durationMs) => track(target.stallDisk(member, durationMs)),
+    cannot: (kind) => target.cannot(kind),
+  };
+  const log = scheduleTargetFaults(recording, faults, {
+    ...options,
+    onLog: (fault, description) => {
+      options.onLog?.(fault, description);
+      if (seen.has(fault)) return; // a later line of the fault (a pause's own resume)
+      seen.add(fault);
+      const named = 'target' in fault ? fault.target : undefined;
+      if (!description.startsWith('skip:')) applied.push({ atMs: fault.atMs, kind: fault.kind, ...(named === undefined ? {} : { target: resolved.get(named) ?? named, named }) });
+      resolved.clear();
+    },
+  });
+  return {
+    log,
+    applied,
+    settled: async () => {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
+    },
+    healAll: async () => {
+      await Promise.allSettled([...open].map((heal) => heal()));
+    },
+  };
 }

@@ -98,6 +98,23 @@ describe('compareFaultEffects', () => {
     expect(rows.find((r) => r.kind === 'crash' && r.figure === 'nextGrant')).toMatchObject({ within: false, reason: 'not measured: the real run had no fault of this kind' });
     const same = compareFaultEffects(measureFaultEffects(history(1_000), fault), measureFaultEffects(history(1_000), fault));
     expect(same.find((r) => r.figure === 'fence')).toMatchObject({ within: false, reason: 'measured history shows no fence' });
-    expect(same.find((r) => r.figure === 'refusals')).toMatchObject({ measuredMedian: 0, predictedMedian: 0, within: true });
+    expect(same.find((r) => r.figure === 'refusals')).toMatchObject({ measuredMedian: 0, predictedMedian: 0, within: true, reason: '' });
+    const refused = new Builder();
+    refused.hold('bob', 'k1', 2_000, 2_050);
+    refused.op('carol', 'acquire', 'k1', 2_100, 2_200, 'fail', null, { error: 'contended' });
+    const zero = compareFaultEffects(measureFaultEffects(history(1_000), fault), measureFaultEffects(refused.events, fault)).find((r) => r.figure === 'refusals');
+    expect(zero).toMatchObject({ measuredMedian: 0, predictedMedian: 1, ratio: undefined, within: false, reason: 'measured 0: no ratio' });
+  });
+});
+
+describe('measureFaultEffects groups', () => {
+  it("summarises a kind split by the caller's group (a leader pause and a holder pause apart)", () => {
+    const h = new Builder();
+    h.hold('bob', 'k1', 1_100, 1_150);
+    h.hold('bob', 'k1', 5_000, 5_050);
+    const faults = [{ atMs: 1_000, kind: 'pause', target: 'etcd-1' }, { atMs: 2_000, kind: 'pause', target: 'alice' }];
+    const rows = measureFaultEffects(h.events, faults, { groupOf: (f) => `pause ${f.target === 'alice' ? '@holder' : '@leader'}` }).perKind;
+    expect(rows.map((r) => [r.kind, r.nextGrant?.median])).toEqual([['pause @leader', 100], ['pause @holder', 3_000]]);
+    expect(measureFaultEffects(h.events, faults).perKind.map((r) => [r.kind, r.faults])).toEqual([['pause', 2]]);
   });
 });

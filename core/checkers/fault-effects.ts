@@ -28,6 +28,8 @@ export interface AppliedFault {
   readonly kind: string;
   /** The process the fault acted on, resolved (not `@holder`); absent for partitions, heals and the like. */
   readonly target?: string;
+  /** The target as the schedule named it (`@leader`, `@holder`, or a process name), for grouping. */
+  readonly named?: string;
 }
 
 export interface FaultEffectOptions {
@@ -39,11 +41,18 @@ export interface FaultEffectOptions {
   readonly fences?: readonly Pick<FenceRecord, 'holder' | 'key' | 'token' | 'atMs'>[];
   /** Only faults of these kinds are measured (default all). */
   readonly kinds?: readonly string[];
+  /**
+   * The row a fault is summarised in (default its kind). A caller may split a kind by what it hit, e.g.
+   * `pause @leader` and `pause @holder`, from its own schedule: the two cost the service differently.
+   */
+  readonly groupOf?: (fault: AppliedFault, index: number) => string;
 }
 
 /** What one fault did. Times are ms after the fault; undefined when the history shows none. */
 export interface FaultEffect {
   readonly fault: AppliedFault;
+  /** The row it is summarised in (FaultEffectOptions.groupOf; default the kind). */
+  readonly group: string;
   readonly atMs: number;
   readonly nextGrantMs: number | undefined;
   /** The key the target held at the fault, and the token it held it with. */
@@ -65,6 +74,7 @@ export interface FigureSummary {
 }
 
 export interface KindEffects {
+  /** The fault kind (or the caller's group, FaultEffectOptions.groupOf). */
   readonly kind: string;
   readonly faults: number;
   readonly nextGrant: FigureSummary | undefined;
@@ -104,7 +114,8 @@ export function measureFaultEffects(events: readonly HistoryEvent[], faults: rea
   const holds = holdsOf(events, grants);
   const fences = [...(options.fences ?? [])].sort((a, b) => a.atMs - b.atMs);
   const measured = faults.filter((f) => options.kinds === undefined || options.kinds.includes(f.kind));
-  const perFault = measured.map((fault): FaultEffect => {
+  const groupOf = options.groupOf ?? ((fault: AppliedFault) => fault.kind);
+  const perFault = measured.map((fault, index): FaultEffect => {
     const atMs = originMs + fault.atMs;
     const inWindow = (t: number): boolean => t >= atMs && t < atMs + windowMs;
     const after = (t: number | undefined): number | undefined => (t === undefined ? undefined : t - atMs);
@@ -115,6 +126,7 @@ export function measureFaultEffects(events: readonly HistoryEvent[], faults: rea
     const completions = events.filter((e) => e.type !== 'invoke' && e.process !== LOG_PROCESS && inWindow(e.time));
     return {
       fault,
+      group: groupOf(fault, index),
       atMs,
       nextGrantMs: after(grants.find((g) => g.atMs >= atMs)?.atMs),
       victimHold: victim === undefined ? undefined : { key: victim.key, token: victim.token },
@@ -126,9 +138,17 @@ export function measureFaultEffects(events: readonly HistoryEvent[], faults: rea
       writesRefused: completions.filter((e) => e.f === 'write' && e.type === 'fail').length,
     };
   });
-  const kinds = [...new Set(perFault.map((e) => e.fault.kind))];
-  const perKind = kinds.map((kind): KindEffects => {
-    const of = perFault.filter((e) => e.fault.kind === kind);
+  return { perFault, perKind: summariseEffects(perFault) };
+}
+
+/**
+ * One row per group, in the order groups first appear: how many faults, and min / median / max of each figure.
+ * Also for pooling several histories' faults (several simulated seeds of one schedule) before summarising.
+ */
+export function summariseEffects(perFault: readonly FaultEffect[]): KindEffects[] {
+  const groups = [...new Set(perFault.map((e) => e.group))];
+  return groups.map((kind): KindEffects => {
+    const of = perFault.filter((e) => e.group === kind);
     const summary = (pick: (e: FaultEffect) => number | undefined): FigureSummary | undefined => summarise(of.map(pick).filter((v): v is number => v !== undefined));
     return {
       kind,
@@ -142,7 +162,6 @@ export function measureFaultEffects(events: readonly HistoryEvent[], faults: rea
       writesRefused: summary((e) => e.writesRefused),
     };
   });
-  return { perFault, perKind };
 }
 
 /** Each ok acquire that is not a re-entry, at its completion, in time order. */
@@ -205,7 +224,12 @@ export function compareFaultEffects(measured: FaultEffects, predicted: FaultEffe
       const ratio = measuredMedian === undefined || predictedMedian === undefined || measuredMedian === 0 ? undefined : predictedMedian / measuredMedian;
       // Both zero is agreement (no refusals measured, none predicted); otherwise the ratio decides.
       const within = measuredMedian === 0 && predictedMedian === 0 ? true : ratio !== undefined && Math.abs(ratio - 1) <= tolerance;
-      const reason = m === undefined ? 'not measured: the real run had no fault of this kind' : p === undefined ? 'not predicted: the simulated run had no fault of this kind' : measuredMedian === undefined || predictedMedian === undefined ? `${measuredMedian === undefined ? 'measured' : 'predicted'} history shows no ${figure}` : '';
+      const reason =
+        m === undefined ? 'not measured: the real run had no fault of this kind'
+        : p === undefined ? 'not predicted: the simulated run had no fault of this kind'
+        : measuredMedian === undefined || predictedMedian === undefined ? `${measuredMedian === undefined ? 'measured' : 'predicted'} history shows no ${figure}`
+        : measuredMedian === 0 && predictedMedian !== 0 ? 'measured 0: no ratio'
+        : '';
       return { kind, figure, measuredMedian, predictedMedian, ratio, within, reason };
     });
   });
