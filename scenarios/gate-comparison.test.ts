@@ -43,8 +43,10 @@ describe('compareWithSimulator', () => {
   it('pools several simulated seeds of the schedule into the prediction', async () => {
     const real = await predictGate(shape, holderPause(6_000), { yieldToHost });
     const one = await compareWithSimulator({ ...real, originMs: 0 }, shape, holderPause(6_000), { yieldToHost });
-    const three = await compareWithSimulator({ ...real, originMs: 0 }, shape, holderPause(6_000), { yieldToHost, simulatedRuns: 3 });
+    const told: string[] = [];
+    const three = await compareWithSimulator({ ...real, originMs: 0 }, shape, holderPause(6_000), { yieldToHost, simulatedRuns: 3, onSeed: (k, of, seed) => told.push(`${k} of ${of}: ${seed}`) });
     expect(three.seeds).toEqual(['1', '1/2', '1/3']);
+    expect(told).toEqual(['1 of 3: 1', '2 of 3: 1/2', '3 of 3: 1/3']); // the progress line's input
     expect(one.predicted.perKind[0]?.faults).toBe(1);
     expect(three.predicted.perKind[0]?.faults).toBe(3);
     expect(three.prediction.traceHash).toBe(one.prediction.traceHash); // the first is the gate's own seed

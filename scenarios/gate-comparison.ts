@@ -59,6 +59,8 @@ export interface CompareOptions {
    */
   readonly simulatedRuns?: number;
   readonly yieldToHost: () => Promise<void>;
+  /** Told before each simulated run starts (k from 1): a caller's progress line. */
+  readonly onSeed?: (k: number, of: number, seed: string) => void;
 }
 
 export async function compareWithSimulator(real: MeasuredRun, shape: GateShape, faults: readonly Fault[], options: CompareOptions): Promise<SimComparison> {
@@ -70,7 +72,10 @@ export async function compareWithSimulator(real: MeasuredRun, shape: GateShape, 
   const common = { groupOf: gateGroupOf, ...(options.windowMs === undefined ? {} : { windowMs: options.windowMs }) };
   const measured = measureFaultEffects(real.events, measurable(real.applied), { ...common, originMs: real.originMs, fences: real.fences });
   const predictions: GatePrediction[] = [];
-  for (const seed of seeds) predictions.push(await predictGate({ ...shape, seed }, faults, options));
+  for (const [i, seed] of seeds.entries()) {
+    options.onSeed?.(i + 1, seeds.length, seed);
+    predictions.push(await predictGate({ ...shape, seed }, faults, options));
+  }
   const perFault = predictions.flatMap((p) => measureFaultEffects(p.events, measurable(p.applied), { ...common, fences: p.fences }).perFault);
   const predicted = { perFault, perKind: summariseEffects(perFault) };
   return { rows: compareFaultEffects(measured, predicted), measured, predicted, prediction: predictions[0] as GatePrediction, seeds, calibration: options.calibration?.source ?? "the simulator's defaults (no bench profile)" };
