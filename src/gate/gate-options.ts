@@ -5,6 +5,8 @@
 import { access, constants, readFile } from 'node:fs/promises';
 import { FaultScheduleError, checkFaultSchedule, type KnownProcess } from '../../scenarios/fault-schedule.js';
 import type { Fault } from '../../scenarios/faults.js';
+import { MAX_SIMULATED_RUNS } from '../../scenarios/gate-comparison.js';
+import { type BenchProfileShape, type GateCalibration, calibrationOfProfile } from '../../scenarios/gate-prediction.js';
 import { BadInput } from '../cli-errors.js';
 import { parseDuration } from '../duration.js';
 import type { Resource } from './client/client-protocol.js';
@@ -25,6 +27,18 @@ export interface GateFlags {
   out?: string;
   json?: boolean;
   slowHolder?: boolean;
+  compareSim?: boolean;
+  profile?: string;
+  simRuns?: string;
+}
+
+/** --compare-sim: the simulator's prediction of this run, set beside the measured figures (a report, not a check). */
+export interface CompareSimPlan {
+  /** Simulated seeds pooled into the prediction. */
+  readonly runs: number;
+  /** From --profile; undefined: the simulator's default timing. */
+  readonly calibration: GateCalibration | undefined;
+  readonly profile: string | undefined;
 }
 
 export interface GatePlan {
@@ -44,8 +58,11 @@ export interface GatePlan {
   readonly clocks: ReadonlyMap<string, StartClock>;
   /** --slow-holder: client-1 starts at x0.3. */
   readonly slowHolder: boolean;
+  readonly compareSim: CompareSimPlan | undefined;
 }
 
+/** --sim-runs' default: one fault of a kind in one run is one draw of who was waiting where; 20 seeds pool 20 draws. */
+export const DEFAULT_SIM_RUNS = 20;
 const MAX_ARBITERS = 5;
 const MAX_CLIENTS = 16;
 const MAX_KEYS = 64;
@@ -81,6 +98,7 @@ export async function planGate(flags: GateFlags): Promise<GatePlan> {
       throw new BadInput(`--etcd-binary ${flags.etcdBinary} is not an executable file; give the path of an etcd server binary (e.g. a 3.5 release's etcd)`);
     }
   }
+  const compareSim = await compareSimOf(flags);
   const names = { members: memberNames(members), arbiters: arbiterNames(arbiters), clients: clientNames(clients) };
   const processes: KnownProcess[] = [
     ...names.members.map((name) => ({ name, role: 'member' })),
@@ -120,7 +138,7 @@ export async function planGate(flags: GateFlags): Promise<GatePlan> {
     clocks.set(slow, { kind: 'rate', ppm: SLOW_HOLDER_PPM });
     faults = [{ atMs: 0, kind: 'clock-drift', target: slow, ppm: SLOW_HOLDER_PPM }, ...faults];
   }
-  return { members, arbiters, clients, keys, durationMs, seed: flags.seed, faults, scheduleSource, resource: flags.resource, ...(flags.etcdBinary === undefined ? {} : { etcdBinary: flags.etcdBinary }), out: flags.out ?? `lockstep-gate-${flags.seed}`, json: flags.json === true, clocks, slowHolder: flags.slowHolder === true };
+  return { members, arbiters, clients, keys, durationMs, seed: flags.seed, faults, scheduleSource, resource: flags.resource, ...(flags.etcdBinary === undefined ? {} : { etcdBinary: flags.etcdBinary }), out: flags.out ?? `lockstep-gate-${flags.seed}`, json: flags.json === true, clocks, slowHolder: flags.slowHolder === true, compareSim };
 }
 
 /**
@@ -147,4 +165,39 @@ function clocksOf(faults: readonly Fault[], source: string, names: { members: st
     clocks.set(fault.target, fault.kind === 'clock-drift' ? { kind: 'rate', ppm: fault.ppm } : { kind: 'steps' });
   });
   return clocks;
+}
+
+/**
+ * --compare-sim, --profile and --sim-runs, checked before anything starts. `lockstep bench` writes a
+ * profile only where its --profile FILE says (src/commands/bench.ts), so there is no default file: without
+ * --profile the simulator runs on its default timing, and the report says so.
+ */
+async function compareSimOf(flags: GateFlags): Promise<CompareSimPlan | undefined> {
+  if (flags.compareSim !== true) {
+    for (const [flag, given] of [['--profile', flags.profile], ['--sim-runs', flags.simRuns]] as const) {
+      if (given !== undefined) throw new BadInput(`${flag} is for --compare-sim (the simulator's timing and seeds); add --compare-sim or leave ${flag} out`);
+    }
+    return undefined;
+  }
+  const runs = flags.simRuns === undefined ? DEFAULT_SIM_RUNS : wholeNumber('--sim-runs', flags.simRuns, 1, MAX_SIMULATED_RUNS);
+  if (flags.profile === undefined) return { runs, calibration: undefined, profile: undefined };
+  let text: string;
+  try {
+    text = await readFile(flags.profile, 'utf8');
+  } catch (error) {
+    throw new BadInput(`--profile ${flags.profile}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); write one with \`lockstep bench --local 3 --profile ${flags.profile}\`, or leave --profile out for the simulator's default timing`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new BadInput(`--profile ${flags.profile} is not JSON (${(error as Error).message}); give the file \`lockstep bench --profile FILE\` wrote`);
+  }
+  const profile = value as Partial<BenchProfileShape> | null;
+  const samples = (d: unknown): boolean => typeof d === 'object' && d !== null && Array.isArray((d as { samplesMs?: unknown }).samplesMs) && (d as { samplesMs: unknown[] }).samplesMs.every((v) => typeof v === 'number' && Number.isFinite(v) && v >= 0);
+  if (profile === null || typeof profile !== 'object' || profile.kind !== 'lockstep-hardware-profile' || !samples(profile.walFsync) || !samples(profile.loopbackRtt)) {
+    throw new BadInput(`--profile ${flags.profile} is not a lockstep bench profile (kind "lockstep-hardware-profile" with walFsync and loopbackRtt samplesMs); give the file \`lockstep bench --profile FILE\` wrote`);
+  }
+  const calibration = calibrationOfProfile(profile as BenchProfileShape);
+  return { runs, calibration: { ...calibration, source: `${calibration.source} (${flags.profile})` }, profile: flags.profile };
 }

@@ -2,11 +2,11 @@
 // could not inject, and why), the operations, and where the history, the schedule and the report went.
 // One plain object, printed as text, as --json, and as a self-contained HTML page (no script, no link out).
 import type { CheckResult } from '../../core/checkers/check-result.js';
-import { formatMs } from '../../core/numbers.js';
+import type { ComparisonRow, FigureSummary, KindEffects } from '../../core/checkers/fault-effects.js';
+import { formatMs, formatNumber, formatRatio } from '../../core/numbers.js';
 import { FAULT_KINDS } from '../../scenarios/fault-schedule.js';
-import { type FaultLogLine, countFaults } from './fault-loop.js';
+import { type FaultLogLine, countFaults } from './fault-log.js';
 import { REAL_CANNOT } from './real-fault-target.js';
-import type { Recovery } from './recovery.js';
 
 export interface GateReport {
   readonly ok: boolean;
@@ -21,8 +21,14 @@ export interface GateReport {
   readonly grants: number;
   readonly logEvents: number;
   readonly faults: { readonly counts: Record<string, { injected: number; skipped: number; failed: number }>; readonly lines: readonly FaultLogLine[] };
-  /** Measured: from each injected fault to the next grant in the log, per kind (the simulator's predictions are not set beside it yet). */
-  readonly recovery: readonly Recovery[];
+  /**
+   * Measured, per fault kind (core/checkers/fault-effects.ts measureFaultEffects over the history: the rule the
+   * simulator's prediction is measured by): time to the next grant, to the victim's key granted again, to
+   * the library fence, and counts in the 10 s after; each a count, min, median, longest.
+   */
+  readonly effects: readonly KindEffects[];
+  /** --compare-sim: the simulator's prediction beside the measured figures. A report, not a check: never the exit code. */
+  readonly comparison?: GateComparison;
   readonly cannotInject: readonly { readonly kind: string; readonly why: string }[];
   readonly checks: readonly { readonly name: string; readonly ok: boolean; readonly verdict: string; readonly detail: string; readonly violations: CheckResult['violations'] }[];
   readonly notRun: readonly { readonly check: string; readonly why: string }[];
@@ -31,6 +37,40 @@ export interface GateReport {
   readonly files: { readonly history: string; readonly faults: string; readonly report: string; readonly json: string };
   readonly processes: { readonly pids: readonly number[]; readonly tempDir: string };
 }
+
+export interface GateComparison {
+  /** Where the simulator's timing came from (a bench profile, or its defaults). */
+  readonly calibration: string;
+  /** The simulated seeds pooled into the prediction. */
+  readonly seeds: readonly string[];
+  readonly tolerance: number;
+  /** Per kind (and what it hit: `pause @leader`) and figure: measured median, predicted median, ratio, within, reason. */
+  readonly rows: readonly ComparisonRow[];
+}
+
+const FIGURE_NAMES: Readonly<Record<ComparisonRow['figure'], string>> = {
+  nextGrant: 'next grant',
+  victimKeyGrant: "victim's key granted again",
+  fence: 'fence of a hold open at the fault',
+  grants: 'grants in 10 s',
+  refusals: 'refused acquires in 10 s',
+  writesAccepted: 'writes accepted in 10 s',
+  writesRefused: 'writes refused in 10 s',
+};
+
+const isTime = (figure: ComparisonRow['figure']): boolean => figure === 'nextGrant' || figure === 'victimKeyGrant' || figure === 'fence';
+const figureValue = (figure: ComparisonRow['figure'], value: number | undefined): string => (value === undefined ? 'none' : isTime(figure) ? formatMs(value) : formatNumber(value));
+const summaryText = (summary: FigureSummary): string => `${summary.count} / ${formatMs(summary.median)} / ${formatMs(summary.max)}`;
+
+/** The comparison's rows as table cells (text and HTML alike): kind, figure, measured, predicted, ratio, within, reason. */
+export function comparisonCells(comparison: GateComparison): string[][] {
+  return comparison.rows
+    .filter((r) => r.measuredMedian !== undefined || r.predictedMedian !== undefined)
+    .map((r) => [r.kind, FIGURE_NAMES[r.figure], figureValue(r.figure, r.measuredMedian), figureValue(r.figure, r.predictedMedian), r.ratio === undefined ? '' : formatRatio(r.ratio), r.within ? 'yes' : 'no', r.reason]);
+}
+
+const COMPARISON_HEAD = ['kind', 'figure', 'measured median', 'predicted median', 'ratio', 'within', 'reason'];
+const comparisonTitle = (c: GateComparison): string => `the simulator held against this run (--compare-sim; a report, not a check: it never changes the exit code): ${c.seeds.length} simulated seed${c.seeds.length === 1 ? '' : 's'} pooled, timing from ${c.calibration}; within ±${formatNumber(c.tolerance * 100, 0)}% of the measured median`;
 
 /** The simulator's checkers a gate cannot run on real processes, and what stands in for each. */
 export const NOT_RUN: GateReport['notRun'] = [
@@ -54,8 +94,21 @@ export function reportText(report: GateReport): string {
   lines.push(`  operations: ${report.operations.ok} ok, ${report.operations.fail} fail, ${report.operations.info} unknown outcome; ${report.grants} grants in the log, ${report.logEvents} log expire events`);
   lines.push(`  faults (${report.schedule}):`);
   for (const [kind, count] of Object.entries(report.faults.counts)) lines.push(`    ${kind}: ${count.injected} injected${count.skipped === 0 ? '' : `, ${count.skipped} skipped`}${count.failed === 0 ? '' : `, ${count.failed} failed`}`);
-  const measured = report.recovery.filter((r) => r.medianMs !== undefined);
-  if (measured.length > 0) lines.push(`  fault to next grant (median / longest): ${measured.map((r) => `${r.kind} ${formatMs(r.medianMs as number)} / ${formatMs(r.maxMs as number)}`).join('; ')}`);
+  if (report.effects.length > 0) {
+    lines.push('  fault effects, measured (faults with the figure / median / longest):');
+    for (const k of report.effects) {
+      const figures = (['nextGrant', 'victimKeyGrant', 'fence'] as const).flatMap((f) => (k[f] === undefined ? [] : [`${FIGURE_NAMES[f]} ${summaryText(k[f])}`]));
+      lines.push(`    ${k.kind} (${k.faults}): ${figures.length === 0 ? 'no grant or fence after it' : figures.join('; ')}`);
+    }
+  }
+  if (report.comparison !== undefined) {
+    lines.push(`  ${comparisonTitle(report.comparison)}:`);
+    const cells = [COMPARISON_HEAD, ...comparisonCells(report.comparison)];
+    const widths = COMPARISON_HEAD.map((_, i) => Math.max(...cells.map((row) => (row[i] as string).length)));
+    for (const row of cells) lines.push(`    ${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] as number))).join('  ').trimEnd()}`);
+    const left = report.comparison.rows.length - (cells.length - 1);
+    if (left > 0) lines.push(`    (${left} rows where neither history shows the figure are in report.json)`);
+  }
   lines.push('  checks:');
   for (const check of report.checks) lines.push(`    ${check.ok ? 'ok  ' : check.verdict === 'unknown' ? '??  ' : 'FAIL'} ${check.name}: ${check.detail}`);
   const skipped = report.notDeadlineChecked;
@@ -76,7 +129,9 @@ export function reportHtml(report: GateReport): string {
   const violations = report.checks.flatMap((c) => c.violations.slice(0, 20).map((v) => row([c.name, v.kind, v.key, v.message]))).join('');
   const counts = Object.entries(report.faults.counts).map(([kind, c]) => row([kind, String(c.injected), String(c.skipped), String(c.failed)])).join('');
   const faults = report.faults.lines.map((l) => row([formatMs(l.atMs), l.kind, l.outcome, l.what])).join('');
-  const recovery = report.recovery.map((r) => row([r.kind, String(r.faults), r.medianMs === undefined ? 'no grant after' : formatMs(r.medianMs), r.maxMs === undefined ? '' : formatMs(r.maxMs)])).join('');
+  const effect = (summary: FigureSummary | undefined): string => (summary === undefined ? 'none' : summaryText(summary));
+  const effects = report.effects.map((k) => row([k.kind, String(k.faults), effect(k.nextGrant), effect(k.victimKeyGrant), effect(k.fence)])).join('');
+  const comparison = report.comparison === undefined ? '' : `<h2>The simulator held against this run</h2><p>${escape(comparisonTitle(report.comparison))}.</p><table>${row(COMPARISON_HEAD, true)}${comparisonCells(report.comparison).map((cells) => row(cells)).join('')}</table>`;
   const cannot = report.cannotInject.map((c) => row([c.kind, c.why])).join('');
   const notRun = report.notRun.map((n) => row([n.check, n.why])).join('');
   const problems = report.problems.map((p) => `<li>${escape(p)}</li>`).join('');
@@ -90,7 +145,8 @@ export function reportHtml(report: GateReport): string {
 ${violations === '' ? '' : `<h2>Violations</h2><table>${row(['check', 'kind', 'key', 'what'], true)}${violations}</table>`}
 <h2>Not run on real processes</h2><table>${row(['check', 'why, and what stands in'], true)}${notRun}</table>
 <h2>Faults per kind</h2><table>${row(['kind', 'injected', 'skipped', 'failed'], true)}${counts}</table>
-<h2>Fault to the next grant (measured)</h2><table>${row(['kind', 'injected', 'median', 'longest'], true)}${recovery}</table>
+<h2>Fault effects (measured)</h2><p>Each cell: faults with the figure / median / longest, from the fault.</p><table>${row(['kind', 'faults', 'next grant', "victim's key granted again", 'fence'], true)}${effects}</table>
+${comparison}
 <h2>Cannot be injected here</h2><table>${row(['kind', 'why'], true)}${cannot}</table>
 <h2>Fault log</h2><table>${row(['at', 'kind', 'outcome', 'what'], true)}${faults}</table>
 ${problems === '' ? '' : `<h2>Problems</h2><ul>${problems}</ul>`}

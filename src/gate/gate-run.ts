@@ -4,19 +4,21 @@
 // stopped and its temporary directory removed before this returns, also when it is aborted (Ctrl-C).
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { formatMs } from '../../core/numbers.js';
+import { DEFAULT_TOLERANCE, measureFaultEffects } from '../../core/checkers/fault-effects.js';
+import { formatMs, formatSeconds } from '../../core/numbers.js';
+import { type TargetFaultRun, runTargetFaults } from '../../scenarios/apply-target-fault.js';
 import { formatFaultSchedule } from '../../scenarios/fault-schedule.js';
+import { UNMEASURED_KINDS, compareWithSimulator } from '../../scenarios/gate-comparison.js';
 import type { CliIo } from '../cli-io.js';
 import { writeFileAtomically } from '../files/atomic-write.js';
-import { type FaultRun, runFaults } from './fault-loop.js';
+import { type FaultLog, faultLog } from './fault-log.js';
 import { checkGate } from './gate-checks.js';
 import type { GatePlan } from './gate-options.js';
-import { type GateReport, NOT_RUN, cannotInject, faultCounts, reportHtml, reportText } from './gate-report.js';
+import { type GateComparison, type GateReport, NOT_RUN, cannotInject, faultCounts, reportHtml, reportText } from './gate-report.js';
 import { LogTail } from './history/log-tail.js';
 import { HistoryRecorder } from './history/recorder.js';
 import { RealCluster } from './real-cluster.js';
 import { RealFaultTarget } from './real-fault-target.js';
-import { recoveries } from './recovery.js';
 
 const SETTLE_MS = 3_000;
 const CATCH_UP_MS = 15_000;
@@ -58,7 +60,8 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
     throw error;
   }
   let tail: LogTail | undefined;
-  let faultRun: FaultRun | undefined;
+  let faultRun: TargetFaultRun | undefined;
+  let faults: FaultLog | undefined;
   let target: RealFaultTarget | undefined;
   let progress: NodeJS.Timeout | undefined;
   try {
@@ -68,15 +71,18 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
     target = new RealFaultTarget(real, () => now() - workloadStart, (client) => recorder.holding(client), now);
     await target.refreshLeader();
     target.watchLeader();
-    faultRun = runFaults(target, plan.faults);
+    // The one schedule rule of both worlds (ADR-23): resolved when each fault fires, never awaited.
+    const clock = target;
+    faults = faultLog(() => clock.now());
+    faultRun = runTargetFaults(target, plan.faults, { onLog: faults.onLog });
     say(`running for ${formatMs(plan.durationMs)} under ${plan.faults.length} faults (${plan.scheduleSource})`);
     let lastLine = 0;
     let drawn = false;
     progress = setInterval(() => {
       const elapsed = now() - workloadStart;
       const ops = recorder.operations;
-      const injected = faultRun?.lines.filter((l) => l.outcome === 'injected').length ?? 0;
-      const line = `${formatMs(Math.min(elapsed, plan.durationMs))}/${formatMs(plan.durationMs)}, ${ops.ok + ops.fail + ops.info} ops (${ops.ok} ok, ${ops.fail} fail, ${ops.info} unknown), ${injected} faults injected`;
+      const injected = faults?.lines.filter((l) => l.outcome === 'injected').length ?? 0;
+      const line = `${formatSeconds(Math.min(elapsed, plan.durationMs), 0)} of ${formatSeconds(plan.durationMs, 0)}, ${ops.ok + ops.fail + ops.info} ops (${ops.ok} ok, ${ops.fail} fail, ${ops.info} unknown), ${injected} faults injected`;
       if (stderr.isTTY === true) {
         stderr.write(`\rlockstep gate: ${line}\u001b[K`);
         drawn = true;
@@ -91,6 +97,7 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
     say('the workload is over: healing, resuming, restarting what is down; stopping the clients');
     target.cancelAll();
     await faultRun.healAll();
+    await faultRun.settled();
     real.resumeAll();
     for (const process of real.processes.values()) {
       if (process.state === 'crashed' && process.role !== 'client') await real.restart(process.name).catch((error: unknown) => real.problems.push(`could not restart ${process.name} at the end: ${(error as Error).message}`));
@@ -103,6 +110,25 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
     say('checking the history');
     const checks = checkGate({ recorder, grants: tail.grants, outages: target.outages, resource: plan.resource });
     const ok = checks.results.every((r) => r.ok);
+    // One measure for both worlds (core/checkers/fault-effects.ts): the real history's, here; the prediction's, by compareWithSimulator.
+    const measurable = faultRun.applied.filter((f) => !UNMEASURED_KINDS.includes(f.kind));
+    const effects = measureFaultEffects(checks.events, measurable, { originMs: workloadStart, fences: recorder.fences }).perKind;
+    let comparison: GateComparison | undefined;
+    if (plan.compareSim !== undefined) {
+      const sim = plan.compareSim;
+      say(`--compare-sim: the same schedule in the simulator, ${sim.runs} seed${sim.runs === 1 ? '' : 's'}, timing from ${sim.calibration?.source ?? "the simulator's defaults (no --profile)"}`);
+      const shape = { members: plan.members, arbiters: plan.arbiters, clients: plan.clients, keys: plan.keys, durationMs: plan.durationMs, seed: plan.seed, resource: plan.resource };
+      const compared = await Promise.race([
+        compareWithSimulator({ events: checks.events, fences: recorder.fences, applied: faultRun.applied, originMs: workloadStart }, shape, plan.faults, {
+          ...(sim.calibration === undefined ? {} : { calibration: sim.calibration }),
+          simulatedRuns: sim.runs,
+          yieldToHost: () => new Promise((r) => setImmediate(r)),
+          onSeed: (k, of) => (stderr.isTTY === true ? stderr.write(`\rlockstep gate: simulating seed ${k} of ${of}\u001b[K${k === of ? '\n' : ''}`) : say(`simulating seed ${k} of ${of}`)),
+        }),
+        aborted,
+      ]);
+      comparison = { calibration: compared.calibration, seeds: compared.seeds, tolerance: DEFAULT_TOLERANCE, rows: compared.rows };
+    }
     const out = resolve(plan.out);
     await mkdir(out, { recursive: true });
     const files = { history: join(out, 'history.jsonl'), faults: join(out, 'faults.json'), report: join(out, 'report.html'), json: join(out, 'report.json') };
@@ -117,8 +143,9 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
       operations: recorder.operations,
       grants: checks.grants.length,
       logEvents: checks.logEvents,
-      faults: { counts: faultCounts(faultRun.lines), lines: faultRun.lines },
-      recovery: recoveries(faultRun.lines, workloadStart, tail.grants.map((g) => g.seenAtMs)),
+      faults: { counts: faultCounts(faults.lines), lines: faults.lines },
+      effects,
+      ...(comparison === undefined ? {} : { comparison }),
       cannotInject: cannotInject(),
       checks: checks.results.map((r) => ({ name: r.name, ok: r.ok, verdict: r.verdict, detail: r.detail, violations: r.violations })),
       notRun: NOT_RUN,
