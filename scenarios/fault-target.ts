@@ -4,6 +4,13 @@
 // on both and the gate's history can be set beside the simulator's prediction of the same schedule.
 // Everything here is plain: no clock, no timers of its own (determinism law: the simulated target's `after`
 // is the kernel's scheduler; the real one's is the gate's).
+//
+// For an implementer: the rules (role resolution, skips, a pause's `forMs`, heals by id, `cannot`) are not
+// yours to write: apply a schedule with `scheduleTargetFaults` (apply-target-fault.ts, whose header says what
+// it promises). It calls you synchronously and does not await: report the state a call asked for as soon as
+// it is made (`stateOf` is read right after), and let a returned promise's rejection say what failed (it is
+// logged). `resolve` returns '' only for a role nobody holds; a name it does not know it returns as given,
+// and `stateOf` says undefined. Refuse before a run what you cannot do: `faultsTargetCannot(target, faults)`.
 
 /** What a process of the target is doing now. */
 export type TargetProcessState = 'running' | 'paused' | 'crashed';

@@ -10,10 +10,11 @@
 import { formatMs } from '../core/numbers.js';
 import { EPOCH_KEY, parseEpochRecord } from '../core/arbiter/records.js';
 import type { EtcdSnapshot } from '../sim/cluster/snapshot.js';
-import type { SimProcess } from '../sim/process/process.js';
 import type { World } from '../sim/world/world.js';
 import { advanceEpochByTwo } from '../core/arbiter/two-person.js';
 import { SIM_OPERATORS, SIM_OPERATOR_CALLERS } from '../sim/world/operators.js';
+import { type FaultLog, type OtherFault, resolveProcess, scheduleTargetFaults } from './apply-target-fault.js';
+import { SimFaultTarget, holdsInLog, resolveTarget, slowLinks } from './sim-fault-target.js';
 
 /** The two operators of an `advance-epoch` fault (ADR-03: two different people approve). */
 export const FAULT_APPROVERS = SIM_OPERATORS;
@@ -68,7 +69,7 @@ export type Fault =
    */
   | { readonly atMs: number; readonly kind: 'restore'; readonly snapshotAtMs: number; readonly clusterToken: string; readonly arbiters?: 'reconnect' | 'restart'; readonly ifEpochUnchanged?: boolean };
 
-type Log = (what: string) => void;
+type Log = FaultLog;
 
 /** How long a browned-out client may go without a lock before it freezes anyway. */
 const BROWNOUT_HOLD_WAIT_MS = 10_000;
@@ -88,83 +89,31 @@ export interface FaultOptions {
   readonly holding?: (client: string) => boolean;
 }
 
-/** Schedules `faults` on the world's kernel, relative to now; returns a log of what each resolved to. */
+/**
+ * Schedules `faults` on the world's kernel, relative to now; returns a log of what each resolved to. The kinds
+ * a real cluster can take too go through the shared rules (apply-target-fault.ts) over the world as a
+ * FaultTarget (sim-fault-target.ts); the simulator's own kinds are applied here.
+ */
 export function scheduleFaults(world: World, faults: readonly Fault[], options: FaultOptions = {}): string[] {
   const holding = options.holding ?? ((client: string) => holdsInLog(world, client));
-  const applied: string[] = [];
-  const startMs = world.kernel.now();
-  const heals = new Map<string, () => void>();
+  const target = new SimFaultTarget(world, { holding });
   const backups = new Map<Fault, Backup | undefined>();
   for (const fault of faults) {
-    if (fault.kind === 'restore') world.kernel.schedule(startMs + Math.min(fault.snapshotAtMs, fault.atMs), () => backups.set(fault, backup(world)));
+    if (fault.kind === 'restore') world.kernel.schedule(target.startMs + Math.min(fault.snapshotAtMs, fault.atMs), () => backups.set(fault, backup(world)));
   }
-  for (const fault of [...faults].sort((a, b) => a.atMs - b.atMs)) {
-    world.kernel.schedule(startMs + fault.atMs, () => {
-      const later: Log = (what) => {
-        applied.push(`${formatMs(fault.atMs)}: ${what} (at ${formatMs(Math.round(world.kernel.now() - startMs))})`);
-        world.kernel.trace.record('fault', { kind: fault.kind, description: what });
-      };
-      const description = fault.kind === 'restore' ? restore(world, fault, backups.get(fault)) : applyFault(world, fault, heals, later, holding);
-      applied.push(`${formatMs(fault.atMs)}: ${description}`);
-      world.kernel.trace.record('fault', { kind: fault.kind, description });
-    });
-  }
-  return applied;
+  return scheduleTargetFaults(target, faults, {
+    applyOther: (fault, _heals, later) => (fault.kind === 'restore' ? restore(world, fault, backups.get(fault)) : applySimFault(world, target, fault, later, holding)),
+    onLog: (fault, description) => world.kernel.trace.record('fault', { kind: fault.kind, description }),
+  });
 }
 
-function applyFault(world: World, fault: Exclude<Fault, { kind: 'restore' }>, heals: Map<string, () => void>, later: Log, holding: (client: string) => boolean): string {
-  const resolve = (target: string): string => resolveTarget(world, target, holding);
+/** The simulator's own kinds (not `restore`, applied above): a real cluster has no such seam. */
+function applySimFault(world: World, simTarget: SimFaultTarget, fault: Exclude<OtherFault, { kind: 'restore' }>, later: Log, holding: (client: string) => boolean): string {
+  if (fault.kind === 'advance-epoch') return advanceEpochFault(world, fault.via, later);
+  const resolved = resolveProcess(simTarget, fault.kind, fault.target);
+  if ('skip' in resolved) return resolved.skip;
+  const target = resolved.name;
   switch (fault.kind) {
-    case 'partition': {
-      const from = fault.from.map(resolve);
-      const to = fault.to.map(resolve);
-      heals.set(fault.id, world.partition({ from, to, direction: fault.oneWay === true ? 'one-way' : 'both' }));
-      return `partition ${fault.id}: ${from.join(',')} ${fault.oneWay === true ? '->' : '<->'} ${to.join(',')}`;
-    }
-    case 'heal':
-      heals.get(fault.id)?.();
-      heals.delete(fault.id);
-      return `heal ${fault.id}`;
-    case 'slow-link':
-      heals.set(fault.id, slow(world, fault.from.map(resolve), fault.to.map(resolve), fault.extraDelayMs, fault.oneWay === true));
-      return `slow link ${fault.id}: ${fault.from.map(resolve).join(',')} ${fault.oneWay === true ? '->' : '<->'} ${fault.to.map(resolve).join(',')} +${formatMs(fault.extraDelayMs)}`;
-    case 'advance-epoch':
-      return advanceEpochFault(world, fault.via, later);
-    default:
-      break;
-  }
-  const target = resolve(fault.target);
-  if (target === '') return `skip: ${fault.kind} ${fault.target} (nobody holds that role now)`;
-  // The schedule was checked against every process of the run (fault-schedule.ts); one may not exist yet (a new shard's clients).
-  const process = processNamed(world, target);
-  if (process === undefined) return `skip: ${fault.kind} ${target} (no such process at this time)`;
-  switch (fault.kind) {
-    case 'pause':
-      if (process.state !== 'running') return `skip: pause ${target} (it is ${process.state})`;
-      process.pause();
-      if (fault.forMs !== undefined) world.kernel.scheduleAfter(fault.forMs, () => later(process.state === 'paused' ? (process.resume(), `resume ${target}`) : `skip: resume ${target} (it is ${process.state})`));
-      return `pause ${target}${fault.target === target ? '' : ` (${fault.target})`}${fault.forMs === undefined ? '' : ` for ${formatMs(fault.forMs)}`}`;
-    case 'resume':
-      if (process.state !== 'paused') return `skip: resume ${target} (it is ${process.state})`;
-      process.resume();
-      return `resume ${target}`;
-    case 'crash':
-      if (process.state === 'crashed') return `skip: crash ${target} (it is already down)`;
-      process.crash({ powerLoss: fault.powerLoss === true });
-      return `crash ${target}${fault.powerLoss === true ? ' (power loss)' : ''}`;
-    case 'restart':
-      if (process.state !== 'crashed') return `skip: restart ${target} (it is ${process.state})`;
-      process.restart();
-      return `restart ${target}`;
-    case 'stall-disk':
-      world.cluster.stallDisk(target, world.kernel.now() + fault.durationMs);
-      return `stall the disk of ${target} for ${formatMs(fault.durationMs)}`;
-    case 'clock-drift':
-      process.setDriftPpm(fault.ppm);
-      return `${target}'s clock drifts ${fault.ppm} ppm`;
-    case 'clock-step':
-      process.stepClock(fault.deltaMs);
-      return `${target}'s clock steps ${formatMs(fault.deltaMs)}`;
     case 'brownout':
       return brownout(world, fault, target, later, holding);
     case 'lossy-watch':
@@ -202,20 +151,10 @@ function logFault(world: World, fault: Extract<Fault, { kind: 'lossy-watch' | 'l
   return `${target} loses the answer of ${share} for ${formatMs(fault.forMs)} (told timeout after ${formatMs(fault.timeoutMs)})`;
 }
 
-/** Slows every link from each of `from` to each of `to` (and back) on all three networks; returns the heal. */
-function slow(world: World, from: readonly string[], to: readonly string[], extraDelayMs: number, oneWay: boolean): () => void {
-  const pairs = from.flatMap((a) => to.flatMap((b): [string, string][] => (oneWay ? [[a, b]] : [[a, b], [b, a]])));
-  const networks = [world.clusterNetwork, world.rpcNetwork, world.resourceNetwork] as const;
-  for (const network of networks) for (const [a, b] of pairs) network.setLink(a, b, { extraDelayMs });
-  return () => {
-    for (const network of networks) for (const [a, b] of pairs) network.setLink(a, b, undefined);
-  };
-}
-
 function brownout(world: World, fault: Extract<Fault, { kind: 'brownout' }>, target: string, later: Log, holding: (client: string) => boolean): string {
   const isArbiter = world.arbiters.some((a) => a.process.name === target);
   const peers = isArbiter ? world.cluster.members.map((m) => m.name) : world.arbiters.map((a) => a.process.name);
-  const heal = slow(world, [target], peers, fault.extraDelayMs, false);
+  const heal = slowLinks(world, [target], peers, fault.extraDelayMs, false);
   const process = world.process(target);
   const client = world.clients.find((c) => c.process.name === target);
   const freeze = (waitedMs: number): void => {
@@ -280,27 +219,4 @@ function advanceEpochFault(world: World, via: string, later: Log): string {
 /** The process a target names now; '' for a role nobody holds (`@holder` with no running holder). */
 export function resolve(world: World, target: string): string {
   return resolveTarget(world, target, (client) => holdsInLog(world, client));
-}
-
-function resolveTarget(world: World, target: string, holding: (client: string) => boolean): string {
-  if (target === '@holder') return world.clients.find((c) => c.process.state === 'running' && holding(c.process.name))?.process.name ?? '';
-  const nth = /^@member-(\d+)$/.exec(target);
-  if (nth !== null) return world.cluster.members[Number(nth[1]) - 1]?.name ?? target;
-  if (target === '@leader') return world.cluster.leader()?.name ?? world.cluster.members[0]?.name ?? target;
-  if (target === '@follower') {
-    const leader = world.cluster.leader()?.name;
-    return world.cluster.members.find((m) => m.name !== leader)?.name ?? target;
-  }
-  return target;
-}
-
-/** The world's process of that name, if it has one now. */
-function processNamed(world: World, name: string): SimProcess | undefined {
-  const processes = [...world.clients.map((c) => c.process), ...world.arbiters.map((a) => a.process), ...world.clusters.flatMap((c) => c.cluster.members.map((m) => m.process)), ...world.resources.map((r) => r.process)];
-  return processes.find((p) => p.name === name);
-}
-
-function holdsInLog(world: World, client: string): boolean {
-  const identity = world.clients.find((c) => c.process.name === client)?.identity;
-  return identity !== undefined && world.grants.some((g) => g.holder === identity && g.endedAtRevision === undefined);
 }

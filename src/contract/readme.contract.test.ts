@@ -13,7 +13,8 @@ const REPO = resolve(import.meta.dirname, '..', '..');
 const NOT_HERE: readonly [RegExp, string][] = [
   [/^npm (ci|test)\b/, 'installs or runs the whole test suite (this test is part of it)'],
   [/^npm ci && npm start/, 'npm start is lockstep run --all, run from the scenarios block'],
-  [/^npx lockstep (lock|demo|bench|init|pause-test|audit|serve)\b/, 'needs a real etcd (their own tests start one: src/commands/lock.test.ts, init.test.ts, pause-test.test.ts, ...)'],
+  [/^npx lockstep (lock|demo|bench|init|pause-test|audit|serve|gate)\b/, 'needs a real etcd (their own tests start one: src/commands/lock.test.ts, init.test.ts, pause-test.test.ts, gate.etcd.test.ts, ...)'],
+  [/^for s in .*npx lockstep gate\b/, 'five 5-minute gates on a binary the reader has (src/commands/gate.etcd.test.ts runs a short one)'],
   [/^psql\b/, "needs the owner's staging PostgreSQL (src/commands/pause-test.test.ts runs the kit on a throwaway one)"],
   [/(^| )classes\/ledger-writes/, "a resource owner's own repository's files (src/commands/pause-test.test.ts runs the flow end to end)"],
 ];
