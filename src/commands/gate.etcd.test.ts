@@ -40,7 +40,7 @@ async function gate(args: readonly string[]): Promise<{ code: number | null; rep
 describe('lockstep gate on a real 3-member etcd cluster', () => {
   it('a short gate under pauses, kills and a partition passes, every check listed ok', { timeout: 240_000 }, async () => {
     const out = join(scratch, 'pass');
-    const { code, report, stderr } = await gate(['--duration', '50s', '--seed', 'gate-test', '--out', out]);
+    const { code, report, stderr } = await gate(['--duration', '50s', '--seed', 'gate-test', '--compare-sim', '--compare-runs', '1', '--out', out]);
     expect(code, `${JSON.stringify(report.checks, null, 1)}\n${stderr.slice(-3000)}`).toBe(0);
     expect(report.checks.map((c) => c.name)).toEqual(['exclusion', 'token-order', 'fence', 'linearizability', 'deadline']);
     expect(report.checks.every((c) => c.ok)).toBe(true);
@@ -49,6 +49,10 @@ describe('lockstep gate on a real 3-member etcd cluster', () => {
     expect(report.grants).toBeGreaterThan(10);
     expect(stderr).toMatch(/ops \(\d+ ok/); // the progress line
     for (const file of Object.values(report.files)) expect(existsSync(file), file).toBe(true);
+    // --compare-sim: the same schedule in the simulator, measured by the same rule, beside the real figures.
+    const nextGrants = report.comparison?.rows.filter((r) => r.figure === 'nextGrant') ?? [];
+    expect(nextGrants.length).toBeGreaterThan(2);
+    expect(nextGrants.some((r) => r.measuredMedian !== undefined && r.predictedMedian !== undefined)).toBe(true);
   });
 
   it('the negative control: an unfenced resource under holder pauses fails, and its history is refused as fenced', { timeout: 240_000 }, async () => {

@@ -8,6 +8,7 @@ import type { Fault } from '../../scenarios/faults.js';
 import { BadInput } from '../cli-errors.js';
 import { parseDuration } from '../duration.js';
 import type { Resource } from './client/client-protocol.js';
+import { MAX_SIMULATED_RUNS } from '../../scenarios/gate-comparison.js';
 import { drawSchedule } from './gate-schedule.js';
 import { REAL_CANNOT } from './real-fault-target.js';
 import { type StartClock, arbiterNames, clientNames, memberNames } from './real-cluster.js';
@@ -25,6 +26,8 @@ export interface GateFlags {
   out?: string;
   json?: boolean;
   slowHolder?: boolean;
+  compareSim?: boolean;
+  compareRuns?: string;
 }
 
 export interface GatePlan {
@@ -44,6 +47,8 @@ export interface GatePlan {
   readonly clocks: ReadonlyMap<string, StartClock>;
   /** --slow-holder: client-1 starts at x0.3. */
   readonly slowHolder: boolean;
+  /** --compare-sim: simulated runs of the schedule pooled into the prediction; 0 for no comparison. */
+  readonly compareRuns: number;
 }
 
 const MAX_ARBITERS = 5;
@@ -81,6 +86,8 @@ export async function planGate(flags: GateFlags): Promise<GatePlan> {
       throw new BadInput(`--etcd-binary ${flags.etcdBinary} is not an executable file; give the path of an etcd server binary (e.g. a 3.5 release's etcd)`);
     }
   }
+  const compareRuns = flags.compareSim === true ? wholeNumber('--compare-runs', flags.compareRuns ?? '10', 1, MAX_SIMULATED_RUNS) : 0;
+  if (flags.compareSim !== true && flags.compareRuns !== undefined) throw new BadInput('--compare-runs goes with --compare-sim: how many simulated runs of the schedule the prediction pools');
   const names = { members: memberNames(members), arbiters: arbiterNames(arbiters), clients: clientNames(clients) };
   const processes: KnownProcess[] = [
     ...names.members.map((name) => ({ name, role: 'member' })),
@@ -120,7 +127,7 @@ export async function planGate(flags: GateFlags): Promise<GatePlan> {
     clocks.set(slow, { kind: 'rate', ppm: SLOW_HOLDER_PPM });
     faults = [{ atMs: 0, kind: 'clock-drift', target: slow, ppm: SLOW_HOLDER_PPM }, ...faults];
   }
-  return { members, arbiters, clients, keys, durationMs, seed: flags.seed, faults, scheduleSource, resource: flags.resource, ...(flags.etcdBinary === undefined ? {} : { etcdBinary: flags.etcdBinary }), out: flags.out ?? `lockstep-gate-${flags.seed}`, json: flags.json === true, clocks, slowHolder: flags.slowHolder === true };
+  return { members, arbiters, clients, keys, durationMs, seed: flags.seed, faults, scheduleSource, resource: flags.resource, ...(flags.etcdBinary === undefined ? {} : { etcdBinary: flags.etcdBinary }), out: flags.out ?? `lockstep-gate-${flags.seed}`, json: flags.json === true, clocks, slowHolder: flags.slowHolder === true, compareRuns };
 }
 
 /**

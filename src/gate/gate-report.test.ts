@@ -2,7 +2,7 @@
 // inject listed with its reason, and the HTML page self-contained with the text escaped.
 import { describe, expect, it } from 'vitest';
 import { FAULT_KINDS } from '../../scenarios/fault-schedule.js';
-import type { FaultLogLine } from './fault-loop.js';
+import type { FaultLogLine } from './fault-log.js';
 import { type GateReport, NOT_RUN, cannotInject, faultCounts, reportHtml, reportText } from './gate-report.js';
 
 const lines: FaultLogLine[] = [
@@ -40,7 +40,7 @@ describe('gate report', () => {
     expect(html).toContain('VIOLATION');
     expect(reportText(report)).toMatch(/FAIL fence: 1 violation/);
     expect(reportText(report)).toMatch(/pause: 1 injected, 1 skipped/);
-    expect(reportText(report)).toMatch(/fault to next grant \(median \/ longest\): pause 1200 ms \/ 1200 ms/);
+    expect(reportText(report)).toMatch(/fault to next grant \(median \/ longest\): pause @holder 1200 ms \/ 1200 ms/);
   });
 });
 
@@ -49,7 +49,7 @@ function sample(): GateReport {
     ok: false, verdict: 'violation', seed: '1', durationMs: 60_000, workloadStartMs: 3_000,
     setup: { members: 3, arbiters: 2, clients: 3, keys: 2, resource: 'unfenced', etcdBinary: 'etcd 3.4.23', slowHolder: false },
     schedule: 'drawn from seed 1', operations: { ok: 10, fail: 2, info: 1 }, grants: 5, logEvents: 1,
-    faults: { counts: faultCounts(lines), lines }, recovery: [{ kind: 'pause', faults: 1, medianMs: 1200, maxMs: 1200 }], cannotInject: cannotInject(),
+    faults: { counts: faultCounts(lines), lines }, effects: [{ kind: 'pause @holder', faults: 1, nextGrant: { count: 1, min: 1200, median: 1200, max: 1200 }, victimKeyGrant: undefined, fence: undefined, grants: undefined, refusals: undefined, writesAccepted: undefined, writesRefused: undefined }], cannotInject: cannotInject(),
     checks: [{ name: 'fence', ok: false, verdict: 'violated', detail: '1 violation: ...', violations: [{ kind: 'unfenced-overlap', key: 'k', message: 'two <holders>', involved: [] }] }],
     notRun: NOT_RUN, notDeadlineChecked: { unknownToClients: 0 }, problems: [],
     files: { history: '/o/history.jsonl', faults: '/o/faults.json', report: '/o/report.html', json: '/o/report.json' },

@@ -4,9 +4,9 @@
 import type { CheckResult } from '../../core/checkers/check-result.js';
 import { formatMs } from '../../core/numbers.js';
 import { FAULT_KINDS } from '../../scenarios/fault-schedule.js';
-import { type FaultLogLine, countFaults } from './fault-loop.js';
+import type { ComparisonRow, KindEffects } from '../../core/checkers/fault-effects.js';
+import { type FaultLogLine, countFaults } from './fault-log.js';
 import { REAL_CANNOT } from './real-fault-target.js';
-import type { Recovery } from './recovery.js';
 
 export interface GateReport {
   readonly ok: boolean;
@@ -21,8 +21,14 @@ export interface GateReport {
   readonly grants: number;
   readonly logEvents: number;
   readonly faults: { readonly counts: Record<string, { injected: number; skipped: number; failed: number }>; readonly lines: readonly FaultLogLine[] };
-  /** Measured: from each injected fault to the next grant in the log, per kind (the simulator's predictions are not set beside it yet). */
-  readonly recovery: readonly Recovery[];
+  /**
+   * Measured, per kind and what it hit (core/checkers/fault-effects.ts): time to the next grant, to the
+   * victim's key granted again, to the library fence of a hold open at the fault; counts in the 10 s after.
+   * The simulator's prediction (--compare-sim) is not set beside it yet.
+   */
+  readonly effects: readonly KindEffects[];
+  /** --compare-sim: measured beside predicted per kind and figure (scenarios/gate-comparison.ts). */
+  readonly comparison?: { readonly rows: readonly ComparisonRow[]; readonly seeds: readonly string[]; readonly calibration: string };
   readonly cannotInject: readonly { readonly kind: string; readonly why: string }[];
   readonly checks: readonly { readonly name: string; readonly ok: boolean; readonly verdict: string; readonly detail: string; readonly violations: CheckResult['violations'] }[];
   readonly notRun: readonly { readonly check: string; readonly why: string }[];
@@ -54,8 +60,15 @@ export function reportText(report: GateReport): string {
   lines.push(`  operations: ${report.operations.ok} ok, ${report.operations.fail} fail, ${report.operations.info} unknown outcome; ${report.grants} grants in the log, ${report.logEvents} log expire events`);
   lines.push(`  faults (${report.schedule}):`);
   for (const [kind, count] of Object.entries(report.faults.counts)) lines.push(`    ${kind}: ${count.injected} injected${count.skipped === 0 ? '' : `, ${count.skipped} skipped`}${count.failed === 0 ? '' : `, ${count.failed} failed`}`);
-  const measured = report.recovery.filter((r) => r.medianMs !== undefined);
-  if (measured.length > 0) lines.push(`  fault to next grant (median / longest): ${measured.map((r) => `${r.kind} ${formatMs(r.medianMs as number)} / ${formatMs(r.maxMs as number)}`).join('; ')}`);
+  const measured = report.effects.filter((e) => e.nextGrant !== undefined);
+  if (measured.length > 0) lines.push(`  fault to next grant (median / longest): ${measured.map((e) => `${e.kind} ${formatMs(e.nextGrant?.median ?? 0)} / ${formatMs(e.nextGrant?.max ?? 0)}`).join('; ')}`);
+  if (report.comparison !== undefined) {
+    const c = report.comparison;
+    const within = c.rows.filter((r) => r.within).length;
+    lines.push(`  simulator beside reality (${c.seeds.length} simulated runs, ${c.calibration}): ${within} of ${c.rows.length} figures within 25% of the measured median`);
+    // A figure neither history shows (no fence after a heal, in both worlds) is in --json and the HTML, not here.
+    for (const r of c.rows.filter((row) => row.measuredMedian !== undefined || row.predictedMedian !== undefined)) lines.push(`    ${r.within ? 'ok ' : 'off'} ${r.kind} ${r.figure}: measured ${showFigure(r.figure, r.measuredMedian)}, predicted ${showFigure(r.figure, r.predictedMedian)}${r.ratio === undefined ? '' : ` (x${r.ratio.toFixed(2)})`}${r.reason === '' ? '' : ` ${r.reason}`}`);
+  }
   lines.push('  checks:');
   for (const check of report.checks) lines.push(`    ${check.ok ? 'ok  ' : check.verdict === 'unknown' ? '??  ' : 'FAIL'} ${check.name}: ${check.detail}`);
   const skipped = report.notDeadlineChecked;
@@ -68,6 +81,11 @@ export function reportText(report: GateReport): string {
   return lines.join('\n');
 }
 
+function showFigure(figure: ComparisonRow['figure'], value: number | undefined): string {
+  if (value === undefined) return 'none';
+  return ['nextGrant', 'victimKeyGrant', 'fence'].includes(figure) ? formatMs(value) : String(value);
+}
+
 const escape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export function reportHtml(report: GateReport): string {
@@ -76,7 +94,10 @@ export function reportHtml(report: GateReport): string {
   const violations = report.checks.flatMap((c) => c.violations.slice(0, 20).map((v) => row([c.name, v.kind, v.key, v.message]))).join('');
   const counts = Object.entries(report.faults.counts).map(([kind, c]) => row([kind, String(c.injected), String(c.skipped), String(c.failed)])).join('');
   const faults = report.faults.lines.map((l) => row([formatMs(l.atMs), l.kind, l.outcome, l.what])).join('');
-  const recovery = report.recovery.map((r) => row([r.kind, String(r.faults), r.medianMs === undefined ? 'no grant after' : formatMs(r.medianMs), r.maxMs === undefined ? '' : formatMs(r.maxMs)])).join('');
+  const figure = (f: KindEffects['nextGrant'], unit: (n: number) => string): string => (f === undefined ? '' : `${unit(f.median)} (${unit(f.min)} to ${unit(f.max)}, ${f.count})`);
+  const count = (n: number): string => String(n);
+  const recovery = report.effects.map((e) => row([e.kind, String(e.faults), figure(e.nextGrant, formatMs), figure(e.victimKeyGrant, formatMs), figure(e.fence, formatMs), figure(e.grants, count), figure(e.refusals, count)])).join('');
+  const comparison = report.comparison?.rows.map((r) => row([r.kind, r.figure, showFigure(r.figure, r.measuredMedian), showFigure(r.figure, r.predictedMedian), r.ratio === undefined ? '' : r.ratio.toFixed(2), r.within ? 'yes' : 'no', r.reason])).join('') ?? '';
   const cannot = report.cannotInject.map((c) => row([c.kind, c.why])).join('');
   const notRun = report.notRun.map((n) => row([n.check, n.why])).join('');
   const problems = report.problems.map((p) => `<li>${escape(p)}</li>`).join('');
@@ -90,7 +111,8 @@ export function reportHtml(report: GateReport): string {
 ${violations === '' ? '' : `<h2>Violations</h2><table>${row(['check', 'kind', 'key', 'what'], true)}${violations}</table>`}
 <h2>Not run on real processes</h2><table>${row(['check', 'why, and what stands in'], true)}${notRun}</table>
 <h2>Faults per kind</h2><table>${row(['kind', 'injected', 'skipped', 'failed'], true)}${counts}</table>
-<h2>Fault to the next grant (measured)</h2><table>${row(['kind', 'injected', 'median', 'longest'], true)}${recovery}</table>
+<h2>What each kind of fault did (measured: median, range, how many)</h2><table>${row(['kind', 'faults', 'to the next grant', 'to the victim\'s key granted again', 'to the library fence', 'grants in 10 s', 'refused acquires in 10 s'], true)}${recovery}</table>
+${report.comparison === undefined ? '' : `<h2>The simulator beside reality</h2><p>${report.comparison.seeds.length} simulated runs of the same schedule and workload; timing: ${escape(report.comparison.calibration)}.</p><table>${row(['kind', 'figure', 'measured median', 'predicted median', 'ratio', 'within 25%', 'why not'], true)}${comparison}</table>`}
 <h2>Cannot be injected here</h2><table>${row(['kind', 'why'], true)}${cannot}</table>
 <h2>Fault log</h2><table>${row(['at', 'kind', 'outcome', 'what'], true)}${faults}</table>
 ${problems === '' ? '' : `<h2>Problems</h2><ul>${problems}</ul>`}

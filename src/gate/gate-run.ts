@@ -8,7 +8,10 @@ import { formatMs } from '../../core/numbers.js';
 import { formatFaultSchedule } from '../../scenarios/fault-schedule.js';
 import type { CliIo } from '../cli-io.js';
 import { writeFileAtomically } from '../files/atomic-write.js';
-import { type FaultRun, runFaults } from './fault-loop.js';
+import { measureFaultEffects } from '../../core/checkers/fault-effects.js';
+import { type TargetFaultRun, runTargetFaults } from '../../scenarios/apply-target-fault.js';
+import { UNMEASURED_KINDS, compareWithSimulator, gateGroupOf } from '../../scenarios/gate-comparison.js';
+import { FaultLog } from './fault-log.js';
 import { checkGate } from './gate-checks.js';
 import type { GatePlan } from './gate-options.js';
 import { type GateReport, NOT_RUN, cannotInject, faultCounts, reportHtml, reportText } from './gate-report.js';
@@ -16,7 +19,6 @@ import { LogTail } from './history/log-tail.js';
 import { HistoryRecorder } from './history/recorder.js';
 import { RealCluster } from './real-cluster.js';
 import { RealFaultTarget } from './real-fault-target.js';
-import { recoveries } from './recovery.js';
 
 const SETTLE_MS = 3_000;
 const CATCH_UP_MS = 15_000;
@@ -58,7 +60,8 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
     throw error;
   }
   let tail: LogTail | undefined;
-  let faultRun: FaultRun | undefined;
+  let faultRun: TargetFaultRun | undefined;
+  let faultLog: FaultLog | undefined;
   let target: RealFaultTarget | undefined;
   let progress: NodeJS.Timeout | undefined;
   try {
@@ -68,14 +71,15 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
     target = new RealFaultTarget(real, () => now() - workloadStart, (client) => recorder.holding(client), now);
     await target.refreshLeader();
     target.watchLeader();
-    faultRun = runFaults(target, plan.faults);
+    faultLog = new FaultLog(() => now() - workloadStart);
+    faultRun = runTargetFaults(target, plan.faults, { onLog: faultLog.onLog }); // the shared schedule (scenarios/apply-target-fault.ts)
     say(`running for ${formatMs(plan.durationMs)} under ${plan.faults.length} faults (${plan.scheduleSource})`);
     let lastLine = 0;
     let drawn = false;
     progress = setInterval(() => {
       const elapsed = now() - workloadStart;
       const ops = recorder.operations;
-      const injected = faultRun?.lines.filter((l) => l.outcome === 'injected').length ?? 0;
+      const injected = faultLog?.lines.filter((l) => l.outcome === 'injected').length ?? 0;
       const line = `${formatMs(Math.min(elapsed, plan.durationMs))}/${formatMs(plan.durationMs)}, ${ops.ok + ops.fail + ops.info} ops (${ops.ok} ok, ${ops.fail} fail, ${ops.info} unknown), ${injected} faults injected`;
       if (stderr.isTTY === true) {
         stderr.write(`\rlockstep gate: ${line}\u001b[K`);
@@ -91,6 +95,7 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
     say('the workload is over: healing, resuming, restarting what is down; stopping the clients');
     target.cancelAll();
     await faultRun.healAll();
+    await Promise.race([faultRun.settled(), new Promise((r) => setTimeout(r, SETTLE_MS * 10))]);
     real.resumeAll();
     for (const process of real.processes.values()) {
       if (process.state === 'crashed' && process.role !== 'client') await real.restart(process.name).catch((error: unknown) => real.problems.push(`could not restart ${process.name} at the end: ${(error as Error).message}`));
@@ -103,6 +108,17 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
     say('checking the history');
     const checks = checkGate({ recorder, grants: tail.grants, outages: target.outages, resource: plan.resource });
     const ok = checks.results.every((r) => r.ok);
+    let comparison: GateReport['comparison'];
+    if (plan.compareRuns > 0) {
+      say(`--compare-sim: ${plan.compareRuns} simulated runs of the same schedule`);
+      const compared = await Promise.race([aborted, compareWithSimulator(
+        { events: checks.events, fences: recorder.fences, applied: faultRun.applied, originMs: workloadStart },
+        { members: plan.members, arbiters: plan.arbiters, clients: plan.clients, keys: plan.keys, durationMs: plan.durationMs, seed: plan.seed, resource: plan.resource },
+        plan.faults,
+        { simulatedRuns: plan.compareRuns, yieldToHost: () => new Promise((r) => setImmediate(r)) },
+      )]);
+      comparison = { rows: compared.rows, seeds: compared.seeds, calibration: compared.calibration };
+    }
     const out = resolve(plan.out);
     await mkdir(out, { recursive: true });
     const files = { history: join(out, 'history.jsonl'), faults: join(out, 'faults.json'), report: join(out, 'report.html'), json: join(out, 'report.json') };
@@ -117,8 +133,10 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
       operations: recorder.operations,
       grants: checks.grants.length,
       logEvents: checks.logEvents,
-      faults: { counts: faultCounts(faultRun.lines), lines: faultRun.lines },
-      recovery: recoveries(faultRun.lines, workloadStart, tail.grants.map((g) => g.seenAtMs)),
+      faults: { counts: faultCounts(faultLog.lines), lines: faultLog.lines },
+      // The measured half of --compare-sim (core/checkers/fault-effects.ts, the rule the simulator's prediction is measured by).
+      effects: measureFaultEffects(checks.events, faultRun.applied.filter((f) => !UNMEASURED_KINDS.includes(f.kind)), { originMs: workloadStart, fences: recorder.fences, groupOf: gateGroupOf }).perKind,
+      ...(comparison === undefined ? {} : { comparison }),
       cannotInject: cannotInject(),
       checks: checks.results.map((r) => ({ name: r.name, ok: r.ok, verdict: r.verdict, detail: r.detail, violations: r.violations })),
       notRun: NOT_RUN,

@@ -12,7 +12,7 @@ import { createRealClock, createSeededRandom, sleepMs } from '../../clock/index.
 import { FileRegister } from '../../fences/file-register.js';
 import { NetworkArbiter } from '../../service/network-arbiter.js';
 import type { ClientConfig, FromClient, GateOp, ToClient } from './client-protocol.js';
-import { acquireOutcome, releaseOutcome, writeOutcome } from './outcomes.js';
+import { acquireOutcome, releaseOutcome, writeOutcome } from '../../../core/checkers/operation-outcomes.js';
 
 const CLOSE_GRACE_MS = 3_000;
 const PAUSE_BETWEEN_HOLDS_MS: readonly [number, number] = [20, 200];
