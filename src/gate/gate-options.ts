@@ -9,6 +9,8 @@ import { BadInput } from '../cli-errors.js';
 import { parseDuration } from '../duration.js';
 import type { Resource } from './client/client-protocol.js';
 import { MAX_SIMULATED_RUNS } from '../../scenarios/gate-comparison.js';
+import { type BenchProfileShape, type GateCalibration, calibrationOfProfile } from '../../scenarios/gate-prediction.js';
+import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
 import { drawSchedule } from './gate-schedule.js';
 import { REAL_CANNOT } from './real-fault-target.js';
 import { type StartClock, arbiterNames, clientNames, memberNames } from './real-cluster.js';
@@ -28,6 +30,7 @@ export interface GateFlags {
   slowHolder?: boolean;
   compareSim?: boolean;
   compareRuns?: string;
+  benchProfile?: string;
 }
 
 export interface GatePlan {
@@ -49,6 +52,8 @@ export interface GatePlan {
   readonly slowHolder: boolean;
   /** --compare-sim: simulated runs of the schedule pooled into the prediction; 0 for no comparison. */
   readonly compareRuns: number;
+  /** --bench-profile: the simulator's timing from this machine's `lockstep bench --profile`. */
+  readonly calibration?: GateCalibration;
 }
 
 const MAX_ARBITERS = 5;
@@ -88,6 +93,11 @@ export async function planGate(flags: GateFlags): Promise<GatePlan> {
   }
   const compareRuns = flags.compareSim === true ? wholeNumber('--compare-runs', flags.compareRuns ?? '10', 1, MAX_SIMULATED_RUNS) : 0;
   if (flags.compareSim !== true && flags.compareRuns !== undefined) throw new BadInput('--compare-runs goes with --compare-sim: how many simulated runs of the schedule the prediction pools');
+  let calibration: GateCalibration | undefined;
+  if (flags.benchProfile !== undefined) {
+    if (flags.compareSim !== true) throw new BadInput('--bench-profile goes with --compare-sim: it times the simulator\'s prediction');
+    calibration = await readCalibration(flags.benchProfile);
+  }
   const names = { members: memberNames(members), arbiters: arbiterNames(arbiters), clients: clientNames(clients) };
   const processes: KnownProcess[] = [
     ...names.members.map((name) => ({ name, role: 'member' })),
@@ -127,7 +137,7 @@ export async function planGate(flags: GateFlags): Promise<GatePlan> {
     clocks.set(slow, { kind: 'rate', ppm: SLOW_HOLDER_PPM });
     faults = [{ atMs: 0, kind: 'clock-drift', target: slow, ppm: SLOW_HOLDER_PPM }, ...faults];
   }
-  return { members, arbiters, clients, keys, durationMs, seed: flags.seed, faults, scheduleSource, resource: flags.resource, ...(flags.etcdBinary === undefined ? {} : { etcdBinary: flags.etcdBinary }), out: flags.out ?? `lockstep-gate-${flags.seed}`, json: flags.json === true, clocks, slowHolder: flags.slowHolder === true, compareRuns };
+  return { members, arbiters, clients, keys, durationMs, seed: flags.seed, faults, scheduleSource, resource: flags.resource, ...(flags.etcdBinary === undefined ? {} : { etcdBinary: flags.etcdBinary }), out: flags.out ?? `lockstep-gate-${flags.seed}`, json: flags.json === true, clocks, slowHolder: flags.slowHolder === true, compareRuns, ...(calibration === undefined ? {} : { calibration }) };
 }
 
 /**
@@ -154,4 +164,28 @@ function clocksOf(faults: readonly Fault[], source: string, names: { members: st
     clocks.set(fault.target, fault.kind === 'clock-drift' ? { kind: 'rate', ppm: fault.ppm } : { kind: 'steps' });
   });
   return clocks;
+}
+
+/** A `lockstep bench --profile FILE` read as the simulator's timing; anything else is refused, naming the file. */
+async function readCalibration(file: string): Promise<GateCalibration> {
+  const fix = 'give a file written by lockstep bench --local 3 --profile FILE';
+  let text: string;
+  try {
+    text = await readInputFile(file, { what: 'a bench profile (lockstep bench --profile FILE)', maxBytes: 16 * MIB });
+  } catch (error) {
+    if (!(error instanceof InputFileError)) throw error;
+    throw new BadInput(`--bench-profile ${file}: ${error.reason}; ${fix}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new BadInput(`--bench-profile ${file} is not JSON (${(error as Error).message}); ${fix}`);
+  }
+  const profile = value as Partial<BenchProfileShape> | null;
+  const samples = (part: unknown): boolean => Array.isArray((part as { samplesMs?: unknown } | undefined)?.samplesMs) && ((part as { samplesMs: unknown[] }).samplesMs).every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0);
+  if (profile === null || typeof profile !== 'object' || profile.kind !== 'lockstep-hardware-profile' || !samples(profile.walFsync) || !samples(profile.loopbackRtt)) {
+    throw new BadInput(`--bench-profile ${file} is not a hardware profile (kind "lockstep-hardware-profile" with walFsync and loopbackRtt samples); ${fix}`);
+  }
+  return calibrationOfProfile(profile as BenchProfileShape);
 }

@@ -115,7 +115,7 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
         { events: checks.events, fences: recorder.fences, applied: faultRun.applied, originMs: workloadStart },
         { members: plan.members, arbiters: plan.arbiters, clients: plan.clients, keys: plan.keys, durationMs: plan.durationMs, seed: plan.seed, resource: plan.resource },
         plan.faults,
-        { simulatedRuns: plan.compareRuns, yieldToHost: () => new Promise((r) => setImmediate(r)) },
+        { simulatedRuns: plan.compareRuns, ...(plan.calibration === undefined ? {} : { calibration: plan.calibration }), yieldToHost: () => new Promise((r) => setImmediate(r)) },
       )]);
       comparison = { rows: compared.rows, seeds: compared.seeds, calibration: compared.calibration };
     }
