@@ -3,7 +3,7 @@
 // listed ok; the negative control, the unfenced resource under holder pauses, fails, and its saved
 // history is refused by `lockstep check --model lock --resource fenced`. Each run's own pids and temp
 // dir (from its --json report) are gone afterwards: another gate running at the same time is not ours.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -38,9 +38,9 @@ async function gate(args: readonly string[]): Promise<{ code: number | null; rep
 }
 
 describe('lockstep gate on a real 3-member etcd cluster', () => {
-  it('a short gate under pauses, kills and a partition passes, every check listed ok, and --compare-sim sets the simulator beside it', { timeout: 240_000 }, async () => {
+  it('a short gate under pauses, kills and a partition passes, every check listed ok', { timeout: 240_000 }, async () => {
     const out = join(scratch, 'pass');
-    const { code, report, stderr } = await gate(['--duration', '50s', '--seed', 'gate-test', '--out', out, '--compare-sim', '--sim-runs', '2']);
+    const { code, report, stderr } = await gate(['--duration', '50s', '--seed', 'gate-test', '--compare-sim', '--compare-runs', '1', '--out', out]);
     expect(code, `${JSON.stringify(report.checks, null, 1)}\n${stderr.slice(-3000)}`).toBe(0);
     expect(report.checks.map((c) => c.name)).toEqual(['exclusion', 'token-order', 'fence', 'linearizability', 'deadline']);
     expect(report.checks.every((c) => c.ok)).toBe(true);
@@ -49,18 +49,10 @@ describe('lockstep gate on a real 3-member etcd cluster', () => {
     expect(report.grants).toBeGreaterThan(10);
     expect(stderr).toMatch(/ops \(\d+ ok/); // the progress line
     for (const file of Object.values(report.files)) expect(existsSync(file), file).toBe(true);
-    // --compare-sim: a row per kind injected (split by what it hit), measured beside predicted; the exit code is the checks' alone.
-    expect(report.comparison?.seeds).toEqual(['gate-test', 'gate-test/2']);
-    expect(report.comparison?.calibration).toMatch(/the simulator's defaults/);
-    const compared = new Set(report.comparison?.rows.map((r) => r.kind.split(' ')[0]));
-    // Every kind of the schedule that acted (a pause's own resume is a line of its pause, not a fault of the schedule).
-    const scheduled = new Set((JSON.parse(readFileSync(report.files.faults, 'utf8')) as { kind: string }[]).map((f) => f.kind));
-    const injected = [...scheduled].filter((kind) => kind !== 'clock-drift' && (report.faults.counts[kind]?.injected ?? 0) > 0);
-    expect(injected.length).toBeGreaterThan(3);
-    for (const kind of injected) expect(compared, kind).toContain(kind);
-    expect(report.comparison?.rows.some((r) => r.figure === 'nextGrant' && r.measuredMedian !== undefined && r.predictedMedian !== undefined)).toBe(true);
-    expect(report.effects.find((k) => k.kind === 'crash')?.nextGrant?.count ?? 0).toBeGreaterThan(0);
-    expect(stderr).toMatch(/simulating seed 2 of 2/);
+    // --compare-sim: the same schedule in the simulator, measured by the same rule, beside the real figures.
+    const nextGrants = report.comparison?.rows.filter((r) => r.figure === 'nextGrant') ?? [];
+    expect(nextGrants.length).toBeGreaterThan(2);
+    expect(nextGrants.some((r) => r.measuredMedian !== undefined && r.predictedMedian !== undefined)).toBe(true);
   });
 
   it('the negative control: an unfenced resource under holder pauses fails, and its history is refused as fenced', { timeout: 240_000 }, async () => {

@@ -63,14 +63,9 @@ describe('lockstep gate: bad input is refused before anything starts', () => {
     expect(await refused('--duration', 'soon')).toMatch(/--duration "soon" is not a duration/);
     expect(await refused('--resource', 'maybe')).toMatch(/--resource "maybe" must be fenced .* or unfenced/);
     expect(await refused('--etcd-binary', join(scratch, 'no-such-etcd'))).toMatch(/--etcd-binary .* is not an executable file/);
-  });
-
-  it('--compare-sim\'s --profile that cannot be read, or is no bench profile, is named; --profile and --sim-runs need --compare-sim', async () => {
-    const missing = join(scratch, 'no-such-profile.json');
-    expect(await refused('--compare-sim', '--profile', missing)).toMatch(new RegExp(`--profile ${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot read it \\(ENOENT\\); write one with \`lockstep bench --local 3 --profile`));
-    expect(await refused('--compare-sim', '--profile', faultsFile('not-a-profile.json', { kind: 'something-else' }))).toMatch(/--profile .*not-a-profile\.json is not a lockstep bench profile/);
-    expect(await refused('--profile', faultsFile('profile.json', { kind: 'lockstep-hardware-profile', walFsync: { kind: 'empirical', samplesMs: [0.2] }, loopbackRtt: { kind: 'empirical', samplesMs: [0.05] } }))).toMatch(/--profile is for --compare-sim/);
-    expect(await refused('--compare-sim', '--sim-runs', '0')).toMatch(/--sim-runs "0" must be a whole number from 1 to 50/);
+    expect(await refused('--compare-sim', '--compare-runs', '99')).toMatch(/--compare-runs "99" must be a whole number from 1 to 50/);
+    expect(await refused('--compare-runs', '3')).toMatch(/--compare-runs goes with --compare-sim/);
+    expect(await refused('--compare-sim', '--bench-profile', faultsFile('not-a-profile.json', { kind: 'bench-report' }))).toMatch(/--bench-profile .* is not a hardware profile/);
   });
 
   it('with --json, bad input is one JSON object too', async () => {

@@ -1,39 +1,35 @@
-// The gate's faults through the shared schedule (scenarios/apply-target-fault.ts runTargetFaults) and the
-// gate's fault log: roles resolve when a fault fires, a pause with forMs resumes the process it stopped,
-// faults that do not apply are skipped, heals undo their partition, a target's rejection is logged as
-// failed, and `applied` names what each fault hit. A fake target with a fake clock.
+// The gate's reading of the shared schedule's fault log (issue 15): per kind and outcome, a pause's own
+// resume counted as a resume, a call that failed later counted as failed, skips as skipped. Driven through
+// runTargetFaults on a fake target, so the lines are the shared dispatcher's own.
 import { describe, expect, it } from 'vitest';
+import { runTargetFaults } from '../../scenarios/apply-target-fault.js';
 import type { FaultTarget, TargetProcessState } from '../../scenarios/fault-target.js';
 import type { Fault } from '../../scenarios/faults.js';
-import { runTargetFaults } from '../../scenarios/apply-target-fault.js';
-import { countFaults, faultLog } from './fault-log.js';
+import { FaultLog, countFaults } from './fault-log.js';
 
 function fakeTarget() {
   let now = 0;
   const timers: Array<{ at: number; run: () => void }> = [];
-  const states = new Map<string, TargetProcessState>([['etcd-0', 'running'], ['etcd-1', 'running'], ['client-1', 'running']]);
-  let leader = 'etcd-0';
-  let holder = 'client-1';
-  const cuts: string[] = [];
+  const states = new Map<string, TargetProcessState>([['etcd-0', 'running'], ['client-1', 'running'], ['arbiter-1', 'running']]);
   const target: FaultTarget = {
     now: () => now,
     after: (ms, run) => void timers.push({ at: now + ms, run }),
-    resolve: (t) => (t === '@leader' ? leader : t === '@holder' ? holder : t),
+    resolve: (t) => (t === '@leader' ? 'etcd-0' : t === '@holder' ? '' : t),
     stateOf: (p) => states.get(p),
     pause: (p) => void states.set(p, 'paused'),
     resume: (p) => void states.set(p, 'running'),
     crash: (p) => void states.set(p, 'crashed'),
-    restart: (p) => void states.set(p, 'running'),
-    partition: (from, to) => {
-      const cut = `${from.join(',')}|${to.join(',')}`;
-      cuts.push(cut);
-      return () => void cuts.splice(cuts.indexOf(cut), 1);
+    restart: async (p) => {
+      states.set(p, 'running');
+      throw new Error('port taken');
     },
+    partition: () => () => undefined,
     slowLink: () => () => undefined,
-    driftClock: () => undefined,
-    // A real target's clock calls reject (src/gate/real-fault-target.ts); the schedule does not await them.
-    stepClock: () => Promise.reject(new Error('no control file')),
-    stallDisk: () => undefined,
+    driftClock: async () => undefined,
+    stepClock: async () => {
+      throw new Error('no control file');
+    },
+    stallDisk: async () => undefined,
     cannot: () => undefined,
   };
   const advance = async (to: number): Promise<void> => {
@@ -47,67 +43,33 @@ function fakeTarget() {
       await new Promise((r) => setImmediate(r));
     }
     now = to;
+    await new Promise((r) => setImmediate(r));
   };
-  return { target, states, cuts, advance, setLeader: (l: string) => (leader = l), setHolder: (h: string) => (holder = h) };
+  return { target, advance };
 }
 
-function run(target: FaultTarget, faults: readonly Fault[]) {
-  const log = faultLog(() => target.now());
-  return { ...runTargetFaults(target, faults, { onLog: log.onLog }), lines: log.lines };
-}
-
-describe('the gate\'s faults through the shared schedule', () => {
-  it('a pause with forMs resumes the process it paused, though the role has moved', async () => {
+describe('FaultLog over runTargetFaults', () => {
+  it('counts per kind: a pause\'s resume as a resume, later failures as failed, skips as skipped', async () => {
     const fake = fakeTarget();
-    const faultRun = run(fake.target, [{ atMs: 100, kind: 'pause', target: '@leader', forMs: 1_000 }]);
-    await fake.advance(200);
-    expect(fake.states.get('etcd-0')).toBe('paused');
-    fake.setLeader('etcd-1');
-    await fake.advance(1_200);
-    expect(fake.states.get('etcd-0')).toBe('running');
-    expect(fake.states.get('etcd-1')).toBe('running');
-    expect(faultRun.lines.map((l) => `${l.kind} ${l.outcome} ${l.what}`)).toEqual(['pause injected pause etcd-0 (@leader) for 1000 ms', 'resume injected resume etcd-0']);
-    // What measureFaultEffects reads: the process the role named when the fault fired.
-    expect(faultRun.applied).toEqual([{ atMs: 100, kind: 'pause', target: 'etcd-0', named: '@leader' }]);
-  });
-
-  it('skips what does not apply when it fires, heals by id, and logs a target\'s refusal as failed', async () => {
-    const fake = fakeTarget();
-    fake.setHolder('');
+    const log = new FaultLog(() => fake.target.now());
     const faults: Fault[] = [
-      { atMs: 10, kind: 'pause', target: '@holder', forMs: 500 },
-      { atMs: 20, kind: 'resume', target: 'etcd-1' },
-      { atMs: 30, kind: 'partition', id: 'p1', from: ['@leader'], to: ['etcd-0', 'etcd-1'] },
-      { atMs: 40, kind: 'clock-step', target: 'client-1', deltaMs: 5_000 },
-      { atMs: 50, kind: 'heal', id: 'p1' },
-      { atMs: 60, kind: 'restart', target: 'etcd-1' },
+      { atMs: 10, kind: 'pause', target: '@leader', forMs: 100 },
+      { atMs: 20, kind: 'pause', target: '@holder', forMs: 100 },
+      { atMs: 30, kind: 'crash', target: 'arbiter-1' },
+      { atMs: 40, kind: 'restart', target: 'arbiter-1' },
+      { atMs: 50, kind: 'clock-step', target: 'arbiter-1', deltaMs: 5_000 },
     ];
-    const faultRun = run(fake.target, faults);
-    await fake.advance(35);
-    expect(fake.cuts).toEqual(['etcd-0|etcd-0,etcd-1']);
-    await fake.advance(100);
-    expect(fake.cuts).toEqual([]);
-    expect(countFaults(faultRun.lines)).toEqual({
-      pause: { injected: 0, skipped: 1, failed: 0 },
-      resume: { injected: 0, skipped: 1, failed: 0 },
-      partition: { injected: 1, skipped: 0, failed: 0 },
+    const run = runTargetFaults(fake.target, faults, { onLog: log.onLog });
+    await fake.advance(1_000);
+    await run.settled();
+    expect(countFaults(log.lines)).toEqual({
+      pause: { injected: 1, skipped: 1, failed: 0 },
+      crash: { injected: 1, skipped: 0, failed: 0 },
+      restart: { injected: 0, skipped: 0, failed: 1 },
       'clock-step': { injected: 0, skipped: 0, failed: 1 },
-      heal: { injected: 1, skipped: 0, failed: 0 },
-      restart: { injected: 0, skipped: 1, failed: 0 },
+      resume: { injected: 1, skipped: 0, failed: 0 },
     });
-    expect(faultRun.lines.find((l) => l.kind === 'clock-step')?.what).toMatch(/no control file/);
-    // Skips are not applied; a call that rejected later still acted (its log line says it failed).
-    expect(faultRun.applied.map((f) => f.kind)).toEqual(['partition', 'clock-step', 'heal']);
-  });
-
-  it('healAll heals what is still cut at the workload\'s end, and settled() waits for the calls made', async () => {
-    const fake = fakeTarget();
-    const faultRun = run(fake.target, [{ atMs: 10, kind: 'partition', id: 'p1', from: ['etcd-0'], to: ['etcd-1'] }, { atMs: 20, kind: 'clock-step', target: 'client-1', deltaMs: 1_000 }]);
-    await fake.advance(30);
-    expect(fake.cuts).toEqual(['etcd-0|etcd-1']);
-    await faultRun.settled();
-    await faultRun.healAll();
-    expect(fake.cuts).toEqual([]);
-    expect(countFaults(faultRun.lines)['clock-step']).toEqual({ injected: 0, skipped: 0, failed: 1 });
+    expect(log.lines.find((l) => l.kind === 'restart')?.what).toMatch(/restart arbiter-1: failed: port taken/);
+    expect(run.applied.map((a) => [a.kind, a.target])).toEqual([['pause', 'etcd-0'], ['crash', 'arbiter-1'], ['restart', 'arbiter-1'], ['clock-step', 'arbiter-1']]);
   });
 });

@@ -1,46 +1,41 @@
-// The gate's fault log (issue 15): the lines the shared schedule (scenarios/apply-target-fault.ts
-// runTargetFaults, the one rule for both worlds) writes as faults fire, kept with their kind and outcome
-// so the report can count them per kind: injected, skipped (the fault did not apply when it fired) and
-// failed (the real target's call rejected: the rule logs `<what> failed: <why>` later, and that marks the
-// line it belongs to).
+// The gate's fault log (issue 15): the shared schedule (scenarios/apply-target-fault.ts runTargetFaults)
+// writes a description per fault as it fires, and a second line for what a fault does later (a pause's own
+// resume) or a call that failed afterwards; this reads them into lines per kind and outcome for the report.
 import type { Fault } from '../../scenarios/faults.js';
 
 export interface FaultLogLine {
-  /** When it was written, ms after the workload's start (rounded). */
+  /** Ms after the workload's start (the schedule's 0), when the line was written. */
   readonly atMs: number;
   readonly kind: Fault['kind'] | 'resume';
   outcome: 'injected' | 'skipped' | 'failed';
   what: string;
 }
 
-export interface FaultLog {
-  readonly lines: FaultLogLine[];
-  /** runTargetFaults' `onLog`. */
-  onLog(fault: Fault, description: string): void;
-}
+export class FaultLog {
+  readonly lines: FaultLogLine[] = [];
+  private readonly linesOf = new Map<Fault, FaultLogLine[]>();
 
-export function faultLog(now: () => number): FaultLog {
-  const lines: FaultLogLine[] = [];
-  const lastOf = new Map<Fault, FaultLogLine>();
-  return {
-    lines,
-    onLog(fault, description) {
-      const failure = / failed: /.exec(description);
-      const last = lastOf.get(fault);
-      if (failure !== null && last !== undefined) {
-        // The asynchronous call of a line already written rejected: that line's fault failed.
-        last.outcome = 'failed';
-        last.what = description;
+  constructor(private readonly now: () => number) {}
+
+  /** runTargetFaults' onLog. */
+  readonly onLog = (fault: Fault, description: string): void => {
+    const failed = /^(.*?) failed: (.*)$/s.exec(description);
+    const kind = fault.kind === 'pause' && /^(skip: )?resume /.test(description) ? 'resume' : fault.kind;
+    const earlier = this.linesOf.get(fault) ?? [];
+    if (failed !== null) {
+      // A call that was made and failed later (its promise rejected): the line that said it was made is
+      // marked failed, with why.
+      const made = [...earlier].reverse().find((line) => line.kind === kind && line.outcome === 'injected');
+      if (made !== undefined) {
+        made.outcome = 'failed';
+        made.what = `${made.what}: failed: ${failed[2] ?? ''}`;
         return;
       }
-      const skipped = description.startsWith('skip: ');
-      const what = skipped ? description.slice('skip: '.length) : description;
-      // A later line of a pause (its forMs resume) is a resume.
-      const kind = last !== undefined && fault.kind === 'pause' && /^resume /.test(what) ? 'resume' : fault.kind;
-      const line: FaultLogLine = { atMs: Math.round(now()), kind, outcome: skipped ? 'skipped' : 'injected', what };
-      lines.push(line);
-      lastOf.set(fault, line);
-    },
+    }
+    const outcome = description.startsWith('skip:') ? 'skipped' : failed !== null ? 'failed' : 'injected';
+    const line: FaultLogLine = { atMs: Math.round(this.now()), kind, outcome, what: description };
+    this.lines.push(line);
+    this.linesOf.set(fault, [...earlier, line]);
   };
 }
 

@@ -5,8 +5,9 @@
 // - exclusion: in the log's own order (revisions from the audit interpreter), each hold ends before the
 //   next grant of its key;
 // - token order: grants in the order the watch delivered them (the log's order) have rising tokens;
-// - fence: the resource's accepted and refused writes (no stale write accepted), each write placed at its
-//   invoke on the gate's clock;
+// - fence: the resource's accepted and refused writes (no stale write accepted); a fenced resource's writes
+//   placed inside their [invoke, completion] intervals in token order where the intervals allow it
+//   (history/write-instants.ts), an unfenced one's spanning their intervals;
 // - deadline (ADR-12): each hold the log ended by expiry was fenced by its holder's library first, its
 //   fence stamped when the gate heard of it, the expiry at its bounded instant; excused while the holder
 //   was paused. A released handle's session is watched by its client until the release is known to have
@@ -23,6 +24,7 @@ import type { GrantRecord, HoldEndReason, HolderOutage } from '../../core/checke
 import type { Resource } from './client/client-protocol.js';
 import { type BoundedEnd, boundEnds, expireEvents } from './history/log-events.js';
 import type { LogGrant } from './history/log-tail.js';
+import { placeFencedWrites } from './history/write-instants.js';
 import { RESOURCE, type HistoryRecorder } from './history/recorder.js';
 import { clientOfIdentity } from './real-cluster.js';
 
@@ -62,7 +64,7 @@ export function checkGate(evidence: GateEvidence): GateChecks {
   const logEvents = expireEvents(ends);
   const events = [...clientEvents, ...logEvents].map((event, index) => ({ event, index })).sort((a, b) => a.event.time - b.event.time || a.index - b.index).map(({ event }) => event);
   const results = checkRun(
-    { grants, writes: evidence.recorder.writes, resources: [{ name: RESOURCE, fenced: evidence.resource === 'fenced' }], events },
+    { grants, writes: evidence.resource === 'fenced' ? placeFencedWrites(evidence.recorder.writes) : evidence.recorder.writes, resources: [{ name: RESOURCE, fenced: evidence.resource === 'fenced' }], events },
     { resource: evidence.resource },
   );
   // The deadline, on the holds a client's library owned a handle of to the end (header).

@@ -1,11 +1,8 @@
 // What a gate plans before anything starts (issue 15): the drawn schedule's clock faults become the
 // clocks processes start under (libfaketime is set at a process's start), and --slow-holder puts client-1
 // at x0.3 as a clock-drift fault of the schedule, so the report and faults.json say so.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SIM_RUNS, type GateFlags, SLOW_HOLDER_PPM, planGate } from './gate-options.js';
+import { type GateFlags, SLOW_HOLDER_PPM, planGate } from './gate-options.js';
 
 const flags = (more: Partial<GateFlags> = {}): GateFlags => ({ members: '3', arbiters: '2', clients: '3', keys: '2', duration: '5m', seed: '1', resource: 'fenced', ...more });
 
@@ -28,22 +25,5 @@ describe('planGate', () => {
     expect(plan.clocks.get('client-1')).toEqual({ kind: 'rate', ppm: SLOW_HOLDER_PPM });
     expect(plan.faults[0]).toEqual({ atMs: 0, kind: 'clock-drift', target: 'client-1', ppm: SLOW_HOLDER_PPM });
     expect(plan.slowHolder).toBe(true);
-  });
-
-  it('--compare-sim without --profile runs the simulator on its default timing; with one, on the profile\'s', async () => {
-    expect((await planGate(flags())).compareSim).toBeUndefined();
-    expect((await planGate(flags({ compareSim: true }))).compareSim).toEqual({ runs: DEFAULT_SIM_RUNS, calibration: undefined, profile: undefined });
-    const dir = mkdtempSync(join(tmpdir(), 'lockstep-gate-profile-'));
-    try {
-      const file = join(dir, 'profile.json');
-      writeFileSync(file, JSON.stringify({ kind: 'lockstep-hardware-profile', measuredAt: 'then', walFsync: { kind: 'empirical', samplesMs: [0.2, 0.4] }, loopbackRtt: { kind: 'empirical', samplesMs: [0.06] } }));
-      const sim = (await planGate(flags({ compareSim: true, profile: file, simRuns: '3' }))).compareSim;
-      expect(sim?.runs).toBe(3);
-      expect(sim?.calibration?.walFsync).toEqual({ kind: 'empirical', samplesMs: [0.2, 0.4] });
-      expect(sim?.calibration?.linkLatency).toEqual({ kind: 'empirical', samplesMs: [0.03] }); // half the round trip
-      expect(sim?.calibration?.source).toBe(`lockstep bench --profile of then (${file})`);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
   });
 });

@@ -5,11 +5,12 @@
 import { access, constants, readFile } from 'node:fs/promises';
 import { FaultScheduleError, checkFaultSchedule, type KnownProcess } from '../../scenarios/fault-schedule.js';
 import type { Fault } from '../../scenarios/faults.js';
-import { MAX_SIMULATED_RUNS } from '../../scenarios/gate-comparison.js';
-import { type BenchProfileShape, type GateCalibration, calibrationOfProfile } from '../../scenarios/gate-prediction.js';
 import { BadInput } from '../cli-errors.js';
 import { parseDuration } from '../duration.js';
 import type { Resource } from './client/client-protocol.js';
+import { MAX_SIMULATED_RUNS } from '../../scenarios/gate-comparison.js';
+import { type BenchProfileShape, type GateCalibration, calibrationOfProfile } from '../../scenarios/gate-prediction.js';
+import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
 import { drawSchedule } from './gate-schedule.js';
 import { REAL_CANNOT } from './real-fault-target.js';
 import { type StartClock, arbiterNames, clientNames, memberNames } from './real-cluster.js';
@@ -28,17 +29,8 @@ export interface GateFlags {
   json?: boolean;
   slowHolder?: boolean;
   compareSim?: boolean;
-  profile?: string;
-  simRuns?: string;
-}
-
-/** --compare-sim: the simulator's prediction of this run, set beside the measured figures (a report, not a check). */
-export interface CompareSimPlan {
-  /** Simulated seeds pooled into the prediction. */
-  readonly runs: number;
-  /** From --profile; undefined: the simulator's default timing. */
-  readonly calibration: GateCalibration | undefined;
-  readonly profile: string | undefined;
+  compareRuns?: string;
+  benchProfile?: string;
 }
 
 export interface GatePlan {
@@ -58,11 +50,12 @@ export interface GatePlan {
   readonly clocks: ReadonlyMap<string, StartClock>;
   /** --slow-holder: client-1 starts at x0.3. */
   readonly slowHolder: boolean;
-  readonly compareSim: CompareSimPlan | undefined;
+  /** --compare-sim: simulated runs of the schedule pooled into the prediction; 0 for no comparison. */
+  readonly compareRuns: number;
+  /** --bench-profile: the simulator's timing from this machine's `lockstep bench --profile`. */
+  readonly calibration?: GateCalibration;
 }
 
-/** --sim-runs' default: one fault of a kind in one run is one draw of who was waiting where; 20 seeds pool 20 draws. */
-export const DEFAULT_SIM_RUNS = 20;
 const MAX_ARBITERS = 5;
 const MAX_CLIENTS = 16;
 const MAX_KEYS = 64;
@@ -98,7 +91,13 @@ export async function planGate(flags: GateFlags): Promise<GatePlan> {
       throw new BadInput(`--etcd-binary ${flags.etcdBinary} is not an executable file; give the path of an etcd server binary (e.g. a 3.5 release's etcd)`);
     }
   }
-  const compareSim = await compareSimOf(flags);
+  const compareRuns = flags.compareSim === true ? wholeNumber('--compare-runs', flags.compareRuns ?? '10', 1, MAX_SIMULATED_RUNS) : 0;
+  if (flags.compareSim !== true && flags.compareRuns !== undefined) throw new BadInput('--compare-runs goes with --compare-sim: how many simulated runs of the schedule the prediction pools');
+  let calibration: GateCalibration | undefined;
+  if (flags.benchProfile !== undefined) {
+    if (flags.compareSim !== true) throw new BadInput('--bench-profile goes with --compare-sim: it times the simulator\'s prediction');
+    calibration = await readCalibration(flags.benchProfile);
+  }
   const names = { members: memberNames(members), arbiters: arbiterNames(arbiters), clients: clientNames(clients) };
   const processes: KnownProcess[] = [
     ...names.members.map((name) => ({ name, role: 'member' })),
@@ -138,7 +137,7 @@ export async function planGate(flags: GateFlags): Promise<GatePlan> {
     clocks.set(slow, { kind: 'rate', ppm: SLOW_HOLDER_PPM });
     faults = [{ atMs: 0, kind: 'clock-drift', target: slow, ppm: SLOW_HOLDER_PPM }, ...faults];
   }
-  return { members, arbiters, clients, keys, durationMs, seed: flags.seed, faults, scheduleSource, resource: flags.resource, ...(flags.etcdBinary === undefined ? {} : { etcdBinary: flags.etcdBinary }), out: flags.out ?? `lockstep-gate-${flags.seed}`, json: flags.json === true, clocks, slowHolder: flags.slowHolder === true, compareSim };
+  return { members, arbiters, clients, keys, durationMs, seed: flags.seed, faults, scheduleSource, resource: flags.resource, ...(flags.etcdBinary === undefined ? {} : { etcdBinary: flags.etcdBinary }), out: flags.out ?? `lockstep-gate-${flags.seed}`, json: flags.json === true, clocks, slowHolder: flags.slowHolder === true, compareRuns, ...(calibration === undefined ? {} : { calibration }) };
 }
 
 /**
@@ -167,37 +166,26 @@ function clocksOf(faults: readonly Fault[], source: string, names: { members: st
   return clocks;
 }
 
-/**
- * --compare-sim, --profile and --sim-runs, checked before anything starts. `lockstep bench` writes a
- * profile only where its --profile FILE says (src/commands/bench.ts), so there is no default file: without
- * --profile the simulator runs on its default timing, and the report says so.
- */
-async function compareSimOf(flags: GateFlags): Promise<CompareSimPlan | undefined> {
-  if (flags.compareSim !== true) {
-    for (const [flag, given] of [['--profile', flags.profile], ['--sim-runs', flags.simRuns]] as const) {
-      if (given !== undefined) throw new BadInput(`${flag} is for --compare-sim (the simulator's timing and seeds); add --compare-sim or leave ${flag} out`);
-    }
-    return undefined;
-  }
-  const runs = flags.simRuns === undefined ? DEFAULT_SIM_RUNS : wholeNumber('--sim-runs', flags.simRuns, 1, MAX_SIMULATED_RUNS);
-  if (flags.profile === undefined) return { runs, calibration: undefined, profile: undefined };
+/** A `lockstep bench --profile FILE` read as the simulator's timing; anything else is refused, naming the file. */
+async function readCalibration(file: string): Promise<GateCalibration> {
+  const fix = 'give a file written by lockstep bench --local 3 --profile FILE';
   let text: string;
   try {
-    text = await readFile(flags.profile, 'utf8');
+    text = await readInputFile(file, { what: 'a bench profile (lockstep bench --profile FILE)', maxBytes: 16 * MIB });
   } catch (error) {
-    throw new BadInput(`--profile ${flags.profile}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); write one with \`lockstep bench --local 3 --profile ${flags.profile}\`, or leave --profile out for the simulator's default timing`);
+    if (!(error instanceof InputFileError)) throw error;
+    throw new BadInput(`--bench-profile ${file}: ${error.reason}; ${fix}`);
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new BadInput(`--profile ${flags.profile} is not JSON (${(error as Error).message}); give the file \`lockstep bench --profile FILE\` wrote`);
+    throw new BadInput(`--bench-profile ${file} is not JSON (${(error as Error).message}); ${fix}`);
   }
   const profile = value as Partial<BenchProfileShape> | null;
-  const samples = (d: unknown): boolean => typeof d === 'object' && d !== null && Array.isArray((d as { samplesMs?: unknown }).samplesMs) && (d as { samplesMs: unknown[] }).samplesMs.every((v) => typeof v === 'number' && Number.isFinite(v) && v >= 0);
+  const samples = (part: unknown): boolean => Array.isArray((part as { samplesMs?: unknown } | undefined)?.samplesMs) && ((part as { samplesMs: unknown[] }).samplesMs).every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0);
   if (profile === null || typeof profile !== 'object' || profile.kind !== 'lockstep-hardware-profile' || !samples(profile.walFsync) || !samples(profile.loopbackRtt)) {
-    throw new BadInput(`--profile ${flags.profile} is not a lockstep bench profile (kind "lockstep-hardware-profile" with walFsync and loopbackRtt samplesMs); give the file \`lockstep bench --profile FILE\` wrote`);
+    throw new BadInput(`--bench-profile ${file} is not a hardware profile (kind "lockstep-hardware-profile" with walFsync and loopbackRtt samples); ${fix}`);
   }
-  const calibration = calibrationOfProfile(profile as BenchProfileShape);
-  return { runs, calibration: { ...calibration, source: `${calibration.source} (${flags.profile})` }, profile: flags.profile };
+  return calibrationOfProfile(profile as BenchProfileShape);
 }

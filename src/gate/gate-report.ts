@@ -2,9 +2,9 @@
 // could not inject, and why), the operations, and where the history, the schedule and the report went.
 // One plain object, printed as text, as --json, and as a self-contained HTML page (no script, no link out).
 import type { CheckResult } from '../../core/checkers/check-result.js';
-import type { ComparisonRow, FigureSummary, KindEffects } from '../../core/checkers/fault-effects.js';
-import { formatMs, formatNumber, formatRatio } from '../../core/numbers.js';
+import { formatMs } from '../../core/numbers.js';
 import { FAULT_KINDS } from '../../scenarios/fault-schedule.js';
+import type { ComparisonRow, KindEffects } from '../../core/checkers/fault-effects.js';
 import { type FaultLogLine, countFaults } from './fault-log.js';
 import { REAL_CANNOT } from './real-fault-target.js';
 
@@ -22,13 +22,13 @@ export interface GateReport {
   readonly logEvents: number;
   readonly faults: { readonly counts: Record<string, { injected: number; skipped: number; failed: number }>; readonly lines: readonly FaultLogLine[] };
   /**
-   * Measured, per fault kind (core/checkers/fault-effects.ts measureFaultEffects over the history: the rule the
-   * simulator's prediction is measured by): time to the next grant, to the victim's key granted again, to
-   * the library fence, and counts in the 10 s after; each a count, min, median, longest.
+   * Measured, per kind and what it hit (core/checkers/fault-effects.ts): time to the next grant, to the
+   * victim's key granted again, to the library fence of a hold open at the fault; counts in the 10 s after.
+   * The simulator's prediction (--compare-sim) is not set beside it yet.
    */
   readonly effects: readonly KindEffects[];
-  /** --compare-sim: the simulator's prediction beside the measured figures. A report, not a check: never the exit code. */
-  readonly comparison?: GateComparison;
+  /** --compare-sim: measured beside predicted per kind and figure (scenarios/gate-comparison.ts). */
+  readonly comparison?: { readonly rows: readonly ComparisonRow[]; readonly seeds: readonly string[]; readonly calibration: string };
   readonly cannotInject: readonly { readonly kind: string; readonly why: string }[];
   readonly checks: readonly { readonly name: string; readonly ok: boolean; readonly verdict: string; readonly detail: string; readonly violations: CheckResult['violations'] }[];
   readonly notRun: readonly { readonly check: string; readonly why: string }[];
@@ -37,40 +37,6 @@ export interface GateReport {
   readonly files: { readonly history: string; readonly faults: string; readonly report: string; readonly json: string };
   readonly processes: { readonly pids: readonly number[]; readonly tempDir: string };
 }
-
-export interface GateComparison {
-  /** Where the simulator's timing came from (a bench profile, or its defaults). */
-  readonly calibration: string;
-  /** The simulated seeds pooled into the prediction. */
-  readonly seeds: readonly string[];
-  readonly tolerance: number;
-  /** Per kind (and what it hit: `pause @leader`) and figure: measured median, predicted median, ratio, within, reason. */
-  readonly rows: readonly ComparisonRow[];
-}
-
-const FIGURE_NAMES: Readonly<Record<ComparisonRow['figure'], string>> = {
-  nextGrant: 'next grant',
-  victimKeyGrant: "victim's key granted again",
-  fence: 'fence of a hold open at the fault',
-  grants: 'grants in 10 s',
-  refusals: 'refused acquires in 10 s',
-  writesAccepted: 'writes accepted in 10 s',
-  writesRefused: 'writes refused in 10 s',
-};
-
-const isTime = (figure: ComparisonRow['figure']): boolean => figure === 'nextGrant' || figure === 'victimKeyGrant' || figure === 'fence';
-const figureValue = (figure: ComparisonRow['figure'], value: number | undefined): string => (value === undefined ? 'none' : isTime(figure) ? formatMs(value) : formatNumber(value));
-const summaryText = (summary: FigureSummary): string => `${summary.count} / ${formatMs(summary.median)} / ${formatMs(summary.max)}`;
-
-/** The comparison's rows as table cells (text and HTML alike): kind, figure, measured, predicted, ratio, within, reason. */
-export function comparisonCells(comparison: GateComparison): string[][] {
-  return comparison.rows
-    .filter((r) => r.measuredMedian !== undefined || r.predictedMedian !== undefined)
-    .map((r) => [r.kind, FIGURE_NAMES[r.figure], figureValue(r.figure, r.measuredMedian), figureValue(r.figure, r.predictedMedian), r.ratio === undefined ? '' : formatRatio(r.ratio), r.within ? 'yes' : 'no', r.reason]);
-}
-
-const COMPARISON_HEAD = ['kind', 'figure', 'measured median', 'predicted median', 'ratio', 'within', 'reason'];
-const comparisonTitle = (c: GateComparison): string => `the simulator held against this run (--compare-sim; a report, not a check: it never changes the exit code): ${c.seeds.length} simulated seed${c.seeds.length === 1 ? '' : 's'} pooled, timing from ${c.calibration}; within ±${formatNumber(c.tolerance * 100, 0)}% of the measured median`;
 
 /** The simulator's checkers a gate cannot run on real processes, and what stands in for each. */
 export const NOT_RUN: GateReport['notRun'] = [
@@ -94,20 +60,14 @@ export function reportText(report: GateReport): string {
   lines.push(`  operations: ${report.operations.ok} ok, ${report.operations.fail} fail, ${report.operations.info} unknown outcome; ${report.grants} grants in the log, ${report.logEvents} log expire events`);
   lines.push(`  faults (${report.schedule}):`);
   for (const [kind, count] of Object.entries(report.faults.counts)) lines.push(`    ${kind}: ${count.injected} injected${count.skipped === 0 ? '' : `, ${count.skipped} skipped`}${count.failed === 0 ? '' : `, ${count.failed} failed`}`);
-  if (report.effects.length > 0) {
-    lines.push('  fault effects, measured (faults with the figure / median / longest):');
-    for (const k of report.effects) {
-      const figures = (['nextGrant', 'victimKeyGrant', 'fence'] as const).flatMap((f) => (k[f] === undefined ? [] : [`${FIGURE_NAMES[f]} ${summaryText(k[f])}`]));
-      lines.push(`    ${k.kind} (${k.faults}): ${figures.length === 0 ? 'no grant or fence after it' : figures.join('; ')}`);
-    }
-  }
+  const measured = report.effects.filter((e) => e.nextGrant !== undefined);
+  if (measured.length > 0) lines.push(`  fault to next grant (median / longest): ${measured.map((e) => `${e.kind} ${formatMs(e.nextGrant?.median ?? 0)} / ${formatMs(e.nextGrant?.max ?? 0)}`).join('; ')}`);
   if (report.comparison !== undefined) {
-    lines.push(`  ${comparisonTitle(report.comparison)}:`);
-    const cells = [COMPARISON_HEAD, ...comparisonCells(report.comparison)];
-    const widths = COMPARISON_HEAD.map((_, i) => Math.max(...cells.map((row) => (row[i] as string).length)));
-    for (const row of cells) lines.push(`    ${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] as number))).join('  ').trimEnd()}`);
-    const left = report.comparison.rows.length - (cells.length - 1);
-    if (left > 0) lines.push(`    (${left} rows where neither history shows the figure are in report.json)`);
+    const c = report.comparison;
+    const within = c.rows.filter((r) => r.within).length;
+    lines.push(`  simulator beside reality (${c.seeds.length} simulated runs, ${c.calibration}): ${within} of ${c.rows.length} figures within 25% of the measured median`);
+    // A figure neither history shows (no fence after a heal, in both worlds) is in --json and the HTML, not here.
+    for (const r of c.rows.filter((row) => row.measuredMedian !== undefined || row.predictedMedian !== undefined)) lines.push(`    ${r.within ? 'ok ' : 'off'} ${r.kind} ${r.figure}: measured ${showFigure(r.figure, r.measuredMedian)}, predicted ${showFigure(r.figure, r.predictedMedian)}${r.ratio === undefined ? '' : ` (x${r.ratio.toFixed(2)})`}${r.reason === '' ? '' : ` ${r.reason}`}`);
   }
   lines.push('  checks:');
   for (const check of report.checks) lines.push(`    ${check.ok ? 'ok  ' : check.verdict === 'unknown' ? '??  ' : 'FAIL'} ${check.name}: ${check.detail}`);
@@ -121,6 +81,11 @@ export function reportText(report: GateReport): string {
   return lines.join('\n');
 }
 
+function showFigure(figure: ComparisonRow['figure'], value: number | undefined): string {
+  if (value === undefined) return 'none';
+  return ['nextGrant', 'victimKeyGrant', 'fence'].includes(figure) ? formatMs(value) : String(value);
+}
+
 const escape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export function reportHtml(report: GateReport): string {
@@ -129,9 +94,10 @@ export function reportHtml(report: GateReport): string {
   const violations = report.checks.flatMap((c) => c.violations.slice(0, 20).map((v) => row([c.name, v.kind, v.key, v.message]))).join('');
   const counts = Object.entries(report.faults.counts).map(([kind, c]) => row([kind, String(c.injected), String(c.skipped), String(c.failed)])).join('');
   const faults = report.faults.lines.map((l) => row([formatMs(l.atMs), l.kind, l.outcome, l.what])).join('');
-  const effect = (summary: FigureSummary | undefined): string => (summary === undefined ? 'none' : summaryText(summary));
-  const effects = report.effects.map((k) => row([k.kind, String(k.faults), effect(k.nextGrant), effect(k.victimKeyGrant), effect(k.fence)])).join('');
-  const comparison = report.comparison === undefined ? '' : `<h2>The simulator held against this run</h2><p>${escape(comparisonTitle(report.comparison))}.</p><table>${row(COMPARISON_HEAD, true)}${comparisonCells(report.comparison).map((cells) => row(cells)).join('')}</table>`;
+  const figure = (f: KindEffects['nextGrant'], unit: (n: number) => string): string => (f === undefined ? '' : `${unit(f.median)} (${unit(f.min)} to ${unit(f.max)}, ${f.count})`);
+  const count = (n: number): string => String(n);
+  const recovery = report.effects.map((e) => row([e.kind, String(e.faults), figure(e.nextGrant, formatMs), figure(e.victimKeyGrant, formatMs), figure(e.fence, formatMs), figure(e.grants, count), figure(e.refusals, count)])).join('');
+  const comparison = report.comparison?.rows.map((r) => row([r.kind, r.figure, showFigure(r.figure, r.measuredMedian), showFigure(r.figure, r.predictedMedian), r.ratio === undefined ? '' : r.ratio.toFixed(2), r.within ? 'yes' : 'no', r.reason])).join('') ?? '';
   const cannot = report.cannotInject.map((c) => row([c.kind, c.why])).join('');
   const notRun = report.notRun.map((n) => row([n.check, n.why])).join('');
   const problems = report.problems.map((p) => `<li>${escape(p)}</li>`).join('');
@@ -145,8 +111,8 @@ export function reportHtml(report: GateReport): string {
 ${violations === '' ? '' : `<h2>Violations</h2><table>${row(['check', 'kind', 'key', 'what'], true)}${violations}</table>`}
 <h2>Not run on real processes</h2><table>${row(['check', 'why, and what stands in'], true)}${notRun}</table>
 <h2>Faults per kind</h2><table>${row(['kind', 'injected', 'skipped', 'failed'], true)}${counts}</table>
-<h2>Fault effects (measured)</h2><p>Each cell: faults with the figure / median / longest, from the fault.</p><table>${row(['kind', 'faults', 'next grant', "victim's key granted again", 'fence'], true)}${effects}</table>
-${comparison}
+<h2>What each kind of fault did (measured: median, range, how many)</h2><table>${row(['kind', 'faults', 'to the next grant', 'to the victim\'s key granted again', 'to the library fence', 'grants in 10 s', 'refused acquires in 10 s'], true)}${recovery}</table>
+${report.comparison === undefined ? '' : `<h2>The simulator beside reality</h2><p>${report.comparison.seeds.length} simulated runs of the same schedule and workload; timing: ${escape(report.comparison.calibration)}.</p><table>${row(['kind', 'figure', 'measured median', 'predicted median', 'ratio', 'within 25%', 'why not'], true)}${comparison}</table>`}
 <h2>Cannot be injected here</h2><table>${row(['kind', 'why'], true)}${cannot}</table>
 <h2>Fault log</h2><table>${row(['at', 'kind', 'outcome', 'what'], true)}${faults}</table>
 ${problems === '' ? '' : `<h2>Problems</h2><ul>${problems}</ul>`}

@@ -4,17 +4,17 @@
 // stopped and its temporary directory removed before this returns, also when it is aborted (Ctrl-C).
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { DEFAULT_TOLERANCE, measureFaultEffects } from '../../core/checkers/fault-effects.js';
-import { formatMs, formatSeconds } from '../../core/numbers.js';
-import { type TargetFaultRun, runTargetFaults } from '../../scenarios/apply-target-fault.js';
+import { formatMs } from '../../core/numbers.js';
 import { formatFaultSchedule } from '../../scenarios/fault-schedule.js';
-import { UNMEASURED_KINDS, compareWithSimulator } from '../../scenarios/gate-comparison.js';
 import type { CliIo } from '../cli-io.js';
 import { writeFileAtomically } from '../files/atomic-write.js';
-import { type FaultLog, faultLog } from './fault-log.js';
+import { measureFaultEffects } from '../../core/checkers/fault-effects.js';
+import { type TargetFaultRun, runTargetFaults } from '../../scenarios/apply-target-fault.js';
+import { UNMEASURED_KINDS, compareWithSimulator, gateGroupOf } from '../../scenarios/gate-comparison.js';
+import { FaultLog } from './fault-log.js';
 import { checkGate } from './gate-checks.js';
 import type { GatePlan } from './gate-options.js';
-import { type GateComparison, type GateReport, NOT_RUN, cannotInject, faultCounts, reportHtml, reportText } from './gate-report.js';
+import { type GateReport, NOT_RUN, cannotInject, faultCounts, reportHtml, reportText } from './gate-report.js';
 import { LogTail } from './history/log-tail.js';
 import { HistoryRecorder } from './history/recorder.js';
 import { RealCluster } from './real-cluster.js';
@@ -61,7 +61,7 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
   }
   let tail: LogTail | undefined;
   let faultRun: TargetFaultRun | undefined;
-  let faults: FaultLog | undefined;
+  let faultLog: FaultLog | undefined;
   let target: RealFaultTarget | undefined;
   let progress: NodeJS.Timeout | undefined;
   try {
@@ -71,18 +71,16 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
     target = new RealFaultTarget(real, () => now() - workloadStart, (client) => recorder.holding(client), now);
     await target.refreshLeader();
     target.watchLeader();
-    // The one schedule rule of both worlds (ADR-23): resolved when each fault fires, never awaited.
-    const clock = target;
-    faults = faultLog(() => clock.now());
-    faultRun = runTargetFaults(target, plan.faults, { onLog: faults.onLog });
+    faultLog = new FaultLog(() => now() - workloadStart);
+    faultRun = runTargetFaults(target, plan.faults, { onLog: faultLog.onLog }); // the shared schedule (scenarios/apply-target-fault.ts)
     say(`running for ${formatMs(plan.durationMs)} under ${plan.faults.length} faults (${plan.scheduleSource})`);
     let lastLine = 0;
     let drawn = false;
     progress = setInterval(() => {
       const elapsed = now() - workloadStart;
       const ops = recorder.operations;
-      const injected = faults?.lines.filter((l) => l.outcome === 'injected').length ?? 0;
-      const line = `${formatSeconds(Math.min(elapsed, plan.durationMs), 0)} of ${formatSeconds(plan.durationMs, 0)}, ${ops.ok + ops.fail + ops.info} ops (${ops.ok} ok, ${ops.fail} fail, ${ops.info} unknown), ${injected} faults injected`;
+      const injected = faultLog?.lines.filter((l) => l.outcome === 'injected').length ?? 0;
+      const line = `${formatMs(Math.min(elapsed, plan.durationMs))}/${formatMs(plan.durationMs)}, ${ops.ok + ops.fail + ops.info} ops (${ops.ok} ok, ${ops.fail} fail, ${ops.info} unknown), ${injected} faults injected`;
       if (stderr.isTTY === true) {
         stderr.write(`\rlockstep gate: ${line}\u001b[K`);
         drawn = true;
@@ -97,7 +95,7 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
     say('the workload is over: healing, resuming, restarting what is down; stopping the clients');
     target.cancelAll();
     await faultRun.healAll();
-    await faultRun.settled();
+    await Promise.race([faultRun.settled(), new Promise((r) => setTimeout(r, SETTLE_MS * 10))]);
     real.resumeAll();
     for (const process of real.processes.values()) {
       if (process.state === 'crashed' && process.role !== 'client') await real.restart(process.name).catch((error: unknown) => real.problems.push(`could not restart ${process.name} at the end: ${(error as Error).message}`));
@@ -110,24 +108,16 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
     say('checking the history');
     const checks = checkGate({ recorder, grants: tail.grants, outages: target.outages, resource: plan.resource });
     const ok = checks.results.every((r) => r.ok);
-    // One measure for both worlds (core/checkers/fault-effects.ts): the real history's, here; the prediction's, by compareWithSimulator.
-    const measurable = faultRun.applied.filter((f) => !UNMEASURED_KINDS.includes(f.kind));
-    const effects = measureFaultEffects(checks.events, measurable, { originMs: workloadStart, fences: recorder.fences }).perKind;
-    let comparison: GateComparison | undefined;
-    if (plan.compareSim !== undefined) {
-      const sim = plan.compareSim;
-      say(`--compare-sim: the same schedule in the simulator, ${sim.runs} seed${sim.runs === 1 ? '' : 's'}, timing from ${sim.calibration?.source ?? "the simulator's defaults (no --profile)"}`);
-      const shape = { members: plan.members, arbiters: plan.arbiters, clients: plan.clients, keys: plan.keys, durationMs: plan.durationMs, seed: plan.seed, resource: plan.resource };
-      const compared = await Promise.race([
-        compareWithSimulator({ events: checks.events, fences: recorder.fences, applied: faultRun.applied, originMs: workloadStart }, shape, plan.faults, {
-          ...(sim.calibration === undefined ? {} : { calibration: sim.calibration }),
-          simulatedRuns: sim.runs,
-          yieldToHost: () => new Promise((r) => setImmediate(r)),
-          onSeed: (k, of) => (stderr.isTTY === true ? stderr.write(`\rlockstep gate: simulating seed ${k} of ${of}\u001b[K${k === of ? '\n' : ''}`) : say(`simulating seed ${k} of ${of}`)),
-        }),
-        aborted,
-      ]);
-      comparison = { calibration: compared.calibration, seeds: compared.seeds, tolerance: DEFAULT_TOLERANCE, rows: compared.rows };
+    let comparison: GateReport['comparison'];
+    if (plan.compareRuns > 0) {
+      say(`--compare-sim: ${plan.compareRuns} simulated runs of the same schedule`);
+      const compared = await Promise.race([aborted, compareWithSimulator(
+        { events: checks.events, fences: recorder.fences, applied: faultRun.applied, originMs: workloadStart },
+        { members: plan.members, arbiters: plan.arbiters, clients: plan.clients, keys: plan.keys, durationMs: plan.durationMs, seed: plan.seed, resource: plan.resource },
+        plan.faults,
+        { simulatedRuns: plan.compareRuns, ...(plan.calibration === undefined ? {} : { calibration: plan.calibration }), yieldToHost: () => new Promise((r) => setImmediate(r)) },
+      )]);
+      comparison = { rows: compared.rows, seeds: compared.seeds, calibration: compared.calibration };
     }
     const out = resolve(plan.out);
     await mkdir(out, { recursive: true });
@@ -143,8 +133,9 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
       operations: recorder.operations,
       grants: checks.grants.length,
       logEvents: checks.logEvents,
-      faults: { counts: faultCounts(faults.lines), lines: faults.lines },
-      effects,
+      faults: { counts: faultCounts(faultLog.lines), lines: faultLog.lines },
+      // The measured half of --compare-sim (core/checkers/fault-effects.ts, the rule the simulator's prediction is measured by).
+      effects: measureFaultEffects(checks.events, faultRun.applied.filter((f) => !UNMEASURED_KINDS.includes(f.kind)), { originMs: workloadStart, fences: recorder.fences, groupOf: gateGroupOf }).perKind,
       ...(comparison === undefined ? {} : { comparison }),
       cannotInject: cannotInject(),
       checks: checks.results.map((r) => ({ name: r.name, ok: r.ok, verdict: r.verdict, detail: r.detail, violations: r.violations })),
