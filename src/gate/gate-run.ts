@@ -4,7 +4,7 @@
 // stopped and its temporary directory removed before this returns, also when it is aborted (Ctrl-C).
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { formatMs } from '../../core/numbers.js';
+import { formatMs, formatSeconds } from '../../core/numbers.js';
 import { formatFaultSchedule } from '../../scenarios/fault-schedule.js';
 import type { CliIo } from '../cli-io.js';
 import { writeFileAtomically } from '../files/atomic-write.js';
@@ -80,7 +80,7 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
       const elapsed = now() - workloadStart;
       const ops = recorder.operations;
       const injected = faultLog?.lines.filter((l) => l.outcome === 'injected').length ?? 0;
-      const line = `${formatMs(Math.min(elapsed, plan.durationMs))}/${formatMs(plan.durationMs)}, ${ops.ok + ops.fail + ops.info} ops (${ops.ok} ok, ${ops.fail} fail, ${ops.info} unknown), ${injected} faults injected`;
+      const line = `${formatSeconds(Math.min(elapsed, plan.durationMs), 0)} of ${formatSeconds(plan.durationMs, 0)}, ${ops.ok + ops.fail + ops.info} ops (${ops.ok} ok, ${ops.fail} fail, ${ops.info} unknown), ${injected} faults injected`;
       if (stderr.isTTY === true) {
         stderr.write(`\rlockstep gate: ${line}\u001b[K`);
         drawn = true;
@@ -115,7 +115,13 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
         { events: checks.events, fences: recorder.fences, applied: faultRun.applied, originMs: workloadStart },
         { members: plan.members, arbiters: plan.arbiters, clients: plan.clients, keys: plan.keys, durationMs: plan.durationMs, seed: plan.seed, resource: plan.resource },
         plan.faults,
-        { simulatedRuns: plan.compareRuns, ...(plan.calibration === undefined ? {} : { calibration: plan.calibration }), yieldToHost: () => new Promise((r) => setImmediate(r)) },
+        {
+          simulatedRuns: plan.compareRuns,
+          ...(plan.calibration === undefined ? {} : { calibration: plan.calibration }),
+          yieldToHost: () => new Promise((r) => setImmediate(r)),
+          // The progress line while the simulated runs go (a 5 m gate's run takes seconds each).
+          onSeed: (k, of) => (stderr.isTTY === true ? void stderr.write(`\rlockstep gate: simulating seed ${k} of ${of}\u001b[K${k === of ? '\n' : ''}`) : say(`simulating seed ${k} of ${of}`)),
+        },
       )]);
       comparison = { rows: compared.rows, seeds: compared.seeds, calibration: compared.calibration };
     }
