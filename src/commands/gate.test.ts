@@ -66,6 +66,9 @@ describe('lockstep gate: bad input is refused before anything starts', () => {
     expect(await refused('--compare-sim', '--compare-runs', '99')).toMatch(/--compare-runs "99" must be a whole number from 1 to 50/);
     expect(await refused('--compare-runs', '3')).toMatch(/--compare-runs goes with --compare-sim/);
     expect(await refused('--compare-sim', '--bench-profile', faultsFile('not-a-profile.json', { kind: 'bench-report' }))).toMatch(/--bench-profile .* is not a hardware profile/);
+    const missing = join(scratch, 'no-such-profile.json');
+    expect(await refused('--compare-sim', '--bench-profile', missing)).toContain(`--bench-profile ${missing}:`);
+    expect(await refused('--bench-profile', missing)).toMatch(/--bench-profile goes with --compare-sim/);
   });
 
   it('with --json, bad input is one JSON object too', async () => {

@@ -32,7 +32,7 @@ export function registerGateCommand(program: Command, io: CliIo, setExitCode: (c
     .option('--faults <file>', 'a fault schedule (JSON list of faults, scenarios/faults.ts) instead of one drawn from --seed')
     .option('--resource <kind>', 'fenced (the reference fence, ADR-16) or unfenced (a plain file: the negative control, which must fail)', 'fenced')
     .option('--slow-holder', 'start client-1 with its clock at x0.3 (libfaketime): past what ADR-12\'s margin covers; the report must show it')
-    .option('--compare-sim', 'also run the same schedule and workload in the simulator and set its predicted figures per fault kind beside the measured ones (time to the next grant, to the victim\'s key granted again, to the library fence; grants and refusals in 10 s): the simulator held against reality')
+    .option('--compare-sim', 'also run the same schedule and workload in the simulator and set its predicted figures per fault kind beside the measured ones (time to the next grant, to the victim\'s key granted again, to the library fence; grants and refusals in 10 s): the simulator held against reality. A report, not a check: it never changes the exit code')
     .option('--compare-runs <n>', 'with --compare-sim: simulated runs of the schedule pooled into the prediction (1-50)', undefined)
     .option('--bench-profile <file>', 'with --compare-sim: time the simulator by this machine\'s lockstep bench --local 3 --profile FILE (fsync, loopback round trip, CPU costs); default the simulator\'s defaults')
     .option('--etcd-binary <path>', 'the etcd server to gate (default Debian\'s etcd 3.4, installed when missing)')
