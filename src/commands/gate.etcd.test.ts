@@ -3,7 +3,7 @@
 // listed ok; the negative control, the unfenced resource under holder pauses, fails, and its saved
 // history is refused by `lockstep check --model lock --resource fenced`. Each run's own pids and temp
 // dir (from its --json report) are gone afterwards: another gate running at the same time is not ours.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -53,6 +53,13 @@ describe('lockstep gate on a real 3-member etcd cluster', () => {
     const nextGrants = report.comparison?.rows.filter((r) => r.figure === 'nextGrant') ?? [];
     expect(nextGrants.length).toBeGreaterThan(2);
     expect(nextGrants.some((r) => r.measuredMedian !== undefined && r.predictedMedian !== undefined)).toBe(true);
+    // A row for every kind of the schedule that acted (a pause's own resume is a line of its pause, not a fault of the schedule).
+    const compared = new Set(report.comparison?.rows.map((r) => r.kind.split(' ')[0]));
+    const scheduled = new Set((JSON.parse(readFileSync(report.files.faults, 'utf8')) as { kind: string }[]).map((f) => f.kind));
+    const injected = [...scheduled].filter((kind) => kind !== 'clock-drift' && (report.faults.counts[kind]?.injected ?? 0) > 0);
+    expect(injected.length).toBeGreaterThan(3);
+    for (const kind of injected) expect(compared, kind).toContain(kind);
+    expect(stderr).toMatch(/simulating seed 1 of 1/); // the progress line while it simulates
   });
 
   it('the negative control: an unfenced resource under holder pauses fails, and its history is refused as fenced', { timeout: 240_000 }, async () => {
