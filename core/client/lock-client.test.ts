@@ -147,7 +147,9 @@ describe('LockClient on real etcd', () => {
 
   it('stops new work at the first failed keepalive and fences before etcd deletes the hold (ADR-12)', async () => {
     const arbiter = new ObservedArbiter(actingAs(world.arbiter(), authenticated(ALICE)));
-    const client = new LockClient({ arbiter, clock, identity: ALICE });
+    // What the session-fence observer saw when it was called: after the hold's onFence, before the revoke.
+    const observed: Array<{ reason: FenceReason; holdFencesSoFar: number; revokesSoFar: number }> = [];
+    const client = new LockClient({ arbiter, clock, identity: ALICE, onSessionFenced: ({ reason }) => observed.push({ reason, holdFencesSoFar: fences.length, revokesSoFar: arbiter.count('closeSession') }) });
     const key = world.key('in-the-dark');
     const fences: Array<{ reason: FenceReason; atMs: number }> = [];
     try {
@@ -185,6 +187,7 @@ describe('LockClient on real etcd', () => {
       // Stage two: onFence at the send time of the last successful renewal (here: the session's opening,
       // as none succeeded after it) + TTL - 1 s, and before etcd deleted the hold.
       expect(fences.map((f) => f.reason)).toEqual(['deadline']);
+      expect(observed).toEqual([{ reason: 'deadline', holdFencesSoFar: 1, revokesSoFar: 0 }]);
       const fenceAtMs = fences[0]?.atMs ?? Number.NaN;
       const expectedFenceMs = (arbiter.openSessionSentMs ?? Number.NaN) + FENCED_SHORT.ttlSeconds * 1000 - 1000;
       expect(fenceAtMs).toBeGreaterThanOrEqual(expectedFenceMs - 5); // the client stamped its send a moment before us

@@ -5,7 +5,7 @@ import { assert } from '../assert.js';
 import { LockError, isLockError } from '../lock-error.js';
 import type { ArbiterApi, Grant } from '../ports/arbiter-api.js';
 import type { Clock } from '../ports/clock.js';
-import type { FencingToken } from '../units.js';
+import type { FencingToken, LeaseId } from '../units.js';
 import { ClientSession, DEFAULT_FENCE_MARGIN_MS, type FenceReason } from './client-session.js';
 import { KeyTraffic } from './key-traffic.js';
 import { type ClientSeams, HONEST_CLIENT_SEAMS } from './seams.js';
@@ -22,6 +22,13 @@ export interface LockClientOptions {
   readonly identity: string;
   /** ADR-12's margin before the TTL runs out; 1 s by default. */
   readonly fenceMarginMs?: number;
+  /**
+   * Observes every session fence, after its holds' onFence handlers and before the library's best-effort
+   * revoke of the lease is sent. For recorders (the release gate's client, src/gate/client): a handle
+   * already released gets no onFence, yet its hold stays in the log until the release lands, and the
+   * session's fence is its deadline (ADR-12); a recorder that polled for it instead saw the revoke first.
+   */
+  readonly onSessionFenced?: (fence: { readonly sessionId: LeaseId; readonly reason: FenceReason }) => void;
 }
 
 export interface AcquireOptions {
@@ -254,6 +261,7 @@ export class LockClient {
       this.holds.delete(key);
       for (const handler of hold.fenceHandlers) handler(reason);
     }
+    this.options.onSessionFenced?.({ sessionId: session.sessionId, reason });
     if (reason !== 'closed') {
       // Best effort: revoke the old lease so its holds do not read as leaks when we come back (ADR-13).
       void this.options.arbiter.closeSession({ sessionId: session.sessionId }).catch(() => undefined);

@@ -59,25 +59,19 @@ function resourceFor(config: ClientConfig): (key: string, token: bigint, value: 
  * Released handles whose release is not known to have deleted the hold. A released handle gets no onFence,
  * but its hold stays in the log until the release lands, and the library still fences the session at its
  * deadline (ADR-12) if it cannot renew meanwhile; the deadline check counts that fence ("or would have, had
- * the holder not released the handle already"). It is reported at the moment the library fences the
- * session, before the library's own revoke of the lease is sent: LockClient's session-fenced step is
- * wrapped for it. (Polling the handle instead, every 20 ms, reported a fence 4 ms after the gate's watch
- * had seen that very revoke: a 5 m run, seed 1, failed the deadline check on it.)
+ * the holder not released the handle already"). It is reported when the library fences the session, before
+ * the library's own revoke of the lease is sent (LockClientOptions.onSessionFenced). (Polling the handle
+ * instead, every 20 ms, reported a fence 4 ms after the gate's watch had seen that very revoke: a 5 m run,
+ * seed 1, failed the deadline check on it.)
  */
 const unconfirmed = new Map<LockHandle, () => void>();
 
-function reportFencesOfReleasedHandles(client: LockClient): void {
-  const inner = client as unknown as { onSessionFenced?: (session: unknown, reason: unknown) => void };
-  const fenced = inner.onSessionFenced;
-  if (typeof fenced !== 'function') throw new Error('the gate client wraps LockClient.onSessionFenced (core/client/lock-client.ts), which is not there: report released handles\' fences another way');
-  inner.onSessionFenced = (session, reason) => {
-    for (const [handle, report] of unconfirmed) {
-      if (!handle.fenced) continue;
-      unconfirmed.delete(handle);
-      report();
-    }
-    fenced.call(client, session, reason);
-  };
+function reportFencesOfReleasedHandles(): void {
+  for (const [handle, report] of unconfirmed) {
+    if (!handle.fenced) continue;
+    unconfirmed.delete(handle);
+    report();
+  }
 }
 
 async function run(config: ClientConfig): Promise<void> {
@@ -85,8 +79,7 @@ async function run(config: ClientConfig): Promise<void> {
   const random = createSeededRandom(config.seed);
   const between = (range: readonly [number, number]): number => range[0] + Math.floor(random.next() * (range[1] - range[0] + 1));
   const arbiter = new NetworkArbiter({ addresses: config.arbiters, dialAddresses: config.dial, identity: config.identity });
-  const client = new LockClient({ arbiter, clock, identity: config.identity });
-  reportFencesOfReleasedHandles(client);
+  const client = new LockClient({ arbiter, clock, identity: config.identity, onSessionFenced: reportFencesOfReleasedHandles });
   const write = resourceFor(config);
   let writes = 0;
   try {
