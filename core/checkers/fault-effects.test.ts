@@ -65,6 +65,18 @@ describe('measureFaultEffects', () => {
     expect(effect?.fenceMs).toBe(2_500);
   });
 
+  it("charges a bystander's fence to a fault only within the window; the victim's whenever it comes", () => {
+    const h = new Builder();
+    const a = h.hold('alice', 'k1', 1_000); // open at both faults, fenced 20 s after the first by something later
+    const fences = [{ holder: 'alice', key: 'k1', token: BigInt(a), atMs: 22_000 }];
+    const [bystander, victim] = measureFaultEffects(h.events, [{ atMs: 2_000, kind: 'pause', target: 'etcd-0' }, { atMs: 2_000, kind: 'pause', target: 'alice' }], { fences, windowMs: 10_000 }).perFault;
+    expect(bystander?.fenceMs).toBeUndefined();
+    expect(victim?.fenceMs).toBe(20_000); // a holder paused 20 s fences when it wakes
+    // Control: the same bystander fence inside the window is the fault's.
+    const [inside] = measureFaultEffects(h.events, [{ atMs: 13_000, kind: 'pause', target: 'etcd-0' }], { fences, windowMs: 10_000 }).perFault;
+    expect(inside?.fenceMs).toBe(9_000);
+  });
+
   it('summarises a kind over its faults by nearest rank, and a re-entry is not a grant', () => {
     const h = new Builder();
     for (const at of [1_300, 2_100, 3_900]) h.hold('bob', 'k1', at, at + 50);

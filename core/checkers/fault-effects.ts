@@ -15,7 +15,7 @@
 // - victimKeyGrantMs: when the fault's target held a key at the fault, to the first grant of that key with
 //   another token (how long the victim's key was unavailable);
 // - fenceMs: to the library fence of a hold open at the fault (the victim's own hold when it held one, else
-//   the first fence of any hold open at the fault): a cut-off holder's fence time;
+//   the first fence within the window of any hold open at the fault): a cut-off holder's fence time;
 // - in the window [fault, fault + windowMs): grants (ok acquires), refusals (failed acquires), writes the
 //   resource accepted and refused.
 // Per kind: how many faults, and min / median (nearest rank, as core/planner/percentiles.ts) / max of each.
@@ -122,7 +122,14 @@ export function measureFaultEffects(events: readonly HistoryEvent[], faults: rea
     const open = holds.filter((h) => h.atMs <= atMs && h.endMs > atMs);
     const victim = fault.target === undefined ? undefined : open.find((h) => h.process === fault.target);
     const fenceOf = (hold: Hold): FenceRecord | undefined => fences.find((f) => f.atMs >= atMs && f.holder === hold.process && f.key === hold.key && f.token.toString(10) === hold.token) as FenceRecord | undefined;
-    const fence = victim !== undefined ? fenceOf(victim) : firstDefined(open.map(fenceOf).sort((a, b) => (a?.atMs ?? Infinity) - (b?.atMs ?? Infinity)));
+    // The victim's own fence whenever it comes (a holder paused 15 s fences when it wakes); another open hold's
+    // only within the window, as the counts are: before this bound, a session fenced by a later fault 13-33 s
+    // on was charged to every earlier fault a hold of it was open at (5 m gate, seed 3, --compare-sim).
+    const bystanderFence = (hold: Hold): FenceRecord | undefined => {
+      const fence = fenceOf(hold);
+      return fence !== undefined && inWindow(fence.atMs) ? fence : undefined;
+    };
+    const fence = victim !== undefined ? fenceOf(victim) : firstDefined(open.map(bystanderFence).sort((a, b) => (a?.atMs ?? Infinity) - (b?.atMs ?? Infinity)));
     const completions = events.filter((e) => e.type !== 'invoke' && e.process !== LOG_PROCESS && inWindow(e.time));
     return {
       fault,
