@@ -9,7 +9,7 @@ import { BadInput } from '../cli-errors.js';
 import { parseDuration } from '../duration.js';
 import type { Resource } from './client/client-protocol.js';
 import { MAX_SIMULATED_RUNS } from '../../scenarios/gate-comparison.js';
-import { type BenchProfileShape, type GateCalibration, calibrationOfProfile } from '../../scenarios/gate-prediction.js';
+import { type BenchProfileShape, type GateCalibration, type GateShape, calibrationOfProfile } from '../../scenarios/gate-prediction.js';
 import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
 import { drawSchedule } from './gate-schedule.js';
 import { REAL_CANNOT } from './real-fault-target.js';
@@ -33,13 +33,8 @@ export interface GateFlags {
   benchProfile?: string;
 }
 
-export interface GatePlan {
-  readonly members: 3 | 5;
-  readonly arbiters: number;
-  readonly clients: number;
-  readonly keys: number;
-  readonly durationMs: number;
-  readonly seed: string;
+/** The workload's shape is the one the simulator predicts (scenarios/gate-prediction.ts), so a plan is a shape. */
+export interface GatePlan extends GateShape {
   readonly faults: Fault[];
   /** Where the schedule came from: `--faults FILE` or `drawn from seed S`. */
   readonly scheduleSource: string;

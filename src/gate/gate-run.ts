@@ -113,7 +113,7 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
       say(`--compare-sim: ${plan.compareRuns} simulated runs of the same schedule`);
       const compared = await Promise.race([aborted, compareWithSimulator(
         { events: checks.events, fences: recorder.fences, applied: faultRun.applied, originMs: workloadStart },
-        { members: plan.members, arbiters: plan.arbiters, clients: plan.clients, keys: plan.keys, durationMs: plan.durationMs, seed: plan.seed, resource: plan.resource },
+        plan,
         plan.faults,
         {
           simulatedRuns: plan.compareRuns,
