@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { GateReport } from '../gate/gate-report.js';
+import { REPO_ROOT } from '../repo-root.js';
 import { runLockstep, startLockstep } from '../testing/lockstep-process.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'lockstep-gate-test-'));
@@ -63,8 +64,8 @@ describe('lockstep gate on a real 3-member etcd cluster', () => {
   });
 
   it('the negative control: an unfenced resource under holder pauses fails, and its history is refused as fenced', { timeout: 240_000 }, async () => {
-    const faults = join(scratch, 'holder-pauses.json');
-    writeFileSync(faults, JSON.stringify([2_000, 13_000].map((atMs) => ({ atMs, kind: 'pause', target: '@holder', forMs: 8_000 }))));
+    // The README's negative control, as it is written there: the shipped schedule, two 8 s holder pauses.
+    const faults = join(REPO_ROOT, 'examples', 'faults', 'holder-pauses.json');
     const out = join(scratch, 'unfenced');
     const { code, report } = await gate(['--duration', '25s', '--keys', '1', '--resource', 'unfenced', '--faults', faults, '--out', out]);
     expect(code).toBe(1);
