@@ -8,24 +8,26 @@ import type { HistoryEvent } from './history.js';
 export type HoldEndReason = 'release' | 'expiry' | 'force-release' | 'epoch-advance';
 
 /** One hold as the log applied it: granted by one txn, ended by another (or still held when the run ended). */
+// The optional fields may also be present as undefined: the simulator's recorder builds every grant with
+// every field, so all share one shape (sim/world/log-recorder.ts, issue 16).
 export interface GrantRecord {
   readonly key: string;
   readonly token: bigint;
   /** The identity (or simulated process) the grant went to. */
   readonly holder: string;
   /** The session (etcd lease) the hold is attached to (ADR-10), when the recorder knows it. */
-  readonly session?: bigint;
+  readonly session?: bigint | undefined;
   /** The etcd cluster that granted it; grants without one are all of one cluster. Revisions compare only within a cluster. */
-  readonly cluster?: string;
+  readonly cluster?: string | undefined;
   /** The revision of the granting txn. */
   readonly revision: bigint;
   /** True time at which the log applied the grant. */
   readonly grantedAtMs: number;
   /** The revision of the txn that deleted the hold; absent while still held. */
-  readonly endedAtRevision?: bigint;
+  readonly endedAtRevision?: bigint | undefined;
   /** True time at which the log applied the end. */
-  readonly endedAtMs?: number;
-  readonly endReason?: HoldEndReason;
+  readonly endedAtMs?: number | undefined;
+  readonly endReason?: HoldEndReason | undefined;
 }
 
 /** A span of true time during which a holder's client library said `canStart()` was true (ADR-12). */

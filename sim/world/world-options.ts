@@ -47,6 +47,12 @@ export interface WorldOptions {
    * serves the coord cluster's own lock log. Default: none (single-cluster mode).
    */
   readonly coord?: { readonly name: string; readonly cluster?: SimClusterOptions };
+  /**
+   * Keep every grant of every lock log for the end-of-run checkers (default true). False: only the
+   * open holds and a count (LogRecorderOptions.keepGrants), for a long run that checks nothing at its
+   * end, whose memory must not grow with the run (bench/sim-speed.ts, issue 16).
+   */
+  readonly keepGrants?: boolean;
 }
 
 /** Another arbiter process (addArbiter). */

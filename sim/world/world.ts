@@ -34,7 +34,7 @@ import { SIM_OPERATORS } from './operators.js';
 import { routeOverReplicas } from '../rpc/replica-router.js';
 import { AuditNode } from './audit-node.js';
 import { LogFaults } from './log-faults.js';
-import { LogRecorder } from './log-recorder.js';
+import { LogRecorder, type LogRecorderOptions } from './log-recorder.js';
 import { ReconnectingLog } from './reconnecting-log.js';
 import { ResourceClient, type ResourceMessage, type ResourceOptions, SimResource } from './resource.js';
 import type { ArbiterNode, ArbiterNodeOptions, ClientNode, ClientOptions, RestoreOptions, WorldCluster, WorldOptions } from './world-options.js';
@@ -174,7 +174,7 @@ export class World {
       revision: restored.store.currentRev,
       epoch: epochKv === undefined ? 0 : (parseEpochRecord(epochKv.value)?.epoch ?? 0),
       compactRevision: restored.store.compactRev, // the snapshot's own history was compacted there (the audit's gaps rest on it)
-    });
+    }, this.recorderOptions());
     const cluster = restoreSimCluster(this.kernel, this.clusterNetwork, options.snapshot, {
       ...slot.options,
       members: old.members.map((m) => `${m.name}-r${slot.restores}`),
@@ -336,12 +336,16 @@ export class World {
 
   private makeCluster(name: string, options: SimClusterOptions): WorldCluster {
     if (this.slots.some((slot) => slot.name === name)) throw new Error(`world: there is already a cluster named ${name}`);
-    const log = new LogRecorder(() => this.kernel.now(), name);
+    const log = new LogRecorder(() => this.kernel.now(), name, undefined, this.recorderOptions());
     const cluster = createSimCluster(this.kernel, this.clusterNetwork, { ...options, observer: this.recordingObserver(log, options) });
     const slot: ClusterSlot = { name, options, current: { name, cluster, log }, restores: 0 };
     this.slots.push(slot);
     this.install(slot, slot.current);
     return slot.current;
+  }
+
+  private recorderOptions(): LogRecorderOptions {
+    return this.options.keepGrants === false ? { keepGrants: false } : {};
   }
 
   private install(slot: ClusterSlot, current: WorldCluster): void {
