@@ -5,12 +5,14 @@
 // - speedup: simulated seconds per wall second for the issue's standard workload: 3 etcd members,
 //   1 arbiter, 200 client sessions at TTL 15 s, 100 grants/s over 1,000 keys, 10 simulated minutes;
 // - peakRssMb (the process's maximum resident set), rssMbByMinute and heapMbByMinute (at the end of each
-//   simulated minute);
+//   simulated minute), retainedMbByMinute (the heap after a full collection there, with --expose-gc) and
+//   heapLimitMb (V8's heap limit: the npm scripts cap the old generation, see docs/performance.md);
 // - cpuSeconds: CPU time (user + system) of the standard run, steadier than wall time on a loaded machine;
 // - traceHash: that run's trace hash, so determinism can be checked from outside; it covers every kind
 //   but the per-message ones named in traceOmits (net.send, net.deliver, raft.send).
 // This measures the simulator itself, so it imports sim/ (the one exception bench/ makes).
 import { performance } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
 import { parseArgs } from 'node:util';
 import type { SimClusterOptions } from '../sim/cluster/cluster.js';
 import { Kernel } from '../sim/kernel/kernel.js';
@@ -56,7 +58,9 @@ async function kernelEventsPerSecond(): Promise<number> {
 async function standardRun(seed: string, minutes: number, progress: (text: string) => void) {
   const clients = 200;
   const ttlSeconds = 15;
-  const world = new World({ seed, yieldToHost, ...workloadPolicy(ttlSeconds, clients), cluster: STANDARD_CLUSTER, kernel: { trace: { keepRecords: false, omitKinds: PER_MESSAGE_KINDS } } });
+  // The run checks nothing at its end, so its lock log's grants are counted, not kept (keepGrants: false):
+  // kept, they are the one structure that grows with the run (~200 bytes a grant, 360,000 an hour).
+  const world = new World({ seed, yieldToHost, ...workloadPolicy(ttlSeconds, clients), cluster: STANDARD_CLUSTER, keepGrants: false, kernel: { trace: { keepRecords: false, omitKinds: PER_MESSAGE_KINDS } } });
   await world.start();
   const workload = startLockWorkload({ world, clients, ttlSeconds, grantsPerSecond: 100, keys: 1000, holdMs: 50, waitMs: 1000 });
   const simulatedMs = minutes * 60_000;
@@ -64,28 +68,43 @@ async function standardRun(seed: string, minutes: number, progress: (text: strin
   const cpuStart = process.cpuUsage();
   const from = world.kernel.now();
   // Resident memory at the end of each simulated minute: flat in a soak (--minutes 60) when every
-  // structure the run keeps is bounded (issue 16); a slow leak shows as a slope.
+  // structure the run keeps is bounded (issue 16); a slow leak shows as a slope. With --expose-gc (as the
+  // npm scripts run it) a full collection there also gives the retained heap, the leak's own measure
+  // (heapUsed alone saw-tooths between collections); its time is left out of wall and CPU seconds.
   const rssMbByMinute: number[] = [];
   const heapMbByMinute: number[] = [];
+  const retainedMbByMinute: number[] = [];
+  const collect = (globalThis as { gc?: () => void }).gc;
+  let collectMs = 0;
+  let collectCpu = 0;
   for (let t = from; t < from + simulatedMs; t += 60_000) {
     await world.runUntil(Math.min(from + simulatedMs, t + 60_000));
     const memory = process.memoryUsage();
     rssMbByMinute.push(Math.round(memory.rss / MB));
     heapMbByMinute.push(Math.round(memory.heapUsed / MB));
-    progress(`bench:sim: ${((world.kernel.now() - from) / 1000).toFixed(0)}/${simulatedMs / 1000} simulated s, ${((performance.now() - start) / 1000).toFixed(1)} wall s, ${workload.stats.granted} grants, rss ${rssMbByMinute.at(-1)} MB`);
+    if (collect !== undefined) {
+      const at = performance.now();
+      const cpuAt = process.cpuUsage();
+      collect();
+      retainedMbByMinute.push(Math.round(process.memoryUsage().heapUsed / MB));
+      collectMs += performance.now() - at;
+      const spent = process.cpuUsage(cpuAt);
+      collectCpu += spent.user + spent.system;
+    }
+    progress(`bench:sim: ${((world.kernel.now() - from) / 1000).toFixed(0)}/${simulatedMs / 1000} simulated s, ${((performance.now() - start - collectMs) / 1000).toFixed(1)} wall s, ${workload.stats.granted} grants, rss ${rssMbByMinute.at(-1)} MB${collect === undefined ? '' : `, retained ${retainedMbByMinute.at(-1)} MB`}`);
   }
   workload.stop();
-  const wallSeconds = (performance.now() - start) / 1000;
+  const wallSeconds = (performance.now() - start - collectMs) / 1000;
   const cpu = process.cpuUsage(cpuStart);
   // CPU time (user + system, all threads, GC helpers included) sees through a shared, loaded machine.
-  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-  return { simulatedSeconds: simulatedMs / 1000, wallSeconds, cpuSeconds, stats: workload.stats, traceHash: world.kernel.trace.hash(), events: world.kernel.eventsExecuted, rssMbByMinute, heapMbByMinute };
+  const cpuSeconds = (cpu.user + cpu.system - collectCpu) / 1e6;
+  return { simulatedSeconds: simulatedMs / 1000, wallSeconds, cpuSeconds, stats: workload.stats, traceHash: world.kernel.trace.hash(), events: world.kernel.eventsExecuted, rssMbByMinute, heapMbByMinute, retainedMbByMinute: collect === undefined ? undefined : retainedMbByMinute };
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' }, minutes: { type: 'string', default: '10' }, json: { type: 'boolean', default: false }, yield: { type: 'string', default: 'tick' }, help: { type: 'boolean', default: false } } });
   if (values.help) {
-    process.stdout.write('npm run bench:sim -- [--seed N] [--minutes M] [--json] [--yield tick|immediate]\n  kernel events/s, and the speedup, CPU seconds, peak RSS and RSS per simulated minute of the standard workload (3 members, 1 arbiter, 200 sessions TTL 15 s, 100 grants/s over 1,000 keys); --minutes 60 is the soak form\n');
+    process.stdout.write('npm run bench:sim -- [--seed N] [--minutes M] [--json] [--yield tick|immediate]\n  kernel events/s, and the speedup, CPU seconds, peak RSS, and RSS, heap and retained heap per simulated minute of the standard workload (3 members, 1 arbiter, 200 sessions TTL 15 s, 100 grants/s over 1,000 keys); --minutes 60 is the soak form\n');
     return;
   }
   if (values.yield !== 'tick' && values.yield !== 'immediate') throw new Error(`--yield ${values.yield} must be tick or immediate`);
@@ -105,6 +124,9 @@ async function main(): Promise<void> {
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
     rssMbByMinute: run.rssMbByMinute,
     heapMbByMinute: run.heapMbByMinute,
+    // null when the process was started without --expose-gc (the npm scripts pass it).
+    retainedMbByMinute: run.retainedMbByMinute ?? null,
+    heapLimitMb: Math.round(getHeapStatistics().heap_size_limit / MB),
     traceHash: run.traceHash,
     traceOmits: PER_MESSAGE_KINDS,
     hostYield: values.yield,
