@@ -101,16 +101,19 @@ async function standardRun(seed: string, minutes: number, progress: (text: strin
   return { simulatedSeconds: simulatedMs / 1000, wallSeconds, cpuSeconds, stats: workload.stats, traceHash: world.kernel.trace.hash(), events: world.kernel.eventsExecuted, rssMbByMinute, heapMbByMinute, retainedMbByMinute: collect === undefined ? undefined : retainedMbByMinute };
 }
 
+/** A flag the benchmark cannot run with: said in one line, exit 2. */
+class BadInput extends Error {}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' }, minutes: { type: 'string', default: '10' }, json: { type: 'boolean', default: false }, yield: { type: 'string', default: 'tick' }, help: { type: 'boolean', default: false } } });
   if (values.help) {
     process.stdout.write('npm run bench:sim -- [--seed N] [--minutes M] [--json] [--yield tick|immediate]\n  kernel events/s, and the speedup, CPU seconds, peak RSS, and RSS, heap and retained heap per simulated minute of the standard workload (3 members, 1 arbiter, 200 sessions TTL 15 s, 100 grants/s over 1,000 keys); --minutes 60 is the soak form\n');
     return;
   }
-  if (values.yield !== 'tick' && values.yield !== 'immediate') throw new Error(`--yield ${values.yield} must be tick or immediate`);
+  if (values.yield !== 'tick' && values.yield !== 'immediate') throw new BadInput(`--yield ${values.yield}: must be tick or immediate`);
   yieldToHost = values.yield === 'tick' ? tickYield : immediateYield;
   const minutes = Number(values.minutes);
-  if (!(minutes > 0)) throw new Error(`--minutes ${values.minutes} must be a positive number`);
+  if (!(minutes > 0)) throw new BadInput(`--minutes ${values.minutes}: must be a positive number of simulated minutes (e.g. --minutes 10, or 60 for the soak)`);
   const progress = (text: string): void => void process.stderr.write(`${text}\n`);
   const kernelRate = await kernelEventsPerSecond();
   progress(`bench:sim: kernel alone ${Math.round(kernelRate).toLocaleString('en')} events/s`);
@@ -140,4 +143,12 @@ async function main(): Promise<void> {
   else for (const [name, value] of Object.entries(report)) process.stdout.write(`${name.padEnd(22)} ${typeof value === 'object' ? JSON.stringify(value) : value}\n`);
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  // An unknown flag (parseArgs) or a bad value is the caller's to fix; anything else is a bug, with its stack.
+  const code = (error as { code?: unknown }).code;
+  if (!(error instanceof BadInput) && !(typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) throw error;
+  process.stderr.write(`bench:sim: ${(error as Error).message} (npm run bench:sim -- --help)\n`);
+  process.exitCode = 2;
+}
