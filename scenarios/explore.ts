@@ -145,7 +145,7 @@ interface Judged {
   readonly outcome?: RunArtifact | UnhashedRun;
 }
 
-/** Runs one schedule; a run that throws is a failure with check `crash`, one that never ends `hang`. */
+/** runSchedule's verdict, and the run itself whenever it completed, hashed or not. */
 async function judge<T>(profile: ExploreProfile<T>, variant: string, seed: string, schedule: T, yieldToHost: () => Promise<void>, watchdog: Watchdog | undefined, hashTrace: boolean): Promise<Judged> {
   const scheduleSize = profile.size(schedule);
   let outcome: RunArtifact | UnhashedRun;
