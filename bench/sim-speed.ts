@@ -18,6 +18,7 @@ import type { SimClusterOptions } from '../sim/cluster/cluster.js';
 import { Kernel } from '../sim/kernel/kernel.js';
 import { startLockWorkload, workloadPolicy } from '../sim/world/lock-workload.js';
 import { World } from '../sim/world/world.js';
+import { hostYield } from '../src/host-yield.js';
 
 /**
  * The per-message trace kinds, left out of the standard run's trace (about two thirds of its records):
@@ -35,11 +36,11 @@ const MB = 1024 * 1024;
  */
 const STANDARD_CLUSTER: SimClusterOptions = { timing: { autoCompaction: { mode: 'periodic', retentionMs: 60_000 }, snapshotCount: 10_000, snapshotCatchUpEntries: 5_000 } };
 
-// The host yield goes through node's tick queue, which node runs only once the microtask queue is
-// empty: a drain as complete as an immediate's (sim/trace/determinism.test.ts checks the hashes agree)
-// at a tenth of the cost, with no turn of the event loop. `--yield immediate` uses an immediate.
-const tickYield = (): Promise<void> => new Promise((done) => process.nextTick(done));
-const immediateYield = (): Promise<void> => new Promise((done) => setImmediate(done));
+// The host yield is the node hosts' rule (src/host-yield.ts): drains through node's tick queue, as
+// complete as an immediate's at a tenth of the cost, with an immediate every TURN_EVERY-th yield.
+// `--yield immediate` makes every yield an immediate, to measure what the tick queue saves.
+const tickYield = hostYield();
+const immediateYield = hostYield(1);
 let yieldToHost = tickYield;
 
 async function kernelEventsPerSecond(): Promise<number> {

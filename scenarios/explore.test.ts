@@ -1,13 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { hostYield } from '../src/host-yield.js';
 import { toFaults } from './explore-schedule.js';
 import { exploreRun, parseShard, perturbationProfile, runSchedule, scheduleOf, seedOfRun, shardRuns, shrinkFailure, swarmProfileFor } from './explore.js';
 import type { Fault } from './faults.js';
 import { pauseTest } from './pause-test.js';
 import type { Scenario } from './scenario.js';
-import { swarmEpisodes, swarmParameters } from './swarm.js';
+import { runScenario } from './runner.js';
+import { swarm, swarmEpisodes, swarmParameters } from './swarm.js';
 
-const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
+const yieldToHost = hostYield();
 
 /** Runs `runs` explorations from `baseSeed`; the verdicts in seed order. */
 async function explore(variant: string, baseSeed: number, runs: number) {
@@ -72,6 +74,26 @@ describe('the explorer', () => {
     const again = await runSchedule(swarmProfileFor('no-epoch-compare'), 'no-epoch-compare', seed, shrunk.shrunk, yieldToHost);
     expect(again.verdict).toMatchObject({ ok: false, check: 'belief' });
     expect(again.artifact?.traceHash).toBe(shrunk.artifact?.traceHash);
+  });
+
+  it('runs unhashed, but a failure comes with the artifact a hashed run of its schedule gives, and a pass with none', async () => {
+    const profile = swarmProfileFor('grant-on-watch-event');
+    const failed = await exploreRun(profile, 'grant-on-watch-event', 1, 0, yieldToHost);
+    expect(failed.verdict).toMatchObject({ seed: '1', ok: false, check: 'belief' });
+    const hashed = await runScenario(swarm, 'grant-on-watch-event', '1', { yieldToHost, faults: profile.faults(scheduleOf(profile, '1')) });
+    expect(failed.artifact?.traceHash).toMatch(/^[0-9a-f]{16}$/);
+    expect(failed.artifact).toEqual(hashed);
+    const passed = await exploreRun(swarmProfileFor('real-core'), 'real-core', 1, 0, yieldToHost);
+    expect(passed).toEqual({ verdict: expect.objectContaining({ ok: true }) as unknown });
+  });
+
+  it('refuses to save a failure that its hashed rerun does not repeat', async () => {
+    // A scenario that is not deterministic: every second run is another seed's.
+    let calls = 0;
+    const flaky: Scenario = { ...swarm, name: 'flaky-swarm', run: (context) => swarm.run({ ...context, seed: calls++ % 2 === 0 ? context.seed : '2' }) };
+    const profile = { ...swarmProfileFor('grant-on-watch-event'), scenario: flaky };
+    await expect(exploreRun(profile, 'grant-on-watch-event', 1, 0, yieldToHost)).rejects.toThrow(/seed 1's schedule failed belief .* with its trace unhashed, but .* when run again hashed: the run is not deterministic/);
+    expect(calls).toBe(2);
   });
 
   it('perturbs another scenario\'s schedule by whole episodes: a dropped pause takes its resume along, a kept one is resumed after it', () => {

@@ -3,11 +3,14 @@
 // seed, and fast-check's shrinking of a failing run's fault schedule to a minimal one that still fails
 // the same check. A run that throws is a failure too (check `crash`): the simulator or the core broke a
 // rule of its own, which is exactly what exploration is for; so is one that never ends (check `hang`).
+// Runs go without hashing their trace (runner.ts `hashTrace: false`; issue 16: a third of a run's CPU),
+// since a passing run's hash is never read; a failing run whose artifact is kept is run again with
+// hashing, and must fail the same way again (hashedRerun), so every saved artifact has its true hash.
 import fc from 'fast-check';
 import { type Episode, fastCheckSeed, faultMix, scheduleArbitrary, toFaults } from './explore-schedule.js';
 import type { Fault } from './faults.js';
 import { checkFaultSchedule } from './fault-schedule.js';
-import { type RunArtifact, runScenario } from './runner.js';
+import { type RunArtifact, runScenario, type UnhashedRun } from './runner.js';
 import type { Scenario } from './scenario.js';
 import { FAULT_WINDOW_MS, swarm, swarmParametersFor } from './swarm.js';
 
@@ -136,30 +139,67 @@ export function scheduleOf<T>(profile: ExploreProfile<T>, seed: string): T {
  */
 export type Watchdog = () => { readonly expired: Promise<string>; cancel(): void };
 
-/** Runs one schedule; a run that throws is a failure with check `crash`, one that never ends `hang`. */
-export async function runSchedule<T>(profile: ExploreProfile<T>, variant: string, seed: string, schedule: T, yieldToHost: () => Promise<void>, watchdog?: Watchdog): Promise<{ verdict: Omit<RunVerdict, 'run'>; artifact?: RunArtifact }> {
+interface Judged {
+  readonly verdict: Omit<RunVerdict, 'run'>;
+  /** The run, when it completed (not a crash or a hang); an artifact when it was hashed. */
+  readonly outcome?: RunArtifact | UnhashedRun;
+}
+
+/** runSchedule's verdict, and the run itself whenever it completed, hashed or not. */
+async function judge<T>(profile: ExploreProfile<T>, variant: string, seed: string, schedule: T, yieldToHost: () => Promise<void>, watchdog: Watchdog | undefined, hashTrace: boolean): Promise<Judged> {
   const scheduleSize = profile.size(schedule);
-  let artifact: RunArtifact;
+  let outcome: RunArtifact | UnhashedRun;
   try {
     // A drawn schedule the shared validator refuses is the explorer's own bug: a `crash` naming the field.
-    const run = runScenario(profile.scenario, variant, seed, { yieldToHost, faults: checkFaultSchedule(profile.faults(schedule)) });
+    const run = runScenario(profile.scenario, variant, seed, { yieldToHost, faults: checkFaultSchedule(profile.faults(schedule)), hashTrace });
     const dog = watchdog?.();
-    const outcome = dog === undefined ? await run : await Promise.race([run, dog.expired.then((reason) => ({ hung: reason }))]).finally(() => dog.cancel());
-    if ('hung' in outcome) return { verdict: { seed, ok: false, check: 'hang', detail: outcome.hung, scheduleSize } };
-    artifact = outcome;
+    const ended = dog === undefined ? await run : await Promise.race([run, dog.expired.then((reason) => ({ hung: reason }))]).finally(() => dog.cancel());
+    if ('hung' in ended) return { verdict: { seed, ok: false, check: 'hang', detail: ended.hung, scheduleSize } };
+    outcome = ended;
   } catch (error) {
     const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return { verdict: { seed, ok: false, check: 'crash', detail, scheduleSize } };
   }
-  const failed = artifact.checks.find((c) => !c.ok);
-  if (failed === undefined) return { verdict: { seed, ok: true, scheduleSize }, artifact };
-  return { verdict: { seed, ok: false, check: failed.name, detail: firstViolation(failed.violations) ?? failed.detail, scheduleSize }, artifact };
+  const failed = outcome.checks.find((c) => !c.ok);
+  if (failed === undefined) return { verdict: { seed, ok: true, scheduleSize }, outcome };
+  return { verdict: { seed, ok: false, check: failed.name, detail: firstViolation(failed.violations) ?? failed.detail, scheduleSize }, outcome };
 }
 
+/**
+ * Runs one schedule; a run that throws is a failure with check `crash`, one that never ends `hang`. With
+ * `hashTrace` (the default) a completed run comes with its artifact; without, with its verdict alone.
+ */
+export async function runSchedule<T>(profile: ExploreProfile<T>, variant: string, seed: string, schedule: T, yieldToHost: () => Promise<void>, watchdog?: Watchdog, hashTrace = true): Promise<{ verdict: Omit<RunVerdict, 'run'>; artifact?: RunArtifact }> {
+  const { verdict, outcome } = await judge(profile, variant, seed, schedule, yieldToHost, watchdog, hashTrace);
+  return outcome === undefined || !isHashed(outcome) ? { verdict } : { verdict, artifact: outcome };
+}
+
+function isHashed(outcome: RunArtifact | UnhashedRun): outcome is RunArtifact {
+  return 'traceHash' in outcome;
+}
+
+/**
+ * A failing schedule run again with its trace hashed, for its artifact. The run is deterministic, so it
+ * must fail as it did unhashed (same check, same detail); if not, that is a bug worth stopping for.
+ */
+async function hashedRerun<T>(profile: ExploreProfile<T>, variant: string, seed: string, schedule: T, unhashed: Omit<RunVerdict, 'run'>, yieldToHost: () => Promise<void>, watchdog: Watchdog | undefined): Promise<{ verdict: Omit<RunVerdict, 'run'>; artifact: RunArtifact }> {
+  const { verdict, artifact } = await runSchedule(profile, variant, seed, schedule, yieldToHost, watchdog, true);
+  if (artifact === undefined || verdict.ok || verdict.check !== unhashed.check || verdict.detail !== unhashed.detail) {
+    const was = `${unhashed.check ?? 'passed'} (${unhashed.detail ?? ''})`;
+    const now = verdict.ok ? 'passed' : `${verdict.check ?? ''} (${verdict.detail ?? ''})`;
+    throw new Error(`explore: seed ${seed}'s schedule failed ${was} with its trace unhashed, but ${now} when run again hashed: the run is not deterministic, or hashing changed it`);
+  }
+  return { verdict, artifact };
+}
+
+/** One exploration run: unhashed; a failure that completed is run again hashed for its artifact (hashedRerun). */
 export async function exploreRun<T>(profile: ExploreProfile<T>, variant: string, baseSeed: number, run: number, yieldToHost: () => Promise<void>, watchdog?: Watchdog): Promise<ExploreRunResult> {
   const seed = seedOfRun(baseSeed, run);
-  const { verdict, artifact } = await runSchedule(profile, variant, seed, scheduleOf(profile, seed), yieldToHost, watchdog);
-  return verdict.ok || artifact === undefined ? { verdict: { ...verdict, run } } : { verdict: { ...verdict, run }, artifact };
+  const schedule = scheduleOf(profile, seed);
+  const first = await judge(profile, variant, seed, schedule, yieldToHost, watchdog, false);
+  if (first.verdict.ok || first.outcome === undefined) return { verdict: { ...first.verdict, run } };
+  const { verdict, artifact } = await hashedRerun(profile, variant, seed, schedule, first.verdict, yieldToHost, watchdog);
+  return { verdict: { ...verdict, run }, artifact };
 }
 
 export interface Shrunk<T> {
@@ -169,7 +209,7 @@ export interface Shrunk<T> {
   readonly artifact?: RunArtifact;
   readonly check: string;
   readonly detail?: string;
-  /** Runs spent shrinking (the original's replay included). */
+  /** Runs spent shrinking (the original's replay included; not the shrunk schedule's hashed rerun). */
   readonly runs: number;
   /** False when the budget ran out before fast-check had tried every smaller schedule it knows. */
   readonly complete: boolean;
@@ -181,26 +221,29 @@ export const DEFAULT_SHRINK_BUDGET = 150;
  * fast-check shrinks `seed`'s schedule (its first value for the seed) to a smaller one that still fails
  * `check`; a candidate failing some other check counts as passing, so shrinking cannot wander off to a
  * different failure. At most `budget` runs: after that every candidate is treated as passing, which
- * ends the search with the smallest failing schedule found so far.
+ * ends the search with the smallest failing schedule found so far. The candidates run unhashed; the
+ * shrunk one, if it completed, is run once more hashed for its artifact (hashedRerun).
  */
 export async function shrinkFailure<T>(profile: ExploreProfile<T>, variant: string, seed: string, check: string, yieldToHost: () => Promise<void>, budget = DEFAULT_SHRINK_BUDGET, watchdog?: Watchdog): Promise<Shrunk<T>> {
   let runs = 0;
-  let last: { schedule: T; artifact?: RunArtifact; detail?: string } | undefined;
+  let last: { schedule: T; verdict: Omit<RunVerdict, 'run'>; completed: boolean } | undefined;
   let original: T | undefined;
   const property = fc.asyncProperty(profile.schedules(seed), async (schedule) => {
     original ??= schedule;
     if (runs >= budget) return true;
     runs += 1;
-    const { verdict, artifact } = await runSchedule(profile, variant, seed, schedule, yieldToHost, watchdog);
+    const { verdict, outcome } = await judge(profile, variant, seed, schedule, yieldToHost, watchdog, false);
     const stillFails = !verdict.ok && verdict.check === check;
-    if (stillFails) last = { schedule, ...(artifact === undefined ? {} : { artifact }), ...(verdict.detail === undefined ? {} : { detail: verdict.detail }) };
+    if (stillFails) last = { schedule, verdict, completed: outcome !== undefined };
     return !stillFails;
   });
   const result = await fc.check(property, { seed: fastCheckSeed(seed), numRuns: 1 });
   if (original === undefined || last === undefined || !result.failed) {
     throw new Error(`explore: seed ${seed} did not fail ${check} again when replayed for shrinking: the run is not deterministic`);
   }
-  return { original, shrunk: last.schedule, ...(last.artifact === undefined ? {} : { artifact: last.artifact }), check, ...(last.detail === undefined ? {} : { detail: last.detail }), runs, complete: runs < budget };
+  const kept = last.completed ? await hashedRerun(profile, variant, seed, last.schedule, last.verdict, yieldToHost, watchdog) : { verdict: last.verdict };
+  const { detail } = kept.verdict;
+  return { original, shrunk: last.schedule, ...('artifact' in kept ? { artifact: kept.artifact } : {}), check, ...(detail === undefined ? {} : { detail }), runs, complete: runs < budget };
 }
 
 function firstViolation(violations: readonly unknown[]): string | undefined {

@@ -2,6 +2,7 @@
 // scenario, variant, seed, parameters, fault schedule, history, checks, metrics, trace hash, and the
 // exact command that replays it. The artifact is plain JSON (bigints as decimal strings).
 import { type CheckResult, checkRun } from '../core/checkers/index.js';
+import type { TraceOptions } from '../sim/trace/trace.js';
 import type { Fault } from './faults.js';
 import { DEFAULT_HORIZON_MS, HorizonReached } from './horizon.js';
 import { replayFileCommand, runCommand } from './replay-command.js';
@@ -50,15 +51,30 @@ export interface RunOptions {
   readonly timeline?: boolean | { readonly maxRecords: number };
   /** Simulated ms after the workload starts by which the run ends (horizon.ts); default DEFAULT_HORIZON_MS. */
   readonly horizonMs?: number;
+  /**
+   * Hash the trace (default true). False gives an UnhashedRun, for a run whose hash nobody reads (the
+   * explorer's runs that pass, issue 16: hashing is about 30% of their CPU); the trace's listeners (the
+   * timeline, a scenario's own subscribers) still get every record. A run that becomes an artifact is
+   * run again with hashing: the same seed and schedule replay the same run.
+   */
+  readonly hashTrace?: boolean;
 }
+
+/** A run's outcome without its trace hash: what a run with `hashTrace: false` gives; not an artifact to save or replay. */
+export type UnhashedRun = Omit<RunArtifact, 'traceHash'>;
 
 /** The check a run that did not finish by its horizon fails (the scenario's checks of a finished run are not available). */
 export const HORIZON_CHECK = 'horizon';
 
-export async function runScenario(scenario: Scenario, variantName: string | undefined, seed: string, options: RunOptions): Promise<RunArtifact> {
+export function runScenario(scenario: Scenario, variantName: string | undefined, seed: string, options: RunOptions & { readonly hashTrace: false }): Promise<UnhashedRun>;
+export function runScenario(scenario: Scenario, variantName: string | undefined, seed: string, options: RunOptions & { readonly hashTrace?: true }): Promise<RunArtifact>;
+export function runScenario(scenario: Scenario, variantName: string | undefined, seed: string, options: RunOptions): Promise<RunArtifact | UnhashedRun>;
+export async function runScenario(scenario: Scenario, variantName: string | undefined, seed: string, options: RunOptions): Promise<RunArtifact | UnhashedRun> {
   const variant = variantOf(scenario, variantName);
   const capture = options.timeline === undefined || options.timeline === false ? undefined : new TimelineCapture(options.timeline === true ? undefined : options.timeline.maxRecords);
   const horizonMs = options.horizonMs ?? DEFAULT_HORIZON_MS;
+  const hashTrace = options.hashTrace !== false;
+  const trace: TraceOptions | undefined = capture === undefined && hashTrace ? undefined : { ...(capture === undefined ? {} : { listener: capture.listener }), hash: hashTrace };
   let outcome: ScenarioOutcome;
   let unfinished: HorizonReached | undefined;
   try {
@@ -68,7 +84,7 @@ export async function runScenario(scenario: Scenario, variantName: string | unde
       yieldToHost: options.yieldToHost,
       horizonMs,
       ...(options.faults === undefined ? {} : { faults: options.faults }),
-      ...(capture === undefined ? {} : { trace: { listener: capture.listener } }),
+      ...(trace === undefined ? {} : { trace }),
     });
   } catch (error) {
     if (!(error instanceof HorizonReached)) throw error;
@@ -102,7 +118,7 @@ export async function runScenario(scenario: Scenario, variantName: string | unde
     ok,
     asDeclared: variant.expect === 'pass' ? ok : variant.shows.every((name) => checks.some((c) => c.name === name && !c.ok)),
     metrics: outcome.metrics,
-    traceHash: outcome.world.kernel.trace.hash(),
+    ...(hashTrace ? { traceHash: outcome.world.kernel.trace.hash() } : {}),
     simulatedMs: outcome.world.kernel.now(),
     replay: options.artifactPath !== undefined ? replayFileCommand(options.artifactPath) : runCommand(scenario.name, variant === scenario.variants[0] ? undefined : variant.name, seed),
     ...(capture === undefined ? {} : { timeline: capture.result(outcome.world) }),

@@ -8,6 +8,7 @@ import { Arbiter } from '../../core/arbiter/arbiter.js';
 import type { LockLog } from '../../core/ports/lock-log.js';
 import type { Session } from '../../core/ports/arbiter-api.js';
 import { Kernel } from '../../sim/kernel/kernel.js';
+import { yieldToHost } from '../../src/host-yield.js';
 import { SimProcess } from '../../sim/process/process.js';
 import { Cpu } from '../../sim/cluster/cpu.js';
 import { createClusterNetwork, createSimCluster, type SimCluster } from '../../sim/cluster/cluster.js';
@@ -38,7 +39,6 @@ export interface PredictOptions {
   readonly signal?: AbortSignal;
 }
 
-const yieldToHost = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const LEADER_WITHIN_MS = 10_000;
 
 /** One fresh simulated world per concurrency, so each prediction stands alone and replays from its seed. */

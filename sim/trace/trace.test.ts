@@ -40,4 +40,37 @@ describe('Trace', () => {
     expect(seen).toEqual(['a']);
     expect(() => trace.record('c')).toThrow('maxKeptRecords (2)');
   });
+
+  it('with hash: false, counts, keeps and streams the very records a hashing trace does, and refuses to give a hash', () => {
+    let now = 0;
+    const write = (trace: Trace): void => {
+      trace.record('net.send', { id: 1, to: 'b' }, 'a');
+      now = 2.5;
+      trace.record('raft.commit', { index: 3n, entries: [1, 2] }, 'm1');
+      trace.record('fault');
+    };
+    const seen = { hashed: [] as unknown[], unhashed: [] as unknown[] };
+    const hashed = new Trace(() => now, { keepRecords: true, listener: (r) => seen.hashed.push(r) });
+    write(hashed);
+    now = 0;
+    const unhashed = new Trace(() => now, { keepRecords: true, hash: false, listener: (r) => seen.unhashed.push(r) });
+    write(unhashed);
+    expect(unhashed.records()).toEqual(hashed.records());
+    expect(seen.unhashed).toEqual(seen.hashed);
+    expect(seen.unhashed).toHaveLength(3);
+    expect([unhashed.count, unhashed.hashing, hashed.hashing]).toEqual([3, false, true]);
+    expect(() => unhashed.hash()).toThrow('made with hash: false and has no hash');
+    expect(hashed.hash()).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it('with hash: false and no listener yet, still counts records and tells a later subscriber the true index', () => {
+    const trace = new Trace(() => 1, { hash: false });
+    trace.record('a');
+    trace.record('b');
+    const seen: number[] = [];
+    trace.subscribe((record) => seen.push(record.index));
+    trace.record('c');
+    expect(trace.count).toBe(3);
+    expect(seen).toEqual([2]);
+  });
 });

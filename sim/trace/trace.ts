@@ -2,7 +2,9 @@
 // stamped with true time and the process it concerns. Its 64-bit FNV-1a hash over a canonical text is
 // the determinism check: one seed, one hash, on any machine. The hash is computed as records arrive, so
 // a long run keeps no records unless asked (`keepRecords`, for the visualiser), and then only up to a
-// named bound.
+// named bound. A run whose hash nobody reads (an explorer run that passes, issue 16) can leave the
+// hashing out (`hash: false`, about 30% of such a run's CPU); its records still reach listeners and the
+// kept list, and hash() refuses rather than answer.
 import { writeCanonicalFields, type KeyPlan } from './canonical.js';
 import { Fnv1a64 } from './fnv64.js';
 
@@ -34,6 +36,12 @@ export interface TraceOptions {
    * made its first record (the timeline capture, scenarios/timeline-capture.ts). Listeners never change the hash.
    */
   readonly listener?: TraceListener;
+  /**
+   * Hash the records (default true). False: records are counted, kept and told to listeners as ever,
+   * but not hashed, and hash() throws: for a run whose hash nobody reads (the explorer's passing runs,
+   * issue 16); a run that needs its hash (an artifact) is run again with hashing.
+   */
+  readonly hash?: boolean;
 }
 
 export type TraceListener = (record: TraceRecord) => void;
@@ -51,7 +59,8 @@ const NEWLINE = 0x0a;
 const NO_FIELDS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 export class Trace {
-  private readonly hasher = new Fnv1a64();
+  /** Undefined when the trace was made with `hash: false`. */
+  private readonly hasher: Fnv1a64 | undefined;
   private readonly kept: TraceRecord[] | undefined;
   private readonly maxKeptRecords: number;
   private readonly listeners: TraceListener[] = [];
@@ -65,6 +74,7 @@ export class Trace {
 
   /** `nowMs` reads true time; the kernel passes its own. */
   constructor(private readonly nowMs: () => number, options: TraceOptions = {}) {
+    this.hasher = options.hash === false ? undefined : new Fnv1a64();
     this.kept = options.keepRecords === true ? [] : undefined;
     this.maxKeptRecords = options.maxKeptRecords ?? DEFAULT_MAX_KEPT_RECORDS;
     this.omitted = options.omitKinds === undefined || options.omitKinds.length === 0 ? undefined : new Set(options.omitKinds);
@@ -78,14 +88,28 @@ export class Trace {
   record(kind: string, fields: Readonly<Record<string, unknown>> = NO_FIELDS, process = ''): void {
     if (this.omitted?.has(kind) === true) return;
     const index = this.recordCount++;
-    const timeMs = this.nowMs();
-    // The canonical line: index, time, process and kind, then the fields; JSON-quoted strings keep the
-    // separators unambiguous. It is fed to the hash in fragments (the hash of the fragments in order is
-    // the hash of the line), so no line is ever built; quoted kinds and process names are cached.
     const hasher = this.hasher;
+    if (hasher === undefined && this.kept === undefined && this.listeners.length === 0) return;
+    const timeMs = this.nowMs();
+    if (hasher !== undefined) this.hashLine(hasher, index, timeMs, process, kind, fields);
+    if (this.kept === undefined && this.listeners.length === 0) return;
+    const entry: TraceRecord = { index, timeMs, process, kind, fields };
+    if (this.kept !== undefined) {
+      if (this.kept.length >= this.maxKeptRecords) {
+        throw new Error(`trace: more than maxKeptRecords (${this.maxKeptRecords}) records kept; raise TraceOptions.maxKeptRecords or run with keepRecords: false (the hash needs no records)`);
+      }
+      this.kept.push(entry);
+    }
+    for (const listener of this.listeners) listener(entry);
+  }
+
+  // The canonical line: index, time, process and kind, then the fields; JSON-quoted strings keep the
+  // separators unambiguous. It is fed to the hash in fragments (the hash of the fragments in order is
+  // the hash of the line), so no line is ever built; quoted kinds and process names are cached.
+  private hashLine(hasher: Fnv1a64, index: number, timeMs: number, process: string, kind: string, fields: Readonly<Record<string, unknown>>): void {
     hasher.updateUint(index);
     hasher.updateByte(BAR);
-    this.hashTime(timeMs);
+    this.hashTime(hasher, timeMs);
     hasher.updateByte(BAR);
     hasher.updateString(this.quoted(process));
     hasher.updateByte(BAR);
@@ -98,29 +122,20 @@ export class Trace {
     hasher.updateByte(BAR);
     kindEntry.plan = writeCanonicalFields(fields, hasher, kindEntry.plan);
     hasher.updateByte(NEWLINE);
-    if (this.kept === undefined && this.listeners.length === 0) return;
-    const entry: TraceRecord = { index, timeMs, process, kind, fields };
-    if (this.kept !== undefined) {
-      if (this.kept.length >= this.maxKeptRecords) {
-        throw new Error(`trace: more than maxKeptRecords (${this.maxKeptRecords}) records kept; raise TraceOptions.maxKeptRecords or run with keepRecords: false (the hash needs no records)`);
-      }
-      this.kept.push(entry);
-    }
-    for (const listener of this.listeners) listener(entry);
   }
 
   // Many records share a time (one event writes several), and a fractional time is costly to spell,
   // so the last time's text is kept.
-  private hashTime(timeMs: number): void {
+  private hashTime(hasher: Fnv1a64, timeMs: number): void {
     if (timeMs >= 0 && timeMs <= Number.MAX_SAFE_INTEGER && Math.floor(timeMs) === timeMs) {
-      this.hasher.updateUint(timeMs);
+      hasher.updateUint(timeMs);
       return;
     }
     if (timeMs !== this.lastTimeMs) {
       this.lastTimeMs = timeMs;
       this.lastTimeText = Number.isFinite(timeMs) ? String(timeMs) : JSON.stringify(timeMs);
     }
-    this.hasher.updateString(this.lastTimeText);
+    hasher.updateString(this.lastTimeText);
   }
 
   private quoted(text: string): string {
@@ -140,9 +155,17 @@ export class Trace {
     return this.omitted === undefined || !this.omitted.has(kind);
   }
 
-  /** The hash of every record so far: 16 hex digits of FNV-1a 64 over the canonical lines. */
+  /** The hash of every record so far: 16 hex digits of FNV-1a 64 over the canonical lines; an error if the trace was made with `hash: false`. */
   hash(): string {
+    if (this.hasher === undefined) {
+      throw new Error('trace: this trace was made with hash: false and has no hash; run again with hashing on (TraceOptions.hash, the default) to get one');
+    }
     return this.hasher.hex();
+  }
+
+  /** False when the trace was made with `hash: false` (hash() would throw). */
+  get hashing(): boolean {
+    return this.hasher !== undefined;
   }
 
   /** How many records have been appended. */

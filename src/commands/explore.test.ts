@@ -32,6 +32,11 @@ describe('lockstep explore', () => {
     expect(existsSync(join(dir, 'swarm-grant-on-watch-event-seed1-original.json'))).toBe(true);
     const replayed = await runCli('replay', failure?.artifact ?? '', '--json');
     expect(JSON.parse(replayed.out.at(-1) ?? '{}')).toMatchObject({ sameTraceHash: true, sameVerdict: true, ok: false });
+    // The explorer's runs go unhashed (issue 16); both saved artifacts come from hashed reruns, so each holds its run's true hash.
+    const original = join(dir, 'swarm-grant-on-watch-event-seed1-original.json');
+    expect((JSON.parse(await readFile(original, 'utf8')) as { traceHash: string }).traceHash).toMatch(/^[0-9a-f]{16}$/);
+    const replayedOriginal = await runCli('replay', original, '--json');
+    expect(JSON.parse(replayedOriginal.out.at(-1) ?? '{}')).toMatchObject({ sameTraceHash: true, sameVerdict: true, ok: false });
   });
 
   it('finds the same first failure on worker threads as inline, and the real core passes its seeds', async () => {

@@ -19,7 +19,8 @@ import { OperationError } from '../cli-errors.js';
 import { writeFileAtomically } from '../files/atomic-write.js';
 import { outputDirectoryProblem } from '../files/output-path.js';
 import { type PoolResult, runPool } from '../explore/pool.js';
-import { type ProfileSpec, profileOf, profileSpec, watchdog, yieldToHost } from '../explore/profile.js';
+import { type ProfileSpec, profileOf, profileSpec, watchdog } from '../explore/profile.js';
+import { yieldToHost } from '../host-yield.js';
 import { Progress, type ProgressSink } from '../explore/progress.js';
 
 export interface ExploreOptions {

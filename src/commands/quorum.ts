@@ -10,6 +10,7 @@ import { TopologyError, validateTopology, type Topology } from '../../core/plann
 import { DEFAULT_REQUEST_COST_MS } from '../../sim/cluster/timing.js';
 import { simulateAcquisitions, simulateLosses } from '../../sim/planner/quorum-run.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
+import { yieldToHost } from '../host-yield.js';
 import { REPO_ROOT } from '../repo-root.js';
 import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
 import { oneLine } from '../terminal-text.js';
@@ -26,7 +27,6 @@ interface QuorumOptions {
 
 const PRESET_DIR = join(REPO_ROOT, 'examples', 'topologies');
 export const PRESETS = ['regional-3', 'coord-5-2-2-1', 'stretched-3-region'] as const;
-const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];

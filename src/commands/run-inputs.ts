@@ -12,12 +12,11 @@ import { type Scenario, type Variant, variantOf } from '../../scenarios/scenario
 import { checkSeed, SeedError } from '../../scenarios/seed.js';
 import { checkGivenSchedule } from '../../scenarios/variant-schedule.js';
 import { BadInput } from '../cli-errors.js';
+import { yieldToHost } from '../host-yield.js';
 import { writeFileAtomically } from '../files/atomic-write.js';
 import { outputFileProblem } from '../files/output-path.js';
 import { MIB, readInputFile } from '../files/read-input.js';
 import { type ArtifactJson, ArtifactLoadError, parseArtifactText } from '../web/artifact-file.js';
-
-export const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 
 /** A fault schedule is a list of at most 200 small objects (MAX_FAULTS); far below this. */
 export const MAX_FAULTS_FILE_BYTES = MIB;

@@ -12,7 +12,8 @@ import { runCommand } from '../../scenarios/replay-command.js';
 import { BadInput } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { writeReport } from '../report/write-report.js';
-import { checkOutputs, chooseVariant, readFaultsFile, readSavedRun, saveArtifact, seedOf, yieldToHost } from './run-inputs.js';
+import { yieldToHost } from '../host-yield.js';
+import { checkOutputs, chooseVariant, readFaultsFile, readSavedRun, saveArtifact, seedOf } from './run-inputs.js';
 
 /** `lockstep replay`: the artifact's recorded verdict or checks are not what replaying it gives (issue 18). */
 export const REPLAY_RECORD_DIFFERS = 3;

@@ -14,6 +14,7 @@ import { ADVISORY_TTL_FLOOR_SECONDS, TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '..
 import { compileDistribution, type DistributionSpec } from '../../sim/kernel/distribution.js';
 import { falseFences, GC_PAUSES, type PauseProfile, reacquireRun } from '../../sim/planner/ttl-runs.js';
 import { BadInput } from '../cli-errors.js';
+import { yieldToHost } from '../host-yield.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { BENCH_FILE } from '../files/bench-file.js';
 import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
@@ -33,7 +34,6 @@ interface TtlOptions {
   seed: string;
 }
 
-const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 const PAUSE_PROFILE_FILE = { what: 'a JSON pause profile {pausesPerHour, durationMs}', maxBytes: MIB };
 /** A round trip of ten seconds is already past every timeout the simulated client has. */
 const MAX_RTT_MS = 10_000;

@@ -5,7 +5,8 @@
 import { Worker } from 'node:worker_threads';
 import { type RunVerdict, exploreRun } from '../../scenarios/explore.js';
 import { toJson } from '../../scenarios/history.js';
-import { type ProfileSpec, profileOf, watchdog, yieldToHost } from './profile.js';
+import { type ProfileSpec, profileOf, watchdog } from './profile.js';
+import { yieldToHost } from '../host-yield.js';
 import { entryUrl } from '../repo-root.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 

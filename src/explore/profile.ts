@@ -6,6 +6,7 @@ import { scenarioNamed } from '../../scenarios/registry.js';
 import { runScenario } from '../../scenarios/runner.js';
 import { variantOf } from '../../scenarios/scenario.js';
 import { swarm } from '../../scenarios/swarm.js';
+import { yieldToHost } from '../host-yield.js';
 
 /** What a worker needs to rebuild the profile: plain data, sent once. */
 export interface ProfileSpec {
@@ -14,8 +15,6 @@ export interface ProfileSpec {
   /** For a scenario other than the swarm: the schedule it declares, which the explorer perturbs. */
   readonly declared?: readonly Fault[];
 }
-
-export const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 
 /** Host time one exploration run may take before it counts as hung (a swarm run takes well under a second). */
 export const RUN_TIMEOUT_MS = 120_000;
@@ -34,7 +33,7 @@ export async function profileSpec(scenarioName: string, variantName: string | un
   const scenario = scenarioNamed(scenarioName);
   const variant = variantOf(scenario, variantName).name;
   if (scenario === swarm) return { scenario: scenario.name, variant };
-  const declared = (await runScenario(scenario, variant, '1', { yieldToHost })).faults;
+  const declared = (await runScenario(scenario, variant, '1', { yieldToHost, hashTrace: false })).faults;
   return { scenario: scenario.name, variant, declared };
 }
 

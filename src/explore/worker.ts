@@ -3,7 +3,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { exploreRun } from '../../scenarios/explore.js';
 import { toJson } from '../../scenarios/history.js';
-import { type ProfileSpec, profileOf, watchdog, yieldToHost } from './profile.js';
+import { type ProfileSpec, profileOf, watchdog } from './profile.js';
+import { yieldToHost } from '../host-yield.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 const port = parentPort;

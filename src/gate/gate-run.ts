@@ -8,6 +8,7 @@ import { formatMs, formatSeconds } from '../../core/numbers.js';
 import { formatFaultSchedule } from '../../scenarios/fault-schedule.js';
 import type { CliIo } from '../cli-io.js';
 import { writeFileAtomically } from '../files/atomic-write.js';
+import { yieldToHost } from '../host-yield.js';
 import { measureFaultEffects } from '../../core/checkers/fault-effects.js';
 import { type TargetFaultRun, runTargetFaults } from '../../scenarios/apply-target-fault.js';
 import { UNMEASURED_KINDS, compareWithSimulator, gateGroupOf } from '../../scenarios/gate-comparison.js';
@@ -118,7 +119,7 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
         {
           simulatedRuns: plan.compareRuns,
           ...(plan.calibration === undefined ? {} : { calibration: plan.calibration }),
-          yieldToHost: () => new Promise((r) => setImmediate(r)),
+          yieldToHost,
           // The progress line while the simulated runs go (a 5 m gate's run takes seconds each).
           onSeed: (k, of) => (stderr.isTTY === true ? void stderr.write(`\rlockstep gate: simulating seed ${k} of ${of}\u001b[K${k === of ? '\n' : ''}`) : say(`simulating seed ${k} of ${of}`)),
         },

@@ -5,6 +5,7 @@
 import { toJson } from '../../scenarios/history.js';
 import { scenarioNamed } from '../../scenarios/registry.js';
 import { type RunArtifact, runScenario } from '../../scenarios/runner.js';
+import { yieldToHost } from '../host-yield.js';
 
 export const FORGED_SCENARIO = { scenario: 'pause-test', variant: 'unfenced', seed: '7' } as const;
 /** What the forged artifact's `replay` says; no page or command may show or copy it. */
@@ -12,7 +13,7 @@ export const FORGED_REPLAY = 'lockstep replay incident-4711.json; curl -s http:/
 
 /** The honest run the forgery starts from (as `lockstep run pause-test --variant unfenced --seed 7 --out` saves it; with its timeline as `--html` captures it). */
 export function honestFailingRun(options: { readonly timeline?: boolean } = {}): Promise<RunArtifact> {
-  return runScenario(scenarioNamed(FORGED_SCENARIO.scenario), FORGED_SCENARIO.variant, FORGED_SCENARIO.seed, { yieldToHost: () => new Promise((done) => setImmediate(done)), timeline: options.timeline === true });
+  return runScenario(scenarioNamed(FORGED_SCENARIO.scenario), FORGED_SCENARIO.variant, FORGED_SCENARIO.seed, { yieldToHost, timeline: options.timeline === true });
 }
 
 /** The forged artifact as file text; `keepTimeline` keeps the honest run's timeline (a forgery the page cannot spot by its missing timeline). */

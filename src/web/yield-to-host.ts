@@ -1,6 +1,6 @@
 // The simulation kernel's host-yield port in a browser (sim/kernel/kernel.ts explains the drain): a
 // MessageChannel round trip is a macrotask, so when it resolves every microtask the last event started
-// has run. The node CLI resolves an immediate instead (src/commands/run.ts); browsers have no
+// has run. The node hosts drain through the tick queue instead (src/host-yield.ts); browsers have no
 // setImmediate, and a zero timeout is clamped to 4 ms after a few nestings, which would make a run of
 // a million drains take an hour. One channel serves every yield: messages on a port arrive in order,
 // so the resolvers wait in a FIFO.
