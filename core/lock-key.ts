@@ -1,5 +1,6 @@
 // Lock keys: `namespace/path`. Checked before anything else touches them, so bad input gets a typed
 // error and writes nothing; held under `/l/` in the log (ARCHITECTURE.md, "Keys").
+import { BoundedCache } from './bounded-cache.js';
 import { keyCharacterProblem, showKeyText } from './key-characters.js';
 import { LockError } from './lock-error.js';
 
@@ -17,7 +18,15 @@ export interface LockKey {
   readonly text: string;
 }
 
+/** Keys accepted lately: every acquire and release parses its key, and a workload reuses its keys (issue 16). */
+const acceptedKeys = new BoundedCache<string, LockKey>(4096);
+
+/** The key `text` names; a refusal is a LockError `invalid-argument` (never cached: it throws). */
 export function parseLockKey(text: unknown): LockKey {
+  return typeof text === 'string' ? acceptedKeys.get(text, readLockKey) : readLockKey(text);
+}
+
+function readLockKey(text: unknown): LockKey {
   // Quoted with every code point a key may not contain escaped: the message must not be reordered by the key it refuses.
   // Made only for a refusal: every grant parses its key (issue 16).
   const shown = (): string => showKeyText(String(text).slice(0, 60));

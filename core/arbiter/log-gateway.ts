@@ -39,6 +39,8 @@ interface CallOptions {
   readonly stillWanted?: () => boolean;
 }
 
+const writesTo = (op: TxnRequest['success'][number]): boolean => op.type !== 'range';
+
 export class LogGateway {
   private confirmation: WriteConfirmation | undefined;
 
@@ -62,7 +64,7 @@ export class LogGateway {
   }
 
   txn(request: TxnRequest, options: Partial<CallOptions> = {}): Promise<TxnResponse> {
-    const writes = [...request.success, ...request.failure].some((op) => op.type !== 'range');
+    const writes = request.success.some(writesTo) || request.failure.some(writesTo);
     return this.call(() => this.log.txn(request), { linearizable: true, writes, ...options });
   }
 

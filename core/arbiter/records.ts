@@ -1,6 +1,7 @@
 // The values the arbiter keeps in the log: the epoch record (ADR-03), holder values (ADR-13), session
 // records (ADR-10) and force-release records (ADR-20). JSON, parsed defensively: the log is shared
 // state, and a value we cannot read is a reason to refuse, not to guess.
+import { BoundedCache } from '../bounded-cache.js';
 import type { LeaseId } from '../units.js';
 import { leaseId } from '../units.js';
 
@@ -52,7 +53,14 @@ export function formatHolderValue(holder: HolderValue): string {
   return JSON.stringify({ identity: holder.identity, session: holder.sessionId.toString(10), class: holder.className });
 }
 
+/** Holder values read lately: the audit reads each hold's value at its grant and at its end, and sessions hold many keys (issue 16). */
+const holderValues = new BoundedCache<string, HolderValue | undefined>(4096);
+
 export function parseHolderValue(text: string): HolderValue | undefined {
+  return holderValues.get(text, readHolderValue);
+}
+
+function readHolderValue(text: string): HolderValue | undefined {
   const value = parseObject(text);
   if (value === undefined) return undefined;
   const { identity, session, class: className } = value;

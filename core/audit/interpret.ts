@@ -81,19 +81,25 @@ export function interpretRevision(state: InterpreterState, revision: Revision, e
   return { state: { epoch }, events: out };
 }
 
+// A revision of a grant or a release has no force record and at most one marker or deleted key: the
+// collections are made only when a revision has something to put in them (issue 16: one per revision).
+const NO_FORCE_RECORDS: ReadonlyMap<string, KeyValue> = new Map();
+const NO_MARKERS: ReadonlyMap<string, bigint> = new Map();
+const NO_KEYS: ReadonlySet<string> = new Set();
+
 function contextOf(state: InterpreterState, revision: Revision, events: readonly WatchEvent[]): RevisionContext {
-  const forceRecords = new Map<string, KeyValue>();
-  const markers = new Map<string, bigint>();
-  const sessionsEnded = new Set<string>();
+  let forceRecords: Map<string, KeyValue> | undefined;
+  let markers: Map<string, bigint> | undefined;
+  let sessionsEnded: Set<string> | undefined;
   let epochWritten = false;
   for (const { type, kv } of events) {
     if (type === 'put' && kv.key === EPOCH_KEY) epochWritten = true;
-    if (type === 'put' && kv.key.startsWith(FORCE_PREFIX)) forceRecords.set(kv.key, kv);
+    if (type === 'put' && kv.key.startsWith(FORCE_PREFIX)) (forceRecords ??= new Map()).set(kv.key, kv);
     const marker = type === 'put' ? readReleaseMarker(kv) : undefined;
-    if (marker !== undefined) markers.set(marker.sessionKey, marker.grantRevision);
-    if (type === 'delete') sessionsEnded.add(kv.key);
+    if (marker !== undefined) (markers ??= new Map()).set(marker.sessionKey, marker.grantRevision);
+    if (type === 'delete') (sessionsEnded ??= new Set()).add(kv.key);
   }
-  return { revision, epochBefore: state.epoch, epochWritten, forceRecords, markers, sessionsEnded };
+  return { revision, epochBefore: state.epoch, epochWritten, forceRecords: forceRecords ?? NO_FORCE_RECORDS, markers: markers ?? NO_MARKERS, sessionsEnded: sessionsEnded ?? NO_KEYS };
 }
 
 function namespaceOf(key: string): string {

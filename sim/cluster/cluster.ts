@@ -11,6 +11,7 @@ import type { PartitionId, PartitionSpec } from '../net/partition.js';
 import type { ClockSpec } from '../process/local-clock.js';
 import { SimProcess, type CrashOptions } from '../process/process.js';
 import { DEFAULT_RAFT_LINK } from '../raft/group.js';
+import { AppliedEntries, type AppliedRequest } from './applied-entries.js';
 import { clusterIds, DEFAULT_CLUSTER_TOKEN, defaultPeerUrl } from './ids.js';
 import { EtcdMember, type MemberObserver } from './member.js';
 import type { ClusterMessage } from './protocol.js';
@@ -100,9 +101,7 @@ class Cluster implements SimCluster {
   private readonly byName = new Map<string, EtcdMember>();
   private readonly memberIds = new Map<string, MemberId>();
   private readonly leaderOfTerm = new Map<number, string>();
-  private readonly appliedAt = new Map<number, string>();
-  /** Indexes up to this one were dropped from appliedAt (forgetSnapshottedApplies). */
-  private forgottenThrough = 0;
+  private readonly applied = new AppliedEntries();
 
   constructor(
     readonly kernel: Kernel,
@@ -209,7 +208,7 @@ class Cluster implements SimCluster {
       activePeerCount: () => this.activePeers(name),
       observer: {
         onApplied: (applying, entry) => {
-          this.noteApply(applying.name, entry.index, entry.term, entry.type === 'normal' && entry.data !== null ? String(entry.data.requestId) : entry.type);
+          this.noteApply(applying.name, entry.index, entry.term, entry.type === 'normal' && entry.data !== null ? entry.data.requestId : entry.type);
           options.observer?.onApplied?.(applying, entry);
         },
         onSoftState: (changed, soft, term) => {
@@ -244,11 +243,9 @@ class Cluster implements SimCluster {
     return active;
   }
 
-  private noteApply(member: string, index: number, term: number, key: string): void {
-    const identity = `${term}|${key}`;
-    const seen = this.appliedAt.get(index);
-    if (seen === undefined) this.appliedAt.set(index, identity);
-    else if (seen !== identity) this.violations.push(`index ${index}: ${member} applied ${identity} where another member applied ${seen}`);
+  private noteApply(member: string, index: number, term: number, request: AppliedRequest): void {
+    const violation = this.applied.note(member, index, term, request);
+    if (violation !== undefined) this.violations.push(violation);
     if (this.timing.snapshotCount !== undefined) this.forgetSnapshottedApplies();
   }
 
@@ -260,9 +257,7 @@ class Cluster implements SimCluster {
   private forgetSnapshottedApplies(): void {
     let covered = Number.POSITIVE_INFINITY;
     for (const m of this.members) covered = Math.min(covered, m.snapshots.latest?.start.index ?? 0);
-    if (covered <= this.forgottenThrough) return;
-    for (let index = this.forgottenThrough + 1; index <= covered; index += 1) this.appliedAt.delete(index);
-    this.forgottenThrough = covered;
+    this.applied.forgetThrough(covered);
   }
 
   private noteElection(term: number, member: string): void {

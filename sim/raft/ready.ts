@@ -4,7 +4,7 @@
 // one, so whatever arrives meanwhile batches into the next Ready: one WAL fsync per Ready.
 import type { RaftMessage } from './message.js';
 import type { RaftCore } from './raft.js';
-import { EMPTY_HARD_STATE, sameHardState, type HardState, type LogEntry, type ReadState, type SoftState } from './types.js';
+import { EMPTY_HARD_STATE, type HardState, type LogEntry, type ReadState, type SoftState } from './types.js';
 
 export interface Ready<D> {
   /** Set when it changed since the last Ready. */
@@ -31,11 +31,13 @@ export class ReadyProducer<D> {
     this.prevHard = persisted;
   }
 
-  /** etcd RawNode.HasReady. */
+  /**
+   * etcd RawNode.HasReady. Asked after every message, proposal and tick (RaftNode.kick), so it compares
+   * the core's fields in place rather than building its soft and hard states (issue 16).
+   */
   hasReady(): boolean {
     const core = this.core;
-    if (!sameSoftState(core.softState(), this.prevSoft)) return true;
-    if (!sameHardState(core.hardState(), this.prevHard) && !sameHardState(core.hardState(), EMPTY_HARD_STATE)) return true;
+    if (this.softStateChanged() || this.hardStateChanged()) return true;
     if (core.msgs.length > 0 || core.readStates.length > 0) return true;
     return core.log.unstableFrom <= core.log.lastIndex() || core.log.committed > core.log.applied;
   }
@@ -43,26 +45,40 @@ export class ReadyProducer<D> {
   /** Takes the Ready; entries count as handed out at once, applied only at advance(). */
   take(): Ready<D> {
     const core = this.core;
-    const soft = core.softState();
-    const hard = core.hardState();
-    const softChanged = !sameSoftState(soft, this.prevSoft);
-    const hardChanged = !sameHardState(hard, this.prevHard) && !sameHardState(hard, EMPTY_HARD_STATE);
-    const entries = core.log.unstableEntries();
+    // Soft and hard state objects are made only when they changed, and an empty list is handed out as
+    // the one frozen empty array instead of a fresh one: most Readies carry one or two of the six (issue 16).
+    const { log } = core;
+    const entries = log.unstableFrom <= log.lastIndex() ? log.unstableEntries() : NONE;
+    const messages = core.msgs.length === 0 ? NONE : core.msgs;
+    const readStates = core.readStates.length === 0 ? NONE : core.readStates;
     const ready: Ready<D> = {
-      softState: softChanged ? soft : null,
-      hardState: hardChanged ? hard : null,
+      softState: this.softStateChanged() ? core.softState() : null,
+      hardState: this.hardStateChanged() ? core.hardState() : null,
       entries,
-      committedEntries: core.log.unappliedCommitted(),
-      messages: core.msgs,
-      readStates: core.readStates,
-      mustSync: entries.length > 0 || hard.term !== this.prevHard.term || hard.vote !== this.prevHard.vote,
+      committedEntries: log.committed > log.applied ? log.unappliedCommitted() : NONE,
+      messages,
+      readStates,
+      mustSync: entries.length > 0 || core.term !== this.prevHard.term || core.vote !== this.prevHard.vote,
     };
-    this.prevSoft = soft;
-    if (hardChanged) this.prevHard = hard;
-    core.msgs = [];
-    core.readStates = [];
-    core.log.markAllHandedOut();
+    if (ready.softState !== null) this.prevSoft = ready.softState;
+    if (ready.hardState !== null) this.prevHard = ready.hardState;
+    if (messages !== NONE) core.msgs = [];
+    if (readStates !== NONE) core.readStates = [];
+    log.markAllHandedOut();
     return ready;
+  }
+
+  private softStateChanged(): boolean {
+    return this.core.lead !== this.prevSoft.lead || this.core.role !== this.prevSoft.role;
+  }
+
+  /** The core's hard state differs from the last one handed out, and is not the empty one (etcd IsEmptyHardState). */
+  private hardStateChanged(): boolean {
+    const core = this.core;
+    const prev = this.prevHard;
+    const commit = core.log.committed;
+    if (core.term === prev.term && core.vote === prev.vote && commit === prev.commit) return false;
+    return !(core.term === EMPTY_HARD_STATE.term && core.vote === EMPTY_HARD_STATE.vote && commit === EMPTY_HARD_STATE.commit);
   }
 
   /** etcd Advance: the Ready's committed entries are applied. */
@@ -72,9 +88,8 @@ export class ReadyProducer<D> {
   }
 }
 
-function sameSoftState(a: SoftState, b: SoftState): boolean {
-  return a.lead === b.lead && a.role === b.role;
-}
+/** The empty list a Ready hands out for no messages, read states or entries; frozen, so never filled by mistake. */
+const NONE: readonly never[] = Object.freeze([]);
 
 /**
  * etcd shouldWaitWALSync (etcdserver/raft.go, 3.4.23): the committed entries overlap the unstable ones
