@@ -34,10 +34,10 @@ function harness() {
   return { supervisor, sent, deliver: (m: unknown) => deliver(m), disconnect: () => disconnect(), finished: () => finished };
 }
 
-async function until<T>(what: string, probe: () => T | undefined, limitMs = 30_000): Promise<T> {
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, limitMs = 30_000): Promise<T> {
   const end = monotonicNowMs() + limitMs;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value !== undefined) return value;
     if (monotonicNowMs() > end) throw new Error(`gave up waiting for ${what}`);
     await new Promise((done) => setTimeout(done, 20));
@@ -66,11 +66,12 @@ describe('FenceSupervisor', () => {
     const marks = join(dir, 'marks');
     const h = harness();
     // Two members that each note the SIGTERM they get, then end. (Not SIGINT: sh starts a background job
-    // with SIGINT ignored, and a trap cannot undo that.)
-    const member = `trap 'echo term >> "$0"; exit 0' TERM; while :; do sleep 0.05; done`;
+    // with SIGINT ignored, and a trap cannot undo that.) Each says when its trap is set: the signal must
+    // not be sent before (under load, counting live processes let it reach a member still starting).
+    const member = `trap 'echo term >> "$0"; exit 0' TERM; echo ready >> "$0.ready"; while :; do sleep 0.05; done`;
     h.deliver({ type: 'run', command: ['sh', '-c', `sh -c '${member.replace(/'/g, `'\\''`)}' "$0" & sh -c '${member.replace(/'/g, `'\\''`)}' "$0"; wait`, marks], env, deadlineMonoMs: monotonicNowMs() + 60_000, killAfterMs: 300 });
-    const { pid } = await until('the command to start', () => started(h.sent));
-    await until('both members', () => (liveGroupMembers(pid).length >= 3 ? true : undefined));
+    await until('the command to start', () => started(h.sent));
+    await until('both members, their traps set', async () => ((await readFile(`${marks}.ready`, 'utf8').catch(() => '')).trim().split('\n').length === 2 ? true : undefined));
     h.deliver({ type: 'kill-everything' }); // not a message of the protocol
     h.deliver({ type: 'signal', signal: 'SIGTERM' });
     const report = await until('the exit report', () => exited(h.sent));
