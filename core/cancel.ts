@@ -1,5 +1,6 @@
 // core/ has no AbortController (it compiles without DOM or node types), so it carries its own.
 // CancelSignal is structurally a subset of AbortSignal, so src/ may pass a real AbortSignal in.
+import { resumeStackTraces, suspendStackTraces } from './expected-error.js';
 
 export interface CancelSignal {
   readonly aborted: boolean;
@@ -10,7 +11,10 @@ export interface CancelSignal {
 export class CancelledError extends Error {
   override readonly name = 'CancelledError';
   constructor(message = 'cancelled') {
+    // Control flow (a wait given up): no stack (expected-error.ts).
+    const limit = suspendStackTraces();
     super(message);
+    resumeStackTraces(limit);
   }
 }
 

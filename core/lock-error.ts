@@ -1,4 +1,5 @@
 // Expected refusals of the lock service, typed so a caller can switch on them (STYLE.md).
+import { resumeStackTraces, suspendStackTraces } from './expected-error.js';
 import type { SealReason } from './ports/arbiter-api.js';
 
 export type LockErrorCode =
@@ -44,7 +45,10 @@ export class LockError extends Error {
   readonly seal: SealReason | undefined;
 
   constructor(code: LockErrorCode, message: string, details: { region?: string; seal?: SealReason; cause?: unknown } = {}) {
+    // An expected refusal: no stack (expected-error.ts).
+    const limit = suspendStackTraces();
     super(`${code}: ${message}`);
+    resumeStackTraces(limit);
     this.code = code;
     this.region = details.region;
     this.seal = details.seal;
