@@ -35,6 +35,7 @@ import type { Clock } from '../../core/ports/clock.js';
 import { Trace, type TraceOptions } from '../trace/trace.js';
 import { EventHeap, SLOT_SPACE, type EventCallback, type EventId } from './event-heap.js';
 import { Rng } from './rng.js';
+import { withoutStack } from './without-stack.js';
 
 export type { EventCallback, EventId } from './event-heap.js';
 
@@ -84,21 +85,13 @@ export const DEFAULT_MAX_EVENTS = 50_000_000;
 
 const ignore = (): void => {};
 
-const errorWithLimit = Error as unknown as { stackTraceLimit: number | undefined };
-
 /**
  * A fresh CancelledError for a cancelled simulated sleep, built without capturing a stack: a sleep is
  * cancelled on every answered call and keepalive, and capturing the stack was a large share of the
  * simulator's time. The stack would only point into the kernel's cancel path, never at a cause.
  */
 export function cancelledError(): CancelledError {
-  const limit = errorWithLimit.stackTraceLimit;
-  errorWithLimit.stackTraceLimit = 0;
-  try {
-    return new CancelledError();
-  } finally {
-    errorWithLimit.stackTraceLimit = limit;
-  }
+  return withoutStack(() => new CancelledError());
 }
 
 interface StopRule {

@@ -12,6 +12,7 @@ import { LockError, type LockErrorCode } from '../../core/lock-error.js';
 import type { ArbiterApi, SealReason } from '../../core/ports/arbiter-api.js';
 import { type ArbiterService, authenticated } from '../../core/ports/caller.js';
 import type { Deferred, Kernel } from '../kernel/kernel.js';
+import { withoutStack } from '../kernel/without-stack.js';
 import type { Network } from '../net/network.js';
 import type { SimProcess, TimerId } from '../process/process.js';
 
@@ -114,7 +115,7 @@ export class SimArbiterClient implements ArbiterApi {
     const deadline = client.setTimer(this.timeoutMs + waitMs, () => {
       if (!this.pending.delete(id)) return;
       const outcome = MUTATING.has(method) ? 'indeterminate' : 'unavailable';
-      answer.reject(new LockError(outcome, `${method} got no answer from the arbiter within ${this.timeoutMs + waitMs} ms${outcome === 'indeterminate' ? '; it may or may not have happened' : ''}`));
+      answer.reject(withoutStack(() => new LockError(outcome, `${method} got no answer from the arbiter within ${this.timeoutMs + waitMs} ms${outcome === 'indeterminate' ? '; it may or may not have happened' : ''}`)));
     });
     this.pending.set(id, { answer, deadline });
     return answer.promise;
@@ -130,7 +131,8 @@ export class SimArbiterClient implements ArbiterApi {
     if (message.kind === 'arbiter.return') answer.resolve(message.value);
     else {
       const { code, message: text, region, seal } = message.error;
-      answer.reject(new LockError(code, text, { ...(region === undefined ? {} : { region }), ...(seal === undefined ? {} : { seal }) }));
+      // Rebuilt on the client's side of the wire: a stack would only point here (without-stack.ts).
+      answer.reject(withoutStack(() => new LockError(code, text, { ...(region === undefined ? {} : { region }), ...(seal === undefined ? {} : { seal }) })));
     }
   }
 }
