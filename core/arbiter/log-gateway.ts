@@ -3,18 +3,19 @@
 // typed LockError (STYLE.md: an RPC that can time out has an `indeterminate` outcome).
 import { LockError } from '../lock-error.js';
 import { isLockLogError, type LockLogErrorCode } from '../ports/lock-log-error.js';
-import type {
-  LeaseGrantResponse,
-  LeaseKeepAliveResponse,
-  LockLog,
-  RangeRequest,
-  RangeResponse,
-  ResponseHeader,
-  TxnRequest,
-  TxnResponse,
-  Watch,
-  WatchHandlers,
-  WatchRequest,
+import {
+  isReadOnlyTxn,
+  type LeaseGrantResponse,
+  type LeaseKeepAliveResponse,
+  type LockLog,
+  type RangeRequest,
+  type RangeResponse,
+  type ResponseHeader,
+  type TxnRequest,
+  type TxnResponse,
+  type Watch,
+  type WatchHandlers,
+  type WatchRequest,
 } from '../ports/lock-log.js';
 import type { LeaseId } from '../units.js';
 import type { SealGuard } from './seal-guard.js';
@@ -39,8 +40,6 @@ interface CallOptions {
   readonly stillWanted?: () => boolean;
 }
 
-const writesTo = (op: TxnRequest['success'][number]): boolean => op.type !== 'range';
-
 export class LogGateway {
   private confirmation: WriteConfirmation | undefined;
 
@@ -64,7 +63,7 @@ export class LogGateway {
   }
 
   txn(request: TxnRequest, options: Partial<CallOptions> = {}): Promise<TxnResponse> {
-    const writes = request.success.some(writesTo) || request.failure.some(writesTo);
+    const writes = !isReadOnlyTxn(request);
     return this.call(() => this.log.txn(request), { linearizable: true, writes, ...options });
   }
 

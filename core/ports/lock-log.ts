@@ -51,6 +51,16 @@ export interface TxnRequest {
   readonly timeoutMs?: number;
 }
 
+/**
+ * etcd isTxnReadonly (etcdserver/v3_server.go): no put or delete in either branch. A read-only txn writes
+ * nothing whichever branch runs (the arbiter confirms the cluster only before writes; a client may send it again).
+ */
+export function isReadOnlyTxn(txn: Pick<TxnRequest, 'success' | 'failure'>): boolean {
+  return txn.success.every(isRangeOp) && txn.failure.every(isRangeOp);
+}
+
+const isRangeOp = (op: RequestOp): boolean => op.type === 'range';
+
 export interface TxnResponse {
   readonly header: ResponseHeader;
   readonly succeeded: boolean;

@@ -7,7 +7,7 @@
 // - transport pings (gRPC keepalive) and the connection reset a crashed member's machine sends.
 // Messages to a client process name a `port` (one per SimLockLog); messages without one go to the member.
 import type { LockLogErrorCode } from '../../core/ports/lock-log-error.js';
-import type { RangeRequest, ResponseHeader, ResponseOp, KeyValue, TxnRequest, WatchEvent, WatchRequest } from '../../core/ports/lock-log.js';
+import { isReadOnlyTxn, type RangeRequest, type ResponseHeader, type ResponseOp, type KeyValue, type TxnRequest, type WatchEvent, type WatchRequest } from '../../core/ports/lock-log.js';
 import type { LeaseId, MemberId, Revision } from '../../core/units.js';
 import type { EtcdRequest } from '../etcd/apply.js';
 import type { RaftMessage } from '../raft/message.js';
@@ -140,7 +140,7 @@ export type ClusterMessage = ToMember | ToClient;
 export function mutates(request: ClientRequest): boolean {
   switch (request.op) {
     case 'txn':
-      return !request.txn.success.concat(request.txn.failure).every((op) => op.type === 'range');
+      return !isReadOnlyTxn(request.txn);
     case 'lease-grant':
     case 'lease-keepalive':
     case 'lease-revoke':

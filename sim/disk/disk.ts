@@ -106,11 +106,11 @@ export class Disk<E = unknown> {
     if (inFlight !== undefined && inFlight.completeAtMs < untilMs) {
       this.kernel.cancel(inFlight.eventId);
       inFlight.completeAtMs = untilMs;
-      inFlight.eventId = this.kernel.schedule(untilMs, () => this.complete());
+      inFlight.eventId = this.kernel.schedule(untilMs, this.completeNow);
     }
     if (this.startEventId >= 0) {
       this.kernel.cancel(this.startEventId);
-      this.startEventId = this.kernel.schedule(untilMs, () => this.startFromStall());
+      this.startEventId = this.kernel.schedule(untilMs, this.startFromStall);
     }
   }
 
@@ -162,19 +162,22 @@ export class Disk<E = unknown> {
     if (request === undefined) return;
     const nowMs = this.kernel.now();
     if (nowMs < this.stalledUntil) {
-      this.startEventId = this.kernel.schedule(this.stalledUntil, () => this.startFromStall());
+      this.startEventId = this.kernel.schedule(this.stalledUntil, this.startFromStall);
       return;
     }
     this.queue.shift();
     const completeAtMs = Math.max(nowMs + this.latency(this.stream.next()), this.stalledUntil);
-    const eventId = this.kernel.schedule(completeAtMs, () => this.complete());
+    const eventId = this.kernel.schedule(completeAtMs, this.completeNow);
     this.inFlight = { request, startedAtMs: nowMs, completeAtMs, eventId };
   }
 
-  private startFromStall(): void {
+  // The disk's two kinds of event, made once per disk rather than once per fsync (issue 16).
+  private readonly startFromStall = (): void => {
     this.startEventId = -1;
     this.startNext();
-  }
+  };
+
+  private readonly completeNow = (): void => this.complete();
 
   private complete(): void {
     const inFlight = this.inFlight;

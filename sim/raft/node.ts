@@ -313,18 +313,28 @@ export class RaftNode<D> {
     this.apply(rd);
     // etcd: "the leader can write to its disk in parallel with replicating to the followers".
     if (isLeader) this.sendAll(rd.messages);
+    // Most Readies need no fsync (a commit index, acks): those finish at once, without a closure (issue 16).
+    if (!rd.mustSync) {
+      this.save(rd);
+      this.finish(core, rd, isLeader);
+      return;
+    }
     this.persist(core, rd, () => this.finish(core, rd, isLeader));
   }
 
-  /** etcd storage.Save: write entries and hard state; fsync only if MustSync. */
+  /** etcd storage.Save: write entries and hard state; fsync only if MustSync, then `then` once durable. */
   private persist(core: RaftCore<D>, rd: Ready<D>, then: () => void): void {
-    if (rd.entries.length === 0 && rd.hardState === null) return then();
-    this.options.disk.write({ entries: rd.entries, hardState: rd.hardState });
+    this.save(rd);
     if (!rd.mustSync) return then();
     this.fsyncCount++;
     this.options.disk.fsync(() => {
       if (this.core === core) then();
     });
+  }
+
+  /** The WAL write of a Ready (nothing when it has neither entries nor a hard state). */
+  private save(rd: Ready<D>): void {
+    if (rd.entries.length > 0 || rd.hardState !== null) this.options.disk.write({ entries: rd.entries, hardState: rd.hardState });
   }
 
   private finish(core: RaftCore<D>, rd: Ready<D>, isLeader: boolean): void {

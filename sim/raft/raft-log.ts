@@ -13,6 +13,7 @@ export interface LogStart {
 }
 
 const EMPTY_START: LogStart = { index: 0, term: 0 };
+const NO_ENTRIES: readonly never[] = Object.freeze([]);
 
 export class RaftLog<D> {
   private log: LogEntry<D>[];
@@ -82,11 +83,15 @@ export class RaftLog<D> {
     return this.log.slice(Math.max(lo - this.offset, 1) - 1, Math.max(0, Math.min(hi, this.lastIndex()) - this.offset));
   }
 
-  /** Entries from `lo` on, at least one if any, at most `maxBytes` in total (etcd limitSize). */
-  entriesFrom(lo: number, maxBytes: number, sizeOf: (entry: LogEntry<D>) => number): LogEntry<D>[] {
+  /**
+   * Entries from `lo` on, at least one if any, at most `maxBytes` in total (etcd limitSize). None: the
+   * one frozen empty list (a leader sends as many empty appends, carrying its commit index, as full ones).
+   */
+  entriesFrom(lo: number, maxBytes: number, sizeOf: (entry: LogEntry<D>) => number): readonly LogEntry<D>[] {
+    if (lo <= this.offset) throw new Error(`RaftLog: entries from ${lo} were compacted (the log starts at ${this.offset + 1})`);
+    if (lo > this.lastIndex()) return NO_ENTRIES;
     const out: LogEntry<D>[] = [];
     let bytes = 0;
-    if (lo <= this.offset) throw new Error(`RaftLog: entries from ${lo} were compacted (the log starts at ${this.offset + 1})`);
     for (let index = lo; index <= this.lastIndex(); index++) {
       const entry = this.log[index - this.offset - 1]!;
       bytes += sizeOf(entry);

@@ -38,7 +38,10 @@ export function replayWal<D>(records: readonly WalRecord<D>[]): RecoveredState<D
       const last = start.index + entries.length;
       if (entry.index <= start.index) continue;
       if (entry.index > last + 1) throw new Error(`WAL replay: entry ${entry.index} leaves a gap after entry ${last}; the WAL is corrupt`);
-      entries.length = entry.index - 1 - start.index;
+      // A rewritten index drops what followed it; an append (the usual case) leaves the length alone,
+      // which spares the slow length store on every entry of a long replay (issue 16: each snapshot replays the WAL).
+      const keep = entry.index - 1 - start.index;
+      if (keep < entries.length) entries.length = keep;
       entries.push(entry);
     }
     if (record.hardState !== null) hardState = record.hardState;

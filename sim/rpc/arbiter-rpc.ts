@@ -130,6 +130,7 @@ export class SimArbiterClient implements ArbiterApi {
     if (message.kind === 'arbiter.return') answer.resolve(message.value);
     else {
       const { code, message: text, region, seal } = message.error;
+      // Rebuilt on the client's side of the wire (a LockError captures no stack: core/expected-error.ts).
       answer.reject(new LockError(code, text, { ...(region === undefined ? {} : { region }), ...(seal === undefined ? {} : { seal }) }));
     }
   }
