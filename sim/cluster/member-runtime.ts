@@ -2,11 +2,11 @@
 // the member's restored snapshot, if any, then by re-applying the committed log from the WAL), the apply
 // queue, the request paths (writes, reads, leases, watches) and their waiters, the CPU queue, the
 // connections clients opened. EtcdMember makes a new one at every (re)start.
-import type { ResponseHeader } from '../../core/ports/lock-log.js';
+import { type ResponseHeader, isReadOnlyTxn } from '../../core/ports/lock-log.js';
 import type { Revision } from '../../core/units.js';
 import { applyRequest, type EtcdState } from '../etcd/apply.js';
 import { IdGenerator } from '../etcd/id-generator.js';
-import { isTxnReadOnly, executeTxn } from '../etcd/txn.js';
+import { executeTxn } from '../etcd/txn.js';
 import { validateTxn } from '../etcd/txn-validate.js';
 import type { LogEntry, SoftState } from '../raft/types.js';
 import type { TimerId } from '../process/process.js';
@@ -170,7 +170,7 @@ export class MemberRuntime {
       case 'txn': {
         const invalid = validateTxn(request.txn);
         if (invalid !== undefined) return this.fail(reply, refusedBy(invalid));
-        if (isTxnReadOnly(request.txn)) return this.reads.read((error) => (error !== undefined ? this.fail(reply, error) : this.serveReadOnlyTxn(request.txn, reply)));
+        if (isReadOnlyTxn(request.txn)) return this.reads.read((error) => (error !== undefined ? this.fail(reply, error) : this.serveReadOnlyTxn(request.txn, reply)));
         return this.proposals.propose({ kind: 'txn', txn: request.txn }, (result) => this.answerWrite(result, reply));
       }
       case 'range':

@@ -2,7 +2,7 @@
 // l.520-570): compares against the store as it was before the txn, one branch, lease checks before any
 // write, and all writes in one write txn, so at most one new revision. The member adds the header; its
 // revision is the store's current revision after this returns.
-import type { Compare, KeyValue, RequestOp, ResponseOp, TxnRequest } from '../../core/ports/lock-log.js';
+import { type Compare, type KeyValue, type RequestOp, type ResponseOp, type TxnRequest, isReadOnlyTxn } from '../../core/ports/lock-log.js';
 import { NO_LEASE, type LeaseId } from '../../core/units.js';
 import { compareKeys } from './key-order.js';
 import type { MvccStore, RangeOptions, RangeResult } from './mvcc-store.js';
@@ -19,14 +19,11 @@ export interface LeaseLookup {
   has(id: LeaseId): boolean;
 }
 
-/** isTxnReadonly (etcdserver/v3_server.go): no put or delete in either branch. Such a txn is served locally. */
-export const isTxnReadOnly = (request: TxnRequest): boolean =>
-  request.success.every((op) => op.type === 'range') && request.failure.every((op) => op.type === 'range');
-
 export function executeTxn(store: MvccStore, leases: LeaseLookup, request: TxnRequest): Outcome<TxnResult> {
   const succeeded = request.compare.every((compare) => applyCompare(store, compare));
   const ops = succeeded ? request.success : request.failure;
-  if (isTxnReadOnly(request)) {
+  // isTxnReadonly (etcdserver/v3_server.go): the rule is core's, as the arbiter's gateway reads it.
+  if (isReadOnlyTxn(request)) {
     return succeed({ succeeded, responses: ops.map((op) => rangeResponse(store, op)) });
   }
   // checkRequestPut (apply.go l.933-955): a put on a missing lease fails the whole txn before it starts.

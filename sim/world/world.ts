@@ -56,6 +56,8 @@ export class World {
   private readonly history: WorldCluster[] = [];
   private readonly arbiterNodes: MutableArbiterNode[] = [];
   private readonly clientNodes: ClientNode[] = [];
+  /** Process name → identity of every client added (identityOf). */
+  private readonly clientIdentities = new Map<string, string>();
   private readonly processes = new Map<string, SimProcess>();
   private readonly logFaultsByArbiter = new Map<string, LogFaults>();
   private auditNode: AuditNode | undefined;
@@ -203,7 +205,8 @@ export class World {
 
   /** ADR-19: the identity the simulated transport vouches for, for a message from process `name`. */
   private identityOf(name: string): string {
-    return this.clientNodes.find((node) => node.process.name === name)?.identity ?? `spiffe://sim/${name}`;
+    // Asked on every call an arbiter serves: a map, not a search of every client (issue 16).
+    return this.clientIdentities.get(name) ?? `spiffe://sim/${name}`;
   }
 
   addClient(name: string, options: ClientOptions = {}): ClientNode {
@@ -225,6 +228,7 @@ export class World {
       resources: new ResourceClient(this.kernel, this.resourceNetwork, process, identity),
     };
     this.clientNodes.push(node);
+    if (!this.clientIdentities.has(name)) this.clientIdentities.set(name, node.identity);
     return node;
   }
 
