@@ -9,11 +9,12 @@
 // the continuation would run later, at another event's time, and the simulated program would see a
 // world that had moved on without it.
 //
-// So the run loop is async, and after such an event it awaits the host's `yieldToHost()` port, a
-// *macrotask* (node: an immediate; browser: a MessageChannel round trip). A host runs every queued microtask,
-// including the ones those microtasks queue, before it starts the next macrotask; so when the port
-// resolves, every continuation started by the event, however many awaits deep, has run, at the event's
-// time, and time has not moved. Awaiting `Promise.resolve()` a fixed number of times would not do: each
+// So the run loop is async, and after such an event it awaits the host's `yieldToHost()` port: a
+// *macrotask* (browser: a MessageChannel round trip) or, in node, a tick queued from a microtask, which
+// node runs only once the microtask queue is empty, with an immediate every 256th yield so the host's
+// timers get a turn (src/host-yield.ts). A host runs every queued microtask, including the ones those
+// microtasks queue, before either; so when the port resolves, every continuation started by the event,
+// however many awaits deep, has run, at the event's time, and time has not moved. Awaiting `Promise.resolve()` a fixed number of times would not do: each
 // `await` in the chain costs one or more microtask hops, so no fixed count drains an arbitrary chain.
 //
 // A macrotask costs microseconds, so the kernel yields only after events it knows resolved promises:
@@ -42,9 +43,9 @@ export interface KernelOptions {
   /** The run's seed; every random choice in the world derives from it. */
   readonly seed: string;
   /**
-   * Resolves after the host has run every pending microtask (a macrotask). Node:
-   * a promise resolved by an immediate; browser: a MessageChannel round trip. Wired by src/
-   * or tests; needed as soon as any event resolves a promise.
+   * Resolves after the host has run every pending microtask. Node: src/host-yield.ts (the tick queue,
+   * an immediate now and then); browser: a MessageChannel round trip. Wired by src/ or tests; needed
+   * as soon as any event resolves a promise.
    */
   readonly yieldToHost?: () => Promise<void>;
   /** 'auto' (default): yield only after events that resolved promises; 'always': after every event. */
