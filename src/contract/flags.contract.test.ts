@@ -2,8 +2,13 @@
 // cannot be written. Exit 2 before any work starts (no etcd, no build, no run), the flag named, nothing
 // on stdout, nothing written.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectRefusal, type Fixtures, fixtures } from './contract-kit.js';
+
+// The assertions are the shared kit's (expectRefusal, contract-kit.ts); every test here must make at least one.
+beforeEach(() => {
+  expect.hasAssertions();
+});
 
 let scratch: Fixtures;
 beforeAll(async () => {

@@ -1,8 +1,13 @@
 // Every command that reads a file the user names, under the bad files of contract-kit.ts: missing, a
 // directory, empty, binary, larger than its documented limit, malformed. Exit 2, the file named, the
 // rule or fix said, nothing on stdout, nothing written.
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectRefusal, type Fixtures, fixtures } from './contract-kit.js';
+
+// The assertions are the shared kit's (expectRefusal, contract-kit.ts); every test here must make at least one.
+beforeEach(() => {
+  expect.hasAssertions();
+});
 
 let scratch: Fixtures;
 beforeAll(async () => {

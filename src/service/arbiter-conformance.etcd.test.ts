@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect } from 'vitest';
 import type { ArbiterApi } from '../../core/ports/arbiter-api.js';
 import { actingAs, authenticated } from '../../core/ports/caller.js';
 import { SimDriver } from '../../sim/cluster/driver.js';
@@ -15,6 +15,11 @@ import { NAMESPACE, fixtureClasses, fixtureGrants, useArbiterWorld } from '../te
 import { type DevCa, makeClientCert, makeDevCa, makeServerCert } from './dev-certs.js';
 import { NetworkArbiter } from './network-arbiter.js';
 import { type ArbiterServer, startArbiterServer } from './server.js';
+
+// The assertions are the shared kit's (src/testing/arbiter-conformance.ts); every test here must make at least one.
+beforeEach(() => {
+  expect.hasAssertions();
+});
 
 const world = useArbiterWorld();
 
