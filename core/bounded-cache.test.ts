@@ -32,6 +32,16 @@ describe('BoundedCache', () => {
     expect(computed).toEqual([1, 2, 3, 1]);
   });
 
+  it('hands out a cached object frozen, so no caller can change what the next one gets', () => {
+    const cache = new BoundedCache<string, { n: number }>(2);
+    const first = cache.get('a', () => ({ n: 1 }));
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(() => {
+      (first as { n: number }).n = 2;
+    }).toThrow(TypeError);
+    expect(cache.get('a', () => ({ n: 9 })).n).toBe(1);
+  });
+
   it('refuses a capacity that is not a positive integer', () => {
     expect(() => new BoundedCache(0)).toThrow(/capacity/);
   });

@@ -85,14 +85,6 @@ export const DEFAULT_MAX_EVENTS = 50_000_000;
 
 const ignore = (): void => {};
 
-/**
- * A fresh CancelledError for a cancelled simulated sleep (a sleep is cancelled on every answered call and
- * keepalive). CancelledError itself captures no stack (core/expected-error.ts): it was a large share of
- * the simulator's time, and would only point into the kernel's cancel path, never at a cause.
- */
-export function cancelledError(): CancelledError {
-  return new CancelledError();
-}
 
 interface StopRule {
   readonly untilMs: number;
@@ -170,7 +162,7 @@ export class Kernel implements Clock {
 
   /** Resolves after `delayMs` of true time; rejects with CancelledError if `signal` fires first. */
   sleep(delayMs: number, signal?: CancelSignal): Promise<void> {
-    if (signal?.aborted === true) return Promise.reject(cancelledError());
+    if (signal?.aborted === true) return Promise.reject(new CancelledError());
     const deferred = this.deferred<void>();
     let detach = (): void => {};
     const id = this.scheduleAfter(Math.max(0, delayMs), () => {
@@ -179,7 +171,7 @@ export class Kernel implements Clock {
     });
     detach = onCancel(signal, () => {
       this.cancel(id);
-      deferred.reject(cancelledError());
+      deferred.reject(new CancelledError());
     });
     return deferred.promise;
   }

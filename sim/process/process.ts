@@ -7,9 +7,9 @@
 //   incarnation never settle, and crash hooks tell the owner (disks keep what was durable);
 // - restart: a new incarnation; restart hooks let the owner rebuild its state from disk.
 import type { CancelSignal } from '../../core/cancel.js';
-import { onCancel } from '../../core/cancel.js';
+import { CancelledError, onCancel } from '../../core/cancel.js';
 import type { Clock } from '../../core/ports/clock.js';
-import { cancelledError, type Kernel } from '../kernel/kernel.js';
+import type { Kernel } from '../kernel/kernel.js';
 import type { RandomStream } from '../kernel/rng.js';
 import { LocalClock, type ClockSpec } from './local-clock.js';
 
@@ -217,7 +217,7 @@ export class SimProcess {
 
   private sleepAs(incarnation: number, ms: number, signal: CancelSignal | undefined): Promise<void> {
     if (incarnation !== this.incarnationValue) return new Promise<void>(() => {});
-    if (signal?.aborted === true) return Promise.reject(cancelledError());
+    if (signal?.aborted === true) return Promise.reject(new CancelledError());
     const deferred = this.kernel.deferred<void>();
     if (signal === undefined) {
       this.setTimer(ms, () => deferred.resolve());
@@ -231,7 +231,7 @@ export class SimProcess {
     detach.run = onCancel(signal, () => {
       if (incarnation !== this.incarnationValue) return;
       this.cancelTimer(id);
-      deferred.reject(cancelledError());
+      deferred.reject(new CancelledError());
     });
     return deferred.promise;
   }

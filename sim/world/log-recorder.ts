@@ -18,10 +18,6 @@ import type { LogEntry } from '../raft/index.js';
 import type { EtcdEntry } from '../cluster/protocol.js';
 import type { MvccStore } from '../etcd/mvcc-store.js';
 
-interface OpenHold {
-  readonly index: number;
-}
-
 /** A GrantRecord as the recorder builds it: one shape for every grant, its end filled in place. */
 type RecordedGrant = { -readonly [K in keyof GrantRecord]: GrantRecord[K] };
 
@@ -42,7 +38,8 @@ export class LogRecorder {
   private grantCount = 0;
   /** Every compaction the log applied, in order (a gap in the audit must rest on one, ADR-21). */
   readonly compactions: bigint[] = [];
-  private readonly open = new Map<string, OpenHold>();
+  /** Key → index in `kept` of its open hold (-1 when grants are not kept). */
+  private readonly open = new Map<string, number>();
   // One string per holder name: each grant's identity is parsed afresh from its holder record, and a
   // long run records hundreds of thousands of grants by a few hundred holders (issue 16).
   private readonly holders = new Map<string, string>();
@@ -111,7 +108,7 @@ export class LogRecorder {
   private grant(event: AuditEvent): void {
     const revision = event.revision as bigint;
     this.grantCount += 1;
-    this.open.set(event.key, { index: this.kept === undefined ? -1 : this.kept.length });
+    this.open.set(event.key, this.kept === undefined ? -1 : this.kept.length);
     if (this.kept === undefined) return;
     // Before any epoch record the token is R alone (epoch 0), as packToken(0, R) gives.
     const token = event.token ?? revision;
@@ -137,10 +134,10 @@ export class LogRecorder {
   }
 
   private end(key: string, revision: bigint, reason: HoldEndReason): void {
-    const hold = this.open.get(key);
-    if (hold === undefined) return;
+    const index = this.open.get(key);
+    if (index === undefined) return;
     this.open.delete(key);
-    const record = this.kept?.[hold.index];
+    const record = this.kept?.[index];
     if (record === undefined) return;
     record.endedAtRevision = revision;
     record.endedAtMs = this.nowMs();
