@@ -21,6 +21,9 @@ import type { SimProcess } from '../sim/process/process.js';
 import type { TraceRecord } from '../sim/trace/trace.js';
 import type { World } from '../sim/world/world.js';
 
+/** The process records an outage is read from (onRecord). */
+const PROCESS_STATE_KINDS = ['process.pause', 'process.crash', 'process.resume', 'process.restart'];
+
 interface Span {
   readonly process: string;
   readonly kind: HolderOutage['kind'];
@@ -44,7 +47,7 @@ export class DeadlineProbe {
 
   /** Make it right after the World, before any fault can fire. */
   constructor(private readonly world: World) {
-    world.kernel.trace.subscribe((record) => this.onRecord(record));
+    world.kernel.trace.subscribe((record) => this.onRecord(record), { kinds: PROCESS_STATE_KINDS });
   }
 
   /** Give this to World.addClient's wrapApi (outermost, when composed with another wrapper) for every client that may hold a lock. */

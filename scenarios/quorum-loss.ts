@@ -127,9 +127,8 @@ interface Observed {
 function leasesTheLessorExpired(world: World): ReadonlyMap<bigint, number> {
   const found = new Map<bigint, number>();
   world.kernel.trace.subscribe((record) => {
-    if (record.kind !== 'etcd.lease.expired') return;
     for (const id of record.fields['ids'] as readonly bigint[]) if (!found.has(id)) found.set(id, record.timeMs);
-  });
+  }, { kinds: ['etcd.lease.expired'] });
   return found;
 }
 

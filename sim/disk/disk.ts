@@ -85,7 +85,8 @@ export class Disk<E = unknown> {
     }
     const id = this.nextFsyncId++;
     this.queue.push({ id, coversUpTo: this.base + this.entries.length, onDurable, incarnation: this.process.incarnation });
-    this.kernel.trace.record('disk.fsync.issue', { disk: this.name, id, queued: this.queuedFsyncs }, this.process.name);
+    const trace = this.kernel.trace;
+    if (trace.includes('disk.fsync.issue')) trace.record('disk.fsync.issue', { disk: this.name, id, queued: this.queuedFsyncs }, this.process.name);
     this.startNext();
     return id;
   }
@@ -186,7 +187,8 @@ export class Disk<E = unknown> {
     const { request } = inFlight;
     this.durableCount = Math.max(this.durableCount, request.coversUpTo);
     const latencyMs = this.kernel.now() - inFlight.startedAtMs;
-    this.kernel.trace.record('disk.fsync.done', { disk: this.name, durable: this.durableCount, id: request.id, latencyMs }, this.process.name);
+    const trace = this.kernel.trace;
+    if (trace.includes('disk.fsync.done')) trace.record('disk.fsync.done', { disk: this.name, durable: this.durableCount, id: request.id, latencyMs }, this.process.name);
     if (request.onDurable !== undefined && request.incarnation === this.process.incarnation) this.process.deliver(request.onDurable);
     this.startNext();
   }

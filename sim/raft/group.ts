@@ -74,9 +74,7 @@ export class RaftGroup<D> {
     this.config = raftConfig(options.config);
     this.dataKey = options.dataKey ?? ((data) => JSON.stringify(data));
     this.network = new Network<RaftMessage<D>>(this.kernel, { name: 'raft-net', defaults: options.link ?? DEFAULT_RAFT_LINK });
-    this.kernel.trace.subscribe((record) => {
-      if (record.kind === 'raft.elect') this.noteElection(Number(record.fields['term']), record.process);
-    });
+    this.kernel.trace.subscribe((record) => this.noteElection(Number(record.fields['term']), record.process), { kinds: ['raft.elect'] });
     const spreadMs = options.startSpreadMs ?? this.config.tickMs;
     const starts = this.kernel.rng.stream('raft-group/start');
     for (const name of this.members) {

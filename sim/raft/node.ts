@@ -290,12 +290,15 @@ export class RaftNode<D> {
   private processReady(core: RaftCore<D>, rd: Ready<D>): void {
     this.busy = true;
     this.readyCount++;
-    this.process.kernel.trace.record('raft.ready', {
-      committed: rd.committedEntries.length,
-      entries: rd.entries.length,
-      messages: rd.messages.length,
-      sync: rd.mustSync,
-    }, this.id);
+    const trace = this.process.kernel.trace;
+    if (trace.includes('raft.ready')) {
+      trace.record('raft.ready', {
+        committed: rd.committedEntries.length,
+        entries: rd.entries.length,
+        messages: rd.messages.length,
+        sync: rd.mustSync,
+      }, this.id);
+    }
     if (rd.softState !== null) {
       this.serverSoft = rd.softState;
       this.options.onSoftState?.(rd.softState);
@@ -351,8 +354,9 @@ export class RaftNode<D> {
 
   private apply(rd: Ready<D>): void {
     const trace = this.process.kernel.trace;
+    const traced = trace.includes('raft.apply');
     for (const entry of rd.committedEntries) {
-      trace.record('raft.apply', { index: entry.index, term: entry.term }, this.id);
+      if (traced) trace.record('raft.apply', { index: entry.index, term: entry.term }, this.id);
       this.options.onApply?.(entry);
     }
   }

@@ -73,4 +73,31 @@ describe('Trace', () => {
     expect(trace.count).toBe(3);
     expect(seen).toEqual([2]);
   });
+  it('tells a listener that names kinds only of those, and says a kind nobody would see is not included', () => {
+    const trace = new Trace(() => 1, { hash: false });
+    const elections: string[] = [];
+    expect(trace.includes('raft.elect')).toBe(false); // no hash, no kept records, no listener
+    const unsubscribe = trace.subscribe((record) => elections.push(`${record.kind}@${record.index}`), { kinds: ['raft.elect'] });
+    expect([trace.includes('raft.elect'), trace.includes('net.send')]).toEqual([true, false]);
+    trace.record('net.send', { id: 1 });
+    trace.record('raft.elect', { term: 2 });
+    expect(elections).toEqual(['raft.elect@1']); // a record made anyway is still counted
+    const everything: string[] = [];
+    const unsubscribeAll = trace.subscribe((record) => everything.push(record.kind));
+    expect(trace.includes('net.send')).toBe(true);
+    trace.record('net.send', { id: 2 });
+    unsubscribeAll();
+    unsubscribe();
+    expect([trace.includes('raft.elect'), trace.includes('net.send')]).toEqual([false, false]);
+    trace.record('raft.elect', { term: 3 });
+    expect(elections).toEqual(['raft.elect@1']);
+    expect(everything).toEqual(['net.send']);
+  });
+
+  it('includes every kind but the omitted ones while it hashes or keeps, whoever listens', () => {
+    const hashed = new Trace(() => 1, { omitKinds: ['net.send'] });
+    const kept = new Trace(() => 1, { hash: false, keepRecords: true });
+    hashed.subscribe(() => {}, { kinds: ['raft.elect'] });
+    expect([hashed.includes('raft.ready'), hashed.includes('net.send'), kept.includes('raft.ready')]).toEqual([true, false, true]);
+  });
 });

@@ -4,7 +4,10 @@
 // a long run keeps no records unless asked (`keepRecords`, for the visualiser), and then only up to a
 // named bound. A run whose hash nobody reads (an explorer run that passes, issue 16) can leave the
 // hashing out (`hash: false`, about 30% of such a run's CPU); its records still reach listeners and the
-// kept list, and hash() refuses rather than answer.
+// kept list, and hash() refuses rather than answer. A listener may ask for some kinds only
+// (subscribe's `kinds`): a trace that neither hashes nor keeps then tells hot callers, through
+// includes(), which records nobody would see, and they skip building them (issue 16: the explorer's
+// unhashed runs build no per-message records for listeners that want a handful of kinds).
 import { writeCanonicalFields, type KeyPlan } from './canonical.js';
 import { Fnv1a64 } from './fnv64.js';
 
@@ -46,6 +49,17 @@ export interface TraceOptions {
 
 export type TraceListener = (record: TraceRecord) => void;
 
+export interface SubscribeOptions {
+  /** Only these kinds reach the listener. Default: every kind. */
+  readonly kinds?: readonly string[];
+}
+
+interface Subscription {
+  readonly listener: TraceListener;
+  /** Undefined: every kind. */
+  readonly kinds: ReadonlySet<string> | undefined;
+}
+
 interface KindEntry {
   readonly quoted: string;
   plan: KeyPlan | undefined;
@@ -63,7 +77,11 @@ export class Trace {
   private readonly hasher: Fnv1a64 | undefined;
   private readonly kept: TraceRecord[] | undefined;
   private readonly maxKeptRecords: number;
-  private readonly listeners: TraceListener[] = [];
+  private readonly subscriptions: Subscription[] = [];
+  /** Subscriptions that take every kind. */
+  private allKindsListeners = 0;
+  /** Per kind, the subscriptions that asked for it by name. */
+  private readonly kindListeners = new Map<string, number>();
   private recordCount = 0;
   private readonly quotedNames = new Map<string, string>();
   /** Per kind: its quoted text and the key plan of its last record (canonical.ts writeCanonicalFields). */
@@ -78,7 +96,7 @@ export class Trace {
     this.kept = options.keepRecords === true ? [] : undefined;
     this.maxKeptRecords = options.maxKeptRecords ?? DEFAULT_MAX_KEPT_RECORDS;
     this.omitted = options.omitKinds === undefined || options.omitKinds.length === 0 ? undefined : new Set(options.omitKinds);
-    if (options.listener !== undefined) this.listeners.push(options.listener);
+    if (options.listener !== undefined) this.subscribe(options.listener);
   }
 
   /**
@@ -89,10 +107,11 @@ export class Trace {
     if (this.omitted?.has(kind) === true) return;
     const index = this.recordCount++;
     const hasher = this.hasher;
-    if (hasher === undefined && this.kept === undefined && this.listeners.length === 0) return;
+    const listened = this.allKindsListeners > 0 || (this.kindListeners.size > 0 && this.kindListeners.has(kind));
+    if (hasher === undefined && this.kept === undefined && !listened) return;
     const timeMs = this.nowMs();
     if (hasher !== undefined) this.hashLine(hasher, index, timeMs, process, kind, fields);
-    if (this.kept === undefined && this.listeners.length === 0) return;
+    if (this.kept === undefined && !listened) return;
     const entry: TraceRecord = { index, timeMs, process, kind, fields };
     if (this.kept !== undefined) {
       if (this.kept.length >= this.maxKeptRecords) {
@@ -100,7 +119,8 @@ export class Trace {
       }
       this.kept.push(entry);
     }
-    for (const listener of this.listeners) listener(entry);
+    if (!listened) return;
+    for (const { listener, kinds } of this.subscriptions) if (kinds === undefined || kinds.has(kind)) listener(entry);
   }
 
   // The canonical line: index, time, process and kind, then the fields; JSON-quoted strings keep the
@@ -148,11 +168,13 @@ export class Trace {
   }
 
   /**
-   * False for a kind the trace was told to omit: a hot caller checks it before building the fields
-   * of a record that would be thrown away.
+   * False when a record of `kind` would reach nothing: the kind is omitted, or the trace neither hashes
+   * nor keeps and no listener takes it. A hot caller checks it before building the fields of a record
+   * that would be thrown away; a record it so leaves out is not counted either (`count`, `index`).
    */
   includes(kind: string): boolean {
-    return this.omitted === undefined || !this.omitted.has(kind);
+    if (this.omitted !== undefined && this.omitted.has(kind)) return false;
+    return this.hasher !== undefined || this.kept !== undefined || this.allKindsListeners > 0 || this.kindListeners.has(kind);
   }
 
   /** The hash of every record so far: 16 hex digits of FNV-1a 64 over the canonical lines; an error if the trace was made with `hash: false`. */
@@ -181,12 +203,32 @@ export class Trace {
     return this.kept;
   }
 
-  /** Calls `listener` for every later record (e.g. to stream them to a viewer); returns an unsubscribe. */
-  subscribe(listener: TraceListener): () => void {
-    this.listeners.push(listener);
+  /**
+   * Calls `listener` for every later record (e.g. to stream them to a viewer), or only for those of
+   * `options.kinds`; returns an unsubscribe. A listener that wants a few kinds should name them: hot
+   * callers then skip the others in a trace that neither hashes nor keeps (includes()).
+   */
+  subscribe(listener: TraceListener, options: SubscribeOptions = {}): () => void {
+    const subscription: Subscription = { listener, kinds: options.kinds === undefined ? undefined : new Set(options.kinds) };
+    this.subscriptions.push(subscription);
+    this.tally(subscription, 1);
     return () => {
-      const at = this.listeners.indexOf(listener);
-      if (at >= 0) this.listeners.splice(at, 1);
+      const at = this.subscriptions.indexOf(subscription);
+      if (at < 0) return;
+      this.subscriptions.splice(at, 1);
+      this.tally(subscription, -1);
     };
+  }
+
+  private tally(subscription: Subscription, by: 1 | -1): void {
+    if (subscription.kinds === undefined) {
+      this.allKindsListeners += by;
+      return;
+    }
+    for (const kind of subscription.kinds) {
+      const listeners = (this.kindListeners.get(kind) ?? 0) + by;
+      if (listeners === 0) this.kindListeners.delete(kind);
+      else this.kindListeners.set(kind, listeners);
+    }
   }
 }
