@@ -22,7 +22,7 @@ export const TURN_EVERY = 256;
 
 // The microtask that queues the tick is a promise reaction, not queueMicrotask(): node wraps each
 // queueMicrotask callback in an AsyncResource (an object, a bound function and async-hook bookkeeping),
-// a quarter of a yield's cost here (~1.07 -> ~0.85 µs); a reaction on a settled promise is one V8 job.
+// about a fifth of a yield's cost here (~1.07 -> ~0.85 µs); a reaction on a settled promise is one V8 job.
 const SETTLED = Promise.resolve();
 
 /**

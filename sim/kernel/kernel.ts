@@ -14,8 +14,9 @@
 // node runs only once the microtask queue is empty, with an immediate every 256th yield so the host's
 // timers get a turn (src/host-yield.ts). A host runs every queued microtask, including the ones those
 // microtasks queue, before either; so when the port resolves, every continuation started by the event,
-// however many awaits deep, has run, at the event's time, and time has not moved. Awaiting `Promise.resolve()` a fixed number of times would not do: each
-// `await` in the chain costs one or more microtask hops, so no fixed count drains an arbitrary chain.
+// however many awaits deep, has run, at the event's time, and time has not moved. Awaiting
+// `Promise.resolve()` a fixed number of times would not do: each `await` in the chain costs one or more
+// microtask hops, so no fixed count drains an arbitrary chain.
 //
 // A macrotask costs microseconds, so the kernel yields only after events it knows resolved promises:
 // - its own promise APIs mark the current event: `sleep()` and `deferred()` (resolve and reject), which

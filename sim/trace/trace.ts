@@ -107,7 +107,7 @@ export class Trace {
     if (this.omitted?.has(kind) === true) return;
     const index = this.recordCount++;
     const hasher = this.hasher;
-    const listened = this.allKindsListeners > 0 || (this.kindListeners.size > 0 && this.kindListeners.has(kind));
+    const listened = this.listenedTo(kind);
     if (hasher === undefined && this.kept === undefined && !listened) return;
     const timeMs = this.nowMs();
     if (hasher !== undefined) this.hashLine(hasher, index, timeMs, process, kind, fields);
@@ -170,11 +170,17 @@ export class Trace {
   /**
    * False when a record of `kind` would reach nothing: the kind is omitted, or the trace neither hashes
    * nor keeps and no listener takes it. A hot caller checks it before building the fields of a record
-   * that would be thrown away; a record it so leaves out is not counted either (`count`, `index`).
+   * that would be thrown away. A record so left out is not counted (`count`, `index`), though record()
+   * counts every record it is given.
    */
   includes(kind: string): boolean {
     if (this.omitted !== undefined && this.omitted.has(kind)) return false;
-    return this.hasher !== undefined || this.kept !== undefined || this.allKindsListeners > 0 || this.kindListeners.has(kind);
+    return this.hasher !== undefined || this.kept !== undefined || this.listenedTo(kind);
+  }
+
+  /** Some subscription takes records of `kind` (record() and includes() ask this one rule). */
+  private listenedTo(kind: string): boolean {
+    return this.allKindsListeners > 0 || this.kindListeners.has(kind);
   }
 
   /** The hash of every record so far: 16 hex digits of FNV-1a 64 over the canonical lines; an error if the trace was made with `hash: false`. */
