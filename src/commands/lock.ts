@@ -17,7 +17,8 @@ import { type CliIo, ExitCode } from '../cli-io.js';
 import { createCryptoRandom, createRealClock, sleepMs } from '../clock/index.js';
 import { DEFAULT_MAX_WAIT_MS } from '../../core/arbiter/arbiter.js';
 import { parseDuration } from '../duration.js';
-import { EndpointSyntaxError, parseEndpointList } from '../etcd/endpoint-address.js';
+import { EndpointSyntaxError, parseEtcdEndpoints } from '../etcd/endpoint-address.js';
+import { type EtcdTlsFlags, addEtcdTlsOptions, loadEtcdTls } from './etcd-tls-options.js';
 import { createEtcdLockLog } from '../etcd/index.js';
 import { CoordEpochSource } from '../../core/arbiter/coord-epochs.js';
 import { type CoordOptions, type CoordTarget, SINGLE_CLUSTER_HELP, addCoordOptions, parseCoordOptions } from './coord-option.js';
@@ -28,7 +29,7 @@ import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.j
 
 const CLOSE_GRACE_MS = 2000;
 
-interface LockOptions extends CoordOptions {
+interface LockOptions extends CoordOptions, EtcdTlsFlags {
   endpoints?: string;
   arbiter?: string;
   tlsCert?: string;
@@ -81,6 +82,7 @@ export function registerLockCommand(program: Command, io: CliIo, setExitCode: (c
         'released, refused, exit; each with its time. The token is printed only here, on the stdout a script asked for it on; logs and ' +
         'stderr never carry it (ADR-22). The command\'s own output shares stdout: redirect it inside the command to keep the stream clean',
     );
+  addEtcdTlsOptions(command);
   addCoordOptions(command)
     .action(async (key: string, command: string[], options: LockOptions) => {
       const emit = options.json === true ? jsonLineEvents((line) => io.out(line)) : undefined;
@@ -138,9 +140,11 @@ async function connect(setup: Setup, options: LockOptions, clock: Clock): Promis
     return { api: remote.arbiter, identity: remote.identity, where: remote.addresses, close: async () => remote.arbiter.close() };
   }
   const identity = options.identity as string;
-  const log = createEtcdLockLog({ endpoints: setup.endpoints });
+  const etcdTls = await loadEtcdTls(options);
+  const tls = etcdTls === undefined ? {} : { tls: etcdTls };
+  const log = createEtcdLockLog({ endpoints: setup.endpoints, ...tls });
   // Issue 19: with --coord-endpoints the epochs come from the coord cluster, not from the log they protect.
-  const coordLog = setup.coord === undefined ? undefined : createEtcdLockLog({ endpoints: setup.coord.endpoints });
+  const coordLog = setup.coord === undefined ? undefined : createEtcdLockLog({ endpoints: setup.coord.endpoints, ...tls });
   const epochSource = coordLog === undefined || setup.coord === undefined ? {} : { epochSource: new CoordEpochSource(coordLog, setup.coord.clusterName) };
   const arbiter = new Arbiter({ log, clock, random: createCryptoRandom(), classes: setup.classes, authorizer: setup.grants, ...epochSource });
   // ADR-19: --identity is asserted by whoever runs the command, not proven by a transport.
@@ -200,7 +204,7 @@ async function loadSetup(keyText: string, command: readonly string[], options: L
   if (options.endpoints !== undefined && options.identity === undefined) return fail('--identity is required with --endpoints: who is locking (a SPIFFE ID, say)');
   let endpoints: string[] = [];
   try {
-    if (options.endpoints !== undefined) endpoints = parseEndpointList(options.endpoints);
+    if (options.endpoints !== undefined) endpoints = parseEtcdEndpoints(options.endpoints);
   } catch (error) {
     if (!(error instanceof EndpointSyntaxError)) throw error;
     return fail(`--endpoints ${JSON.stringify(options.endpoints)}: ${error.message}`);
