@@ -81,10 +81,11 @@ describe('rule (b): no negative claim denies a command the CLI has', () => {
     const design = designOf([['18', 'partly: in-process; no `lockstep serve`'], ['09', 'not built: `lockstep shards move`']], {
       '18': `${CITED}\n- Not built: the protobuf contracts, the gRPC server and client, \`lockstep serve\`, the proxy tier.`,
       '09': `${CITED}\n- Not built: a \`lockstep shards move\` command; \`lockstep serve --topology\` is not built.`,
-    });
+    }, ['**The service**: quotas and `lockstep serve` are missing.']);
     expect(commandDenials(design, exists).map((p) => `${p.where}: ${p.problem.split(' is not built')[0] ?? ''}`)).toEqual([
       "the decision map's ADR-18 row: says `lockstep serve`",
       "the decision map's ADR-09 row: says `lockstep shards move`",
+      '"Not built yet" item 1: says `lockstep serve`',
       'ADR-18 "Not built:": says `lockstep serve`',
       'ADR-09 "Not built:": says `lockstep shards move`',
       'ADR-09 "Not built:": says `lockstep serve`',

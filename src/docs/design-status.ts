@@ -13,8 +13,11 @@
 //     missing ("Not built: the gRPC server, `lockstep serve`, the proxy tier").
 //
 // Rule (b) reads what a claim is about, not every command it mentions: "`lockstep ttl` takes it as
-// --sessions" inside a Not built part is context, not a denial. Pure: the repository comes through
-// RepoView and the commands as a lookup, so the rules are tested on made-up documents.
+// --sessions" inside a Not built part is context, not a denial. It misses a denial in running prose
+// ("x and `lockstep serve` are missing" is caught, "we have no way to run `lockstep serve`" is not);
+// (c) guards the claims issue 29 found by their words: a phrase once false stays out of the docs while
+// the file that made it false exists. Pure: the repository comes through RepoView and the commands as
+// a lookup, so the rules are tested on made-up documents.
 import { type RepoView, missingTestNames, testCitations } from './doc-references.js';
 
 /** The legend's words; "not built" is matched before "built". */
@@ -183,8 +186,13 @@ export function deniedCommands(design: string): DeniedCommand[] {
     const text = claim.text.replace(/`/g, '');
     return [...text.matchAll(COMMAND_MENTION)].flatMap((mention): DeniedCommand[] => {
       const at = mention.index ?? 0;
-      const denied = /\bno\s+$/i.test(text.slice(0, at)) || DENIED_AFTER.test(text.slice(at + mention[0].length)) || isListedAlone(text, at);
-      return denied ? [{ line: claim.line, where: claim.where, words: [mention[1] ?? '', ...(mention[2] === undefined ? [] : [mention[2]])] }] : [];
+      const first = mention[1] ?? '';
+      const words = [first, ...(mention[2] === undefined ? [] : [mention[2]])];
+      const denial = (command: readonly string[]): DeniedCommand[] => [{ line: claim.line, where: claim.where, words: command }];
+      // "`lockstep serve` are missing": the second word the mention took may be the claim's verb.
+      if (DENIED_AFTER.test(text.slice(at + 'lockstep '.length + first.length))) return denial([first]);
+      if (/\bno\s+$/i.test(text.slice(0, at)) || DENIED_AFTER.test(text.slice(at + mention[0].length)) || isListedAlone(text, at)) return denial(words);
+      return [];
     });
   });
 }
