@@ -35,6 +35,7 @@ export interface ServeOptions extends EtcdTlsFlags {
   tlsCert?: string;
   tlsKey?: string;
   clientCa?: string;
+  trustedProxy: string[];
   drainGrace: string;
   now?: string;
   dev?: boolean;
@@ -68,6 +69,7 @@ export function registerServeCommand(program: Command, io: CliIo, setExitCode: (
     .option('--tls-cert <file>', 'the server certificate (PEM); with --tls-key and --client-ca')
     .option('--tls-key <file>', 'the server certificate\'s private key (PEM)')
     .option('--client-ca <file>', 'the CA (PEM) that signs client certificates; a client without one is refused')
+    .option('--trusted-proxy <spiffe-id>', "a proxy (Envoy) whose x-forwarded-client-cert names the caller; repeatable. From any other peer that header is refused (ADR-18/19)", (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('--drain-grace <ms>', 'on SIGTERM, how long calls in flight may take to finish before waits are ended with unavailable', String(DRAIN_GRACE_MS))
     .option('--now <date>', 'today\'s date (YYYY-MM-DD) for class checks; default today in UTC')
     .option('--metrics-listen <host:port>', 'serve Prometheus metrics (ADR-22) over HTTP at GET /metrics on this address; default none')
@@ -85,6 +87,7 @@ const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[?::1\]?)$/i;
 
 interface ServeSetup {
   endpoints: string[];
+  trustedProxies: string[];
   etcdTls: EtcdClientTls | undefined;
   host: string;
   port: number;
@@ -143,8 +146,11 @@ async function checkInputs(options: ServeOptions, io: CliIo): Promise<ServeSetup
   if (logLevel === undefined) return fail(`--log-level ${JSON.stringify(options.logLevel)} is not a level; give one of ${LOG_LEVELS.join(', ')}`);
   if (!/^[A-Za-z0-9_.-]{1,63}$/.test(options.clusterName)) return fail(`--cluster-name ${JSON.stringify(options.clusterName)}: a metric label value of letters, digits, '.', '_' or '-' (at most 63)`);
   const etcdTls = await loadEtcdTls(options);
+  const notSpiffe = options.trustedProxy.find((id) => !/^spiffe:\/\/[^\s/]+\/\S*$/.test(id));
+  if (notSpiffe !== undefined) return fail(`--trusted-proxy ${JSON.stringify(notSpiffe)} is not a SPIFFE ID; give the proxy's, like spiffe://example.org/ns/lockstep/sa/envoy`);
+  if (options.trustedProxy.length > 0 && tls === undefined) return fail('--trusted-proxy needs mTLS (--tls-cert, --tls-key, --client-ca): a proxy is trusted by the certificate it presents');
   return {
-    endpoints, etcdTls, host: hostOf(listen), port: Number(listen.port), tls, drainGraceMs: Number(options.drainGrace),
+    endpoints, etcdTls, trustedProxies: options.trustedProxy, host: hostOf(listen), port: Number(listen.port), tls, drainGraceMs: Number(options.drainGrace),
     metrics: metrics === undefined ? undefined : { host: hostOf(metrics), port: Number(metrics.port) }, logLevel,
   };
 }
@@ -171,7 +177,7 @@ export async function runServe(options: ServeOptions, io: CliIo, started?: (addr
   if (typeof opened === 'number') return opened;
   const arbiter = 'router' in opened ? opened.router : opened.arbiter;
   const metricsServer = await serveMetrics(telemetry, setup.metrics);
-  const server = await startArbiterServer({ arbiter: telemetry.wrap(arbiter), ...('moves' in opened ? { moves: opened.moves } : {}), host: setup.host, port: setup.port, ...(setup.tls === undefined ? {} : { tls: setup.tls }), onUnexpected: (error) => io.err(oneLine(`lockstep serve: unexpected error in a call: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)) });
+  const server = await startArbiterServer({ arbiter: telemetry.wrap(arbiter), ...('moves' in opened ? { moves: opened.moves } : {}), host: setup.host, port: setup.port, trustedProxies: setup.trustedProxies, ...(setup.tls === undefined ? {} : { tls: setup.tls }), onUnexpected: (error) => io.err(oneLine(`lockstep serve: unexpected error in a call: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)) });
   if (setup.tls === undefined) io.err(`lockstep serve: WARNING: no TLS: identities are unauthenticated (a caller names itself in the lockstep-identity header) and nobody may act as an operator; serve with --tls-cert, --tls-key and --client-ca for anything but a trial`);
   io.err(oneLine(`lockstep serve: serving lock.v1 and admin.v1 on ${server.host}:${server.port} (${setup.tls === undefined ? 'plaintext' : 'mTLS'}), ${first.loaded.classCount} classes and ${first.loaded.grantCount} grants from ${dirs.classes} and ${dirs.grants}`));
   if (metricsServer !== undefined) io.err(oneLine(`lockstep serve: metrics at http://${metricsServer.address}/metrics`));

@@ -15,6 +15,7 @@ import { AdminService, type ApproveShardMoveResponse } from '../gen/lockstep/adm
 import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
 import { KeepAliveStream } from './keepalive-stream.js';
 import { IDENTITY_HEADER } from './peer-identity.js';
+import { routingKeyInterceptor } from './routing-key.js';
 import { fromConnectError, sealFromWire } from './wire-errors.js';
 import { enforcementFromWire, grantFromWire, holderFromWire, inspectFromWire } from './wire-messages.js';
 
@@ -64,7 +65,8 @@ export class NetworkArbiter implements Api.ArbiterApi {
   constructor(options: NetworkArbiterOptions) {
     if (options.addresses.length === 0) throw new LockError('invalid-argument', 'a network arbiter needs at least one address (host:port)');
     this.timeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-    const interceptors: Interceptor[] = [];
+    // Behind Envoy, its ring-hash sends a key's calls to one arbiter by this header (routing-key.ts).
+    const interceptors: Interceptor[] = [routingKeyInterceptor];
     const claimed = options.identity;
     if (options.tls === undefined && claimed !== undefined) {
       interceptors.push((next) => (request) => {
