@@ -23,7 +23,7 @@ const CITING_FOLDERS = ['core', 'sim', 'scenarios', 'src', 'bench', 'viz', 'exam
 
 const repo = fileSystemRepo(REPO_ROOT);
 
-const docs = ['README.md', ...readdirSync(join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const docs = ['README.md', 'deploy/README.md', ...readdirSync(join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
 
 function filesUnder(dir: string): string[] {
   return readdirSync(join(REPO_ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
