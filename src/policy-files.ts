@@ -4,7 +4,7 @@
 // docs/lock-classes.md). A class is a few hundred bytes, so both are far above any real class repository.
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type SourcedDocument, isDocumentSyntaxError, parseDocuments } from '../core/classes/index.js';
+import { type Problem, type SourcedDocument, isDocumentSyntaxError, parseDocuments } from '../core/classes/index.js';
 import { BadInput } from './cli-errors.js';
 import type { CliIo } from './cli-io.js';
 import { InputFileError, MIB, readInputFile } from './files/read-input.js';
@@ -52,6 +52,13 @@ export async function readDocumentFiles(files: readonly string[], _io?: CliIo): 
 export function formatUnreadable(entry: Unreadable): string {
   const where = entry.line === undefined ? entry.file : `${entry.file}:${entry.line}:${entry.column ?? 1}`;
   return oneLine(`${where}: ${entry.message}`);
+}
+
+/** `file:line: namespace/name: field: what is wrong; how to fix` (the line is left out when unknown). */
+export function formatProblem(problem: Problem): string {
+  const where = problem.line === undefined ? problem.source : `${problem.source}:${problem.line}`;
+  // Names, fields and values come from the file: one problem stays one line, whatever they hold.
+  return oneLine(`${where}: ${problem.namespace}/${problem.name}: ${problem.field}: ${problem.message}; ${problem.fix}`);
 }
 
 export function todayUtc(): string {
