@@ -92,6 +92,7 @@ describe('lockstep class register', () => {
   it.each([
     [['examples/classes', '--now', '2026-13-01'], /--now "2026-13-01" is not a calendar date/],
     [['examples/classes', '--format', 'html'], /--format "html" must be table, md or json/],
+    [['examples/classes', '--format', 'md', '--json'], /--json and --format md exclude each other/],
     [[join(dir, 'no-such.yaml')], /no-such.yaml/],
     [['examples/classes', '--audit', join(dir, 'missing.duckdb')], /--audit .*no audit database there/],
     [['examples/classes', '--audit', join(dir, 'missing.duckdb'), '--since', '2026-06-02T00:00:00Z', '--until', '2026-06-01T00:00:00Z'], /the window is empty/],

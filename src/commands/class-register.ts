@@ -48,6 +48,7 @@ export function registerClassRegisterCommand(classCommand: Command, io: CliIo, s
 export async function runClassRegister(paths: readonly string[], options: RegisterOptions, io: CliIo): Promise<number> {
   const today = options.now ?? todayUtc();
   if (!isCivilDate(today)) throw new BadInput(`--now ${JSON.stringify(today)} is not a calendar date; give it as YYYY-MM-DD, e.g. --now 2026-11-30`);
+  if (options.json === true && options.format !== 'table' && options.format !== 'json') throw new BadInput(`--json and --format ${options.format} exclude each other; choose one`);
   const format = options.json === true ? 'json' : options.format;
   if (!['table', 'md', 'json'].includes(format)) throw new BadInput(`--format ${JSON.stringify(options.format)} must be table, md or json`);
   const window = options.audit === undefined ? undefined : auditWindow(options);
