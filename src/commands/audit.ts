@@ -11,7 +11,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { duration, json, table, terminalSafe, utc } from '../audit/format.js';
 import type { Hold } from '../audit/queries.js';
 import type { TailReportLine } from '../audit/tail-service.js';
-import { parseMoment, parseSince } from '../audit/times.js';
+import { parseMoment, parseWindow } from '../audit/times.js';
 import { renderReport } from '../audit/report-text.js';
 
 /** DuckDB's native module loads only when an audit command runs (duckdb-api.ts). */
@@ -222,12 +222,8 @@ function holdRow(hold: Hold, at: 'held' | 'maybe' | undefined): string[] {
 }
 
 function window(options: { since: string; until?: string }, command: string, io: CliIo): { sinceMs: number; untilMs: number } | number {
-  const nowMs = Date.now();
   try {
-    const sinceMs = parseSince(options.since, '--since', nowMs);
-    const untilMs = options.until === undefined ? nowMs : parseMoment(options.until, '--until', nowMs);
-    if (sinceMs >= untilMs) return badInput(io, command, `--since ${options.since} is not before --until ${options.until ?? 'now'}; the window is empty`);
-    return { sinceMs, untilMs };
+    return parseWindow(options.since, options.until, Date.now());
   } catch (error) {
     return badInput(io, command, (error as Error).message);
   }
