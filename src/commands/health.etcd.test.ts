@@ -5,8 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CertFiles, type DevCa, makeClientCert, makeDevCa, makeServerCert } from '../service/dev-certs.js';
-import { type ArbiterServer, startArbiterServer } from '../service/server.js';
+import { type CertFiles, type DevCa, makeClientCert, makeDevCa } from '../service/dev-certs.js';
+import type { ArbiterServer } from '../service/server.js';
+import { startTlsArbiterServer } from '../testing/tls-arbiter-server.js';
 import { useArbiterWorld } from '../testing/arbiter-fixture.js';
 import { freePorts } from '../testing/free-port.js';
 import { runCli } from '../testing/run-cli.js';
@@ -19,15 +20,8 @@ let server: ArbiterServer;
 
 beforeAll(async () => {
   ca = await makeDevCa(join(scratch, 'ca'));
-  const serverCert = await makeServerCert(ca);
   probe = await makeClientCert(ca, 'probe', ['spiffe://lockstep.test/ns/lockstep/sa/arbiter']);
-  server = await startArbiterServer({
-    arbiter: world.arbiter(), host: '127.0.0.1', port: 0,
-    tls: { cert: await readFile(serverCert.cert), key: await readFile(serverCert.key), clientCa: await readFile(ca.cert) },
-    onUnexpected: (error) => {
-      throw error;
-    },
-  });
+  server = await startTlsArbiterServer(world.arbiter(), ca);
 });
 afterAll(async () => {
   await server?.drain(1000);

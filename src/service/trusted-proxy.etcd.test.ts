@@ -11,8 +11,9 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
 import { ALICE, FENCED, useArbiterWorld } from '../testing/arbiter-fixture.js';
-import { type DevCa, makeClientCert, makeDevCa, makeServerCert } from './dev-certs.js';
-import { type ArbiterServer, startArbiterServer } from './server.js';
+import { startTlsArbiterServer } from '../testing/tls-arbiter-server.js';
+import { type DevCa, makeClientCert, makeDevCa } from './dev-certs.js';
+import type { ArbiterServer } from './server.js';
 import { XFCC_HEADER } from './xfcc.js';
 
 const PROXY = 'spiffe://lockstep.test/ns/lockstep/sa/envoy';
@@ -24,17 +25,7 @@ let server: ArbiterServer;
 
 beforeAll(async () => {
   ca = await makeDevCa(join(scratch, 'ca'));
-  const serverCert = await makeServerCert(ca);
-  server = await startArbiterServer({
-    arbiter: world.arbiter(),
-    host: '127.0.0.1',
-    port: 0,
-    trustedProxies: [PROXY],
-    tls: { cert: await readFile(serverCert.cert), key: await readFile(serverCert.key), clientCa: await readFile(ca.cert) },
-    onUnexpected: (error) => {
-      throw error;
-    },
-  });
+  server = await startTlsArbiterServer(world.arbiter(), ca, { trustedProxies: [PROXY] });
 });
 afterAll(async () => {
   await server?.drain(1000);
