@@ -54,7 +54,7 @@ const grantOnWatchEvent: ArbiterSeams = {
   ...HONEST_ARBITER_SEAMS,
   grantTxn: (input, trigger) => {
     if (trigger !== 'watch-event') return grantTxn(input);
-    const value = formatHolderValue({ identity: input.identity, sessionId: input.sessionId, className: input.className });
+    const value = formatHolderValue({ identity: input.identity, instance: input.instance, sessionId: input.sessionId, className: input.className });
     return {
       compare: [],
       success: [{ type: 'put', key: holderKeyOf(input.key), value, lease: input.sessionId }, ...(input.waiterKey === undefined ? [] : [{ type: 'delete' as const, key: input.waiterKey }])],

@@ -35,7 +35,7 @@ function grantOf(key: string, token: bigint): Grant {
 function stubArbiter(clock: HandClock, script: { acquire?: () => Promise<Grant>; released?: boolean; keepAlive?: () => Promise<{ ttlSeconds: number }>; sealed?: boolean }): ArbiterService {
   const none = () => Promise.reject(new Error('not used'));
   return {
-    openSession: async ({ identity }, { ttlSeconds }) => ({ sessionId: SESSION, identity, ttlSeconds }),
+    openSession: async ({ identity }, { ttlSeconds }) => ({ sessionId: SESSION, identity, instance: '', ttlSeconds }),
     keepAlive: script.keepAlive ?? (async () => ({ ttlSeconds: 15 })),
     closeSession: async () => undefined,
     acquire: async () => {
@@ -45,6 +45,7 @@ function stubArbiter(clock: HandClock, script: { acquire?: () => Promise<Grant>;
     release: async () => ({ released: script.released ?? true }),
     validate: none,
     inspect: none,
+    describeKey: none,
     requestForceRelease: none,
     approveForceRelease: none,
     requestEpochAdvance: none,

@@ -105,6 +105,10 @@ class InstrumentedArbiter implements ArbiterService {
     return this.observe(this.api.inspect(...args));
   }
 
+  describeKey(...args: Args<'describeKey'>): ReturnType<ArbiterApi['describeKey']> {
+    return this.observe(this.api.describeKey(...args));
+  }
+
   requestForceRelease(...args: Args<'requestForceRelease'>): ReturnType<ArbiterApi['requestForceRelease']> {
     return this.observe(this.api.requestForceRelease(...args));
   }
