@@ -17,7 +17,7 @@ import { KeepAliveStream } from './keepalive-stream.js';
 import { IDENTITY_HEADER } from './peer-identity.js';
 import { routingKeyInterceptor } from './routing-key.js';
 import { fromConnectError, sealFromWire } from './wire-errors.js';
-import { enforcementFromWire, grantFromWire, holderFromWire, inspectFromWire } from './wire-messages.js';
+import { enforcementFromWire, grantFromWire, holderFromWire, inspectFromWire, keyClassFromWire } from './wire-messages.js';
 
 export interface ClientTls {
   readonly cert: Buffer;
@@ -91,10 +91,10 @@ export class NetworkArbiter implements Api.ArbiterApi {
   }
 
   async openSession(request: Api.OpenSessionRequest): Promise<Api.Session> {
-    const answer = await this.call(this.endpoints, 'mutating', (e, o) => e.lock.openSession({ ttlSeconds: request.ttlSeconds }, o));
+    const answer = await this.call(this.endpoints, 'mutating', (e, o) => e.lock.openSession({ ttlSeconds: request.ttlSeconds, instance: request.instance ?? '' }, o));
     const session = answer.session;
     if (session === undefined) throw new LockError('unavailable', 'the arbiter answered openSession without a session');
-    return { sessionId: leaseId(session.sessionId), identity: session.identity, ttlSeconds: session.ttlSeconds };
+    return { sessionId: leaseId(session.sessionId), identity: session.identity, instance: session.instance, ttlSeconds: session.ttlSeconds };
   }
 
   async keepAlive(request: Api.KeepAliveRequest): Promise<Api.KeepAliveResponse> {
@@ -166,6 +166,11 @@ export class NetworkArbiter implements Api.ArbiterApi {
 
   async inspect(key: string): Promise<Api.InspectResponse> {
     return inspectFromWire(await this.call(this.orderFor(key), 'read', (e, o) => e.lock.inspect({ key }, o)));
+  }
+
+  /** Asked of the key's own arbiter, as its acquire would be: every arbiter serves the same registry. */
+  async describeKey(request: Api.DescribeKeyRequest): Promise<Api.KeyClass> {
+    return keyClassFromWire(await this.call(this.orderFor(request.key), 'read', (e, o) => e.lock.describeKey({ key: request.key, className: request.className ?? '' }, o)));
   }
 
   async requestForceRelease(request: Api.ForceReleaseRequest): Promise<Api.ForceReleaseProposal> {
