@@ -1,6 +1,5 @@
 // `lockstep health`, the Deployment's probe, against a real arbiter server over mTLS (real etcd behind it):
 // SERVING is exit 0, a draining server's NOT_SERVING exit 1, an arbiter that cannot be asked exit 5.
-import { readFile } from 'node:fs/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
