@@ -17,6 +17,7 @@ import type { EtcdClientTls } from '../etcd/etcd-tls.js';
 import { type EtcdTlsFlags, addEtcdTlsOptions, loadEtcdTls } from './etcd-tls-options.js';
 import { createEtcdLockLog } from '../etcd/index.js';
 import { todayUtc } from '../policy-files.js';
+import { type TlsFiles, watchServerTls } from '../service/tls-reload.js';
 import { type ServingPolicy as Policy, ServingPolicy, loadPolicy, watchPolicy } from '../service/policy-reload.js';
 import { type ServerTls, startArbiterServer } from '../service/server.js';
 import type { LockLog } from '../../core/ports/lock-log.js';
@@ -87,6 +88,8 @@ const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[?::1\]?)$/i;
 
 interface ServeSetup {
   endpoints: string[];
+  /** The files of `tls`, read again when they change (a rotated SVID, tls-reload.ts). */
+  tlsFiles: TlsFiles | undefined;
   trustedProxies: string[];
   etcdTls: EtcdClientTls | undefined;
   host: string;
@@ -150,7 +153,8 @@ async function checkInputs(options: ServeOptions, io: CliIo): Promise<ServeSetup
   if (notSpiffe !== undefined) return fail(`--trusted-proxy ${JSON.stringify(notSpiffe)} is not a SPIFFE ID; give the proxy's, like spiffe://example.org/ns/lockstep/sa/envoy`);
   if (options.trustedProxy.length > 0 && tls === undefined) return fail('--trusted-proxy needs mTLS (--tls-cert, --tls-key, --client-ca): a proxy is trusted by the certificate it presents');
   return {
-    endpoints, etcdTls, trustedProxies: options.trustedProxy, host: hostOf(listen), port: Number(listen.port), tls, drainGraceMs: Number(options.drainGrace),
+    endpoints, etcdTls, trustedProxies: options.trustedProxy,
+    tlsFiles: tls === undefined ? undefined : { cert: options.tlsCert as string, key: options.tlsKey as string, clientCa: options.clientCa as string }, host: hostOf(listen), port: Number(listen.port), tls, drainGraceMs: Number(options.drainGrace),
     metrics: metrics === undefined ? undefined : { host: hostOf(metrics), port: Number(metrics.port) }, logLevel,
   };
 }
@@ -189,12 +193,16 @@ export async function runServe(options: ServeOptions, io: CliIo, started?: (addr
       for (const problem of outcome.problems) io.err(oneLine(`  ${problem}`));
     }
   }, first.loaded);
+  const rotating = setup.tlsFiles === undefined ? undefined : watchServerTls(setup.tlsFiles, (tls) => server.setTls(tls), (outcome) => {
+    io.err(oneLine(outcome.adopted ? 'lockstep serve: reloaded the TLS certificate, key and client CA: new connections use them' : `lockstep serve: refused the changed TLS files (${outcome.problem}); the last good ones keep serving`));
+  });
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
   io.err(oneLine(`lockstep serve: ${signal}: draining (${server.inFlight()} calls in flight, up to ${setup.drainGraceMs} ms)`));
   watching.stop();
+  rotating?.stop();
   const drained = await server.drain(setup.drainGraceMs, () => opened.endWaits());
   await opened.close();
   await metricsServer?.close();

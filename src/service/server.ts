@@ -45,6 +45,11 @@ export interface ArbiterServer {
   /** Calls in flight now. */
   inFlight(): number;
   /**
+   * New certificates for new connections (a rotated SVID, tls-reload.ts); connections already open keep
+   * theirs. Throws, changing nothing, for a key that does not match its certificate; false without TLS.
+   */
+  setTls(tls: ServerTls): boolean;
+  /**
    * Stops accepting, waits up to `graceMs` for calls in flight, then `beforeClose` (the arbiter's close,
    * which ends waits in line with `unavailable`), waits for those answers, and closes every connection.
    */
@@ -109,6 +114,11 @@ export async function startArbiterServer(options: ArbiterServerOptions): Promise
     port: address.port,
     health,
     inFlight: () => guard.inFlight,
+    setTls(next) {
+      if (options.tls === undefined) return false;
+      (server as http2.Http2SecureServer).setSecureContext({ cert: next.cert, key: next.key, ca: next.clientCa });
+      return true;
+    },
     async drain(graceMs, beforeClose) {
       health.stopServing();
       guard.drain();
