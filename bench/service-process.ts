@@ -26,13 +26,13 @@ export async function startBenchService(endpoints: readonly string[], identities
   const today = new Date().toISOString().slice(0, 10);
   const c = BENCH_CLASS;
   await writeFile(join(classes, 'bench.yaml'), [
-    'apiVersion: lockstep/v1', 'kind: LockClass', `metadata: { name: ${c.name}, namespace: ${c.namespace} }`,
+    'apiVersion: lockstep.dev/v1', 'kind: LockClass', `metadata: { name: ${c.name}, namespace: ${c.namespace} }`,
     `spec: { purpose: correctness, enforcement: fenced, resource: "bench://lockstep/${c.name}", ttlSeconds: ${c.ttlSeconds}, tier: entity }`,
     '---',
-    'apiVersion: lockstep/v1', 'kind: PauseTestResult', `metadata: { name: ${c.name}-pause, namespace: ${c.namespace} }`,
+    'apiVersion: lockstep.dev/v1', 'kind: PauseTestResult', `metadata: { name: ${c.name}-pause, namespace: ${c.namespace} }`,
     `spec: { class: ${c.name}, resource: "bench://lockstep/${c.name}", passed: true, ranAt: ${today} }`, '',
   ].join('\n'));
-  const grantDocs = identities.map((identity, i) => ['apiVersion: lockstep/v1', 'kind: LockGrant', `metadata: { name: worker-${i}, namespace: ${BENCH_NAMESPACE} }`, `spec: { identity: "${identity}", prefixes: [${BENCH_NAMESPACE}/] }`].join('\n'));
+  const grantDocs = identities.map((identity, i) => ['apiVersion: lockstep.dev/v1', 'kind: LockGrant', `metadata: { name: worker-${i}, namespace: ${BENCH_NAMESPACE} }`, `spec: { identity: "${identity}", prefixes: [${BENCH_NAMESPACE}/] }`].join('\n'));
   await writeFile(join(grants, 'grants.yaml'), `${grantDocs.join('\n---\n')}\n`);
   const [port] = await freePorts(1);
   const address = `127.0.0.1:${port}`;

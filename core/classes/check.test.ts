@@ -57,7 +57,8 @@ describe('checkDocuments: a valid set', () => {
 
 describe('checkDocuments: envelope and metadata', () => {
   it.each([
-    ['apiVersion', { apiVersion: 'lockstep/v2' }, 'apiVersion', /must be lockstep\/v1/],
+    ['apiVersion', { apiVersion: 'lockstep/v2' }, 'apiVersion', /must be lockstep\.dev\/v1/],
+    ['apiVersion', { apiVersion: 'lockstep/v1' }, 'apiVersion', /is "lockstep\/v1"; it must be lockstep\.dev\/v1/],
     ['kind', { kind: 'LockClas' }, 'kind', /one of LockClass, PauseTestResult, LockGrant/],
     ['metadata', { metadata: undefined }, 'metadata', /missing/],
     ['spec', { spec: 'fenced' }, 'spec', /is "fenced"; it must be a mapping/],
@@ -92,7 +93,7 @@ describe('checkDocuments: envelope and metadata', () => {
   });
 
   it('names the namespace and name in every problem, with ? when the document gives none', () => {
-    const result = checkFixture([{ apiVersion: 'lockstep/v1', kind: 'LockClass', spec: advisorySpec }]);
+    const result = checkFixture([{ apiVersion: 'lockstep.dev/v1', kind: 'LockClass', spec: advisorySpec }]);
     expect(result.problems.map((p) => [p.namespace, p.name, p.field])).toEqual([['?', '?', 'metadata']]);
   });
 
@@ -130,7 +131,7 @@ describe('checkDocuments: unknown fields', () => {
 describe('checkDocuments: every wrong field at once', () => {
   it('reports each bad field of one document, in line order, with file and line', () => {
     const text = [
-      'apiVersion: lockstep/v1',
+      'apiVersion: lockstep.dev/v1',
       'kind: LockClass',
       'metadata:',
       '  name: ledger-writes',
@@ -187,17 +188,17 @@ describe('checkDocuments: every wrong field at once', () => {
 
 describe('checkDocuments: several documents and files', () => {
   it('judges documents from several files together and keeps each problem\'s source', () => {
-    const classes = parseDocuments('apiVersion: lockstep/v1\nkind: LockClass\nmetadata: {name: a, namespace: ns}\nspec: {purpose: correctness, enforcement: fenced, resource: r, tier: coord}\n', 'classes.yaml');
-    const tests = parseDocuments('apiVersion: lockstep/v1\nkind: PauseTestResult\nmetadata: {name: a-pause, namespace: ns}\nspec: {class: a, resource: r, passed: true, ranAt: 2026-11-29}\n', 'tests.yaml');
-    const broken = parseDocuments('apiVersion: lockstep/v1\nkind: LockGrant\nmetadata: {name: g, namespace: ns}\nspec: {identity: x}\n', 'grants.yaml');
+    const classes = parseDocuments('apiVersion: lockstep.dev/v1\nkind: LockClass\nmetadata: {name: a, namespace: ns}\nspec: {purpose: correctness, enforcement: fenced, resource: r, tier: coord}\n', 'classes.yaml');
+    const tests = parseDocuments('apiVersion: lockstep.dev/v1\nkind: PauseTestResult\nmetadata: {name: a-pause, namespace: ns}\nspec: {class: a, resource: r, passed: true, ranAt: 2026-11-29}\n', 'tests.yaml');
+    const broken = parseDocuments('apiVersion: lockstep.dev/v1\nkind: LockGrant\nmetadata: {name: g, namespace: ns}\nspec: {identity: x}\n', 'grants.yaml');
     const result = checkDocuments([...classes.documents, ...tests.documents, ...broken.documents], { today: '2026-11-30' });
     expect(result.classes.map((c) => c.name)).toEqual(['a']);
     expect(result.problems.map((p) => [p.source, p.line, p.field])).toEqual([['grants.yaml', 4, 'spec.prefixes']]);
   });
 
   it('reports every copy of a class defined twice, across files, and returns neither', () => {
-    const one = parseDocuments(`apiVersion: lockstep/v1\nkind: LockClass\nmetadata: {name: a, namespace: ns}\nspec: {purpose: efficiency, enforcement: advisory, riskOwner: o, waiverExpires: 2099-01-01, ttlSeconds: 30, tier: coord}\n`, 'one.yaml');
-    const two = parseDocuments(`# copy\napiVersion: lockstep/v1\nkind: LockClass\nmetadata:\n  name: a\n  namespace: ns\nspec: {purpose: efficiency, enforcement: advisory, riskOwner: o, waiverExpires: 2099-01-01, ttlSeconds: 60, tier: coord}\n`, 'two.yaml');
+    const one = parseDocuments(`apiVersion: lockstep.dev/v1\nkind: LockClass\nmetadata: {name: a, namespace: ns}\nspec: {purpose: efficiency, enforcement: advisory, riskOwner: o, waiverExpires: 2099-01-01, ttlSeconds: 30, tier: coord}\n`, 'one.yaml');
+    const two = parseDocuments(`# copy\napiVersion: lockstep.dev/v1\nkind: LockClass\nmetadata:\n  name: a\n  namespace: ns\nspec: {purpose: efficiency, enforcement: advisory, riskOwner: o, waiverExpires: 2099-01-01, ttlSeconds: 60, tier: coord}\n`, 'two.yaml');
     const result = checkDocuments([...one.documents, ...two.documents], { today: '2026-11-30' });
     expect(result.classes).toEqual([]);
     expect(result.problems.map((p) => [p.source, p.line, p.field])).toEqual([

@@ -45,7 +45,7 @@ describe('parseDocuments', () => {
   });
 
   it('throws DocumentSyntaxError with the source, line and column of unreadable YAML', () => {
-    const error = syntaxError('apiVersion: lockstep/v1\nkind: LockClass\nspec:\n\tpurpose: correctness\n');
+    const error = syntaxError('apiVersion: lockstep.dev/v1\nkind: LockClass\nspec:\n\tpurpose: correctness\n');
     expect(error.source).toBe('bad.yaml');
     expect(error.line).toBe(4);
     expect(error.column).toBe(1);

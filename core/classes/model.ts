@@ -1,7 +1,7 @@
 // The shapes of the documents lockstep reads (ADR-24): LockClass, PauseTestResult and LockGrant, as
 // plain data after validation, plus what `checkDocuments` reports when a document is wrong.
 
-export const API_VERSION = 'lockstep/v1';
+export const API_VERSION = 'lockstep.dev/v1';
 
 /** ADR-11: the platform's TTL range, its default, and the floor for advisory classes. */
 export const TTL_MIN_SECONDS = 5;

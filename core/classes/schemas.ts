@@ -20,6 +20,7 @@ export const envelopeFields = {
   apiVersion: rule(z.literal(API_VERSION), {
     required: true,
     expected: `${API_VERSION}`,
+    // The CRDs' API group (deploy/crds): one name in the cluster and in the files (lockstep/v1 before).
     fix: `set apiVersion: ${API_VERSION}`,
   }),
   kind: rule(z.enum(DOCUMENT_KINDS), {

@@ -5,7 +5,7 @@ import type { PauseTestReport } from './procedure.js';
 import { defaultResultName, pauseTestResultYaml } from './result-document.js';
 
 const lockClass: LockClass = { namespace: 'payments', name: 'ledger-writes', purpose: 'correctness', enforcement: 'fenced', resource: 'postgresql://ledger-db/ledger.entries', ttlSeconds: 10, tier: 'entity', onQuorumLoss: 'closed', fairness: 'memory' };
-const CLASS_YAML = `apiVersion: lockstep/v1
+const CLASS_YAML = `apiVersion: lockstep.dev/v1
 kind: LockClass
 metadata: {name: ledger-writes, namespace: payments}
 spec: {purpose: correctness, enforcement: fenced, resource: "postgresql://ledger-db/ledger.entries", ttlSeconds: 10, tier: entity}

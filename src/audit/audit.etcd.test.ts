@@ -23,12 +23,12 @@ import { reapOnExit } from '../testing/process-reaper.js';
 import { withAuditDb } from './duckdb-file.js';
 
 const TODAY = '2026-12-01';
-const CLASS_YAML = `apiVersion: lockstep/v1
+const CLASS_YAML = `apiVersion: lockstep.dev/v1
 kind: LockClass
 metadata: { name: ledger-writes, namespace: payments }
 spec: { purpose: correctness, enforcement: fenced, resource: postgresql://ledger-db/ledger.entries, ttlSeconds: 5, tier: entity, fairness: memory }
 ---
-apiVersion: lockstep/v1
+apiVersion: lockstep.dev/v1
 kind: PauseTestResult
 metadata: { name: ledger-writes-2026-11, namespace: payments }
 spec: { class: ledger-writes, resource: postgresql://ledger-db/ledger.entries, passed: true, ranAt: 2026-11-01 }

@@ -95,7 +95,7 @@ describe('lockstep class check: unreadable input exits 2', () => {
   });
 
   it('names the file, line and column of a YAML syntax error', async () => {
-    const file = scratchFile('tabs.yaml', 'apiVersion: lockstep/v1\nkind: LockClass\nspec:\n  purpose: correctness\n\ttier: coord\n');
+    const file = scratchFile('tabs.yaml', 'apiVersion: lockstep.dev/v1\nkind: LockClass\nspec:\n  purpose: correctness\n\ttier: coord\n');
     const result = await run('class', 'check', ...NOW, file);
     expect(result.code).toBe(2);
     expect(result.err).toHaveLength(1);

@@ -37,7 +37,7 @@ beforeAll(async () => {
   await mkdir(dirs.classes);
   await mkdir(dirs.grants);
   classFile = await writeFencedClass(dirs.classes, 'tls-writes', 5);
-  await writeFile(join(dirs.grants, 'grants.yaml'), ['apiVersion: lockstep/v1', 'kind: LockGrant', 'metadata: { name: writer, namespace: payments }', `spec: { identity: "${WRITER}", prefixes: [payments/] }`, ''].join('\n'));
+  await writeFile(join(dirs.grants, 'grants.yaml'), ['apiVersion: lockstep.dev/v1', 'kind: LockGrant', 'metadata: { name: writer, namespace: payments }', `spec: { identity: "${WRITER}", prefixes: [payments/] }`, ''].join('\n'));
 });
 
 afterAll(async () => {

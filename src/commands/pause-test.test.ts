@@ -17,7 +17,7 @@ import { runCli } from '../testing/run-cli.js';
 const KIT_TIMEOUT_MS = 240_000; // three or four trials of a 5 s TTL each, on a loaded 2-core machine
 const FIXTURES = new URL('../pause-test/fixtures/', import.meta.url).pathname;
 const TABLE = 'lockstep_fenced';
-const CLASS_YAML = `apiVersion: lockstep/v1
+const CLASS_YAML = `apiVersion: lockstep.dev/v1
 kind: LockClass
 metadata:
   name: ledger-writes

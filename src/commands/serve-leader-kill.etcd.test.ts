@@ -55,7 +55,7 @@ describe('a leader killed under a holder that releases through lockstep serve (r
     await mkdir(dirs.classes);
     await mkdir(dirs.grants);
     await writeFencedClass(dirs.classes, CLASS, 15);
-    const grants = ['holder', 'waiter'].map((name) => ['apiVersion: lockstep/v1', 'kind: LockGrant', `metadata: { name: ${name}, namespace: payments }`, `spec: { identity: "${idOf(name)}", prefixes: [payments/] }`].join('\n'));
+    const grants = ['holder', 'waiter'].map((name) => ['apiVersion: lockstep.dev/v1', 'kind: LockGrant', `metadata: { name: ${name}, namespace: payments }`, `spec: { identity: "${idOf(name)}", prefixes: [payments/] }`].join('\n'));
     await writeFile(join(dirs.grants, 'grants.yaml'), `${grants.join('\n---\n')}\n`);
     await cluster.waitUntilHealthy();
     const leader = await leaderIndex();

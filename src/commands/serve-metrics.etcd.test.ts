@@ -61,7 +61,7 @@ describe('lockstep serve --metrics-listen', () => {
     await mkdir(dirs.classes);
     await mkdir(dirs.grants);
     const classFile = await writeFencedClass(dirs.classes, CLASS, 5);
-    const grants = CLIENTS.map((name) => ['apiVersion: lockstep/v1', 'kind: LockGrant', `metadata: { name: ${name}, namespace: payments }`, `spec: { identity: "${idOf(name)}", prefixes: [payments/] }`].join('\n'));
+    const grants = CLIENTS.map((name) => ['apiVersion: lockstep.dev/v1', 'kind: LockGrant', `metadata: { name: ${name}, namespace: payments }`, `spec: { identity: "${idOf(name)}", prefixes: [payments/] }`].join('\n'));
     await writeFile(join(dirs.grants, 'grants.yaml'), `${grants.join('\n---\n')}\n`);
     const [port, metricsPort] = (await freePorts(2)) as [number, number];
     const endpoints = cluster.endpoints.map((e) => e.replace('http://', '')).join(',');

@@ -40,7 +40,7 @@ beforeAll(async () => {
   await mkdir(dirs.classes);
   await mkdir(dirs.grants);
   await writeFencedClass(dirs.classes, CLASS, 5);
-  await writeFile(join(dirs.grants, 'grants.yaml'), ['apiVersion: lockstep/v1', 'kind: LockGrant', 'metadata: { name: worker, namespace: payments }', `spec: { identity: "${WORKLOAD}", prefixes: [payments/] }`, ''].join('\n'));
+  await writeFile(join(dirs.grants, 'grants.yaml'), ['apiVersion: lockstep.dev/v1', 'kind: LockGrant', 'metadata: { name: worker, namespace: payments }', `spec: { identity: "${WORKLOAD}", prefixes: [payments/] }`, ''].join('\n'));
   const ports = (await freePorts(4)) as [number, number, number, number];
   const endpoints = cluster.endpoints.map((e) => e.replace('http://', '')).join(',');
   for (const [port, metricsPort] of [[ports[0], ports[1]], [ports[2], ports[3]]] as const) {

@@ -52,7 +52,7 @@ beforeAll(async () => {
   await mkdir(dirs.classes);
   await mkdir(dirs.grants);
   classFile = await writeFencedClass(dirs.classes, CLASS, 5);
-  const grants = CLIENTS.map((name) => ['apiVersion: lockstep/v1', 'kind: LockGrant', `metadata: { name: ${name}, namespace: payments }`, `spec: { identity: "${idOf(name)}", prefixes: [payments/] }`].join('\n'));
+  const grants = CLIENTS.map((name) => ['apiVersion: lockstep.dev/v1', 'kind: LockGrant', `metadata: { name: ${name}, namespace: payments }`, `spec: { identity: "${idOf(name)}", prefixes: [payments/] }`].join('\n'));
   await writeFile(join(dirs.grants, 'grants.yaml'), `${grants.join('\n---\n')}\n`);
 });
 
@@ -117,7 +117,7 @@ describe('lockstep serve', () => {
   it('keeps the last good classes serving when an invalid class file is dropped into --classes', async () => {
     const server = servers[0] as LockstepProcess;
     const port = Number(/on 127\.0\.0\.1:(\d+)/.exec(server.stderr())?.[1]);
-    await appendFile(join(dirs.classes, 'broken.yaml'), 'apiVersion: lockstep/v1\nkind: LockClass\nmetadata: { name: broken, namespace: payments }\nspec: { purpose: correctness, enforcement: fenced, ttlSeconds: 3 }\n');
+    await appendFile(join(dirs.classes, 'broken.yaml'), 'apiVersion: lockstep.dev/v1\nkind: LockClass\nmetadata: { name: broken, namespace: payments }\nspec: { purpose: correctness, enforcement: fenced, ttlSeconds: 3 }\n');
     try {
       // The refusal's header and its problems are separate lines: wait for the one naming the file.
       await server.waitForStderr(/refused the changed classes or grants \(\d+ problem[^]*broken\.yaml/, 20_000);

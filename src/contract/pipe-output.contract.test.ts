@@ -24,7 +24,7 @@ function piped(argv: readonly string[]): Promise<{ code: number | null; stdout: 
 describe('lockstep through a pipe', () => {
   it('delivers all of a long output, and its exit code', { timeout: 120_000 }, async () => {
     // 3,000 classes with a problem each: some 600 KB of output, far past a pipe's buffer.
-    const classes = Array.from({ length: 3000 }, (_, i) => `kind: LockClass\napiVersion: lockstep/v1\nmetadata:\n  namespace: ns\n  name: c${i}\nspec:\n  purpose: correctness\n`).join('---\n');
+    const classes = Array.from({ length: 3000 }, (_, i) => `kind: LockClass\napiVersion: lockstep.dev/v1\nmetadata:\n  namespace: ns\n  name: c${i}\nspec:\n  purpose: correctness\n`).join('---\n');
     const file = await scratch.text('many.yaml', classes);
     const argv = ['class', 'check', '--now', '2026-01-01', file];
     const inProcess = await runCli(...argv);

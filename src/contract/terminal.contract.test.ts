@@ -16,7 +16,7 @@ const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066
 
 describe('text from files and arguments reaches the terminal escaped', () => {
   it('class check: a name with a colour escape and a bell', async () => {
-    const file = await scratch.text('colour.yaml', 'apiVersion: lockstep/v1\nkind: LockClass\nmetadata:\n  namespace: ns\n  name: "a\\e[31mred\\a"\nspec:\n  purpose: correctness\n');
+    const file = await scratch.text('colour.yaml', 'apiVersion: lockstep.dev/v1\nkind: LockClass\nmetadata:\n  namespace: ns\n  name: "a\\e[31mred\\a"\nspec:\n  purpose: correctness\n');
     const { code, out } = await runCli('class', 'check', '--now', '2026-01-01', file);
     expect(code).toBe(1);
     expect(out.join('\n')).not.toMatch(RAW_CONTROL);

@@ -6,7 +6,7 @@
 // validating webhook and CI run (ADR-24); the CRD catches the shape at `kubectl apply`.
 //
 // Kubernetes needs a group with a dot (`<plural>.<group>`), so the CRDs serve `lockstep.dev/v1`; the
-// documents class check reads say `apiVersion: lockstep/v1` (core/classes/model.ts). deploy/README.md
+// documents class check reads say `apiVersion: lockstep.dev/v1` (core/classes/model.ts). deploy/README.md
 // says how the two meet.
 import { stringify } from 'yaml';
 import { z } from 'zod';

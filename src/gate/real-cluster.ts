@@ -131,7 +131,7 @@ export class RealCluster {
     for (const dir of [classes, grants, resourceDir]) mkdirSync(dir, { recursive: true });
     await writeFencedClass(classes, GATE_CLASS, GATE_TTL_SECONDS);
     const clients = clientNames(setup.clients);
-    const grantDocs = clients.map((name) => ['apiVersion: lockstep/v1', 'kind: LockGrant', `metadata: { name: ${name}, namespace: ${NAMESPACE} }`, `spec: { identity: "${identityOf(name)}", prefixes: [${NAMESPACE}/] }`].join('\n'));
+    const grantDocs = clients.map((name) => ['apiVersion: lockstep.dev/v1', 'kind: LockGrant', `metadata: { name: ${name}, namespace: ${NAMESPACE} }`, `spec: { identity: "${identityOf(name)}", prefixes: [${NAMESPACE}/] }`].join('\n'));
     writeFileSync(join(grants, 'grants.yaml'), `${grantDocs.join('\n---\n')}\n`);
 
     const arbiters = arbiterNames(setup.arbiters);

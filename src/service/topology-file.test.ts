@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatProblems, readTopology } from './topology-file.js';
 
-const GOOD = ['apiVersion: lockstep/v1', 'kind: Topology', 'region: eu', 'coord: { name: coord-eu, endpoints: ["127.0.0.1:2379"] }', 'entity:', '  - { name: shard-a, endpoints: ["127.0.0.1:2479", "127.0.0.2:2479"] }', ''].join('\n');
+const GOOD = ['apiVersion: lockstep.dev/v1', 'kind: Topology', 'region: eu', 'coord: { name: coord-eu, endpoints: ["127.0.0.1:2379"] }', 'entity:', '  - { name: shard-a, endpoints: ["127.0.0.1:2479", "127.0.0.2:2479"] }', ''].join('\n');
 
 describe('readTopology (lockstep serve --topology)', () => {
   it('reads the region, the coord cluster and the entity shards with their endpoints', () => {

@@ -2,7 +2,7 @@
 // arbiter serves. A YAML document read field by field with the same rule tables as the LockClass
 // documents (core/classes/fields.ts), so a wrong field is named with its rule and its fix:
 //
-//   apiVersion: lockstep/v1
+//   apiVersion: lockstep.dev/v1
 //   kind: Topology
 //   region: eu                      # the region this arbiter serves (ADR-08); other regions' keys are redirected
 //   coord:   { name: coord-eu, endpoints: [10.0.0.1:2379, ...] }

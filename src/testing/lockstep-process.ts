@@ -85,10 +85,10 @@ export async function writeFencedClass(dir: string, name: string, ttlSeconds: nu
   await writeFile(
     file,
     [
-      'apiVersion: lockstep/v1', 'kind: LockClass', `metadata: { name: ${name}, namespace: payments }`,
+      'apiVersion: lockstep.dev/v1', 'kind: LockClass', `metadata: { name: ${name}, namespace: payments }`,
       `spec: { purpose: correctness, enforcement: fenced, resource: "${resource}", ttlSeconds: ${ttlSeconds}, tier: entity }`,
       '---',
-      'apiVersion: lockstep/v1', 'kind: PauseTestResult', `metadata: { name: ${name}-pause, namespace: payments }`,
+      'apiVersion: lockstep.dev/v1', 'kind: PauseTestResult', `metadata: { name: ${name}-pause, namespace: payments }`,
       `spec: { class: ${name}, resource: "${resource}", passed: true, ranAt: ${today} }`,
       '',
     ].join('\n'),

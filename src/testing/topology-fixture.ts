@@ -80,13 +80,13 @@ export async function startTopologyWorld(): Promise<TopologyWorld> {
     await mkdir(dirs.classes);
     await mkdir(dirs.grants);
     const classFile = await writeFencedClass(dirs.classes, CLASS_NAME, CLASS_TTL_SECONDS);
-    const grant = (name: string, identity: string, role: string): string => ['apiVersion: lockstep/v1', 'kind: LockGrant', `metadata: { name: ${name}, namespace: payments }`, `spec: { identity: "${identity}", prefixes: [payments/]${role} }`].join('\n');
+    const grant = (name: string, identity: string, role: string): string => ['apiVersion: lockstep.dev/v1', 'kind: LockGrant', `metadata: { name: ${name}, namespace: payments }`, `spec: { identity: "${identity}", prefixes: [payments/]${role} }`].join('\n');
     const grants = [grant('worker', WORKER, ''), ...OPERATOR_NAMES.map((name) => grant(name, operatorId(name), ', role: operator'))];
     await writeFile(join(dirs.grants, 'grants.yaml'), `${grants.join('\n---\n')}\n`);
     const topologyFile = join(dir, 'topology.yaml');
     const endpointsOf = (name: string): string => address((clusters.get(name) as EtcdCluster).endpoints);
     await writeFile(topologyFile, [
-      'apiVersion: lockstep/v1', 'kind: Topology', `region: ${REGION}`,
+      'apiVersion: lockstep.dev/v1', 'kind: Topology', `region: ${REGION}`,
       `coord: { name: ${COORD_NAME}, endpoints: [${endpointsOf(COORD_NAME)}] }`,
       'entity:', ...SHARDS.map((shard) => `  - { name: ${shard}, endpoints: [${endpointsOf(shard)}] }`), '',
     ].join('\n'));
