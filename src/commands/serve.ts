@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { Arbiter } from '../../core/arbiter/arbiter.js';
+import { EPOCH_KEY } from '../../core/arbiter/records.js';
 import { isCivilDate } from '../../core/classes/index.js';
 import { isLockError } from '../../core/lock-error.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
@@ -16,6 +17,7 @@ import { EndpointSyntaxError, parseEndpoint, parseEndpointList } from '../etcd/e
 import { createEtcdLockLog } from '../etcd/index.js';
 import { todayUtc } from '../policy-files.js';
 import { type ServingPolicy as Policy, ServingPolicy, loadPolicy, watchPolicy } from '../service/policy-reload.js';
+import { HandshakeRefusals } from '../service/handshake-refusals.js';
 import { type ServerTls, startArbiterServer } from '../service/server.js';
 import type { LockLog } from '../../core/ports/lock-log.js';
 import type { Random } from '../../core/ports/random.js';
@@ -166,7 +168,8 @@ export async function runServe(options: ServeOptions, io: CliIo, started?: (addr
   if (typeof opened === 'number') return opened;
   const arbiter = 'router' in opened ? opened.router : opened.arbiter;
   const metricsServer = await serveMetrics(telemetry, setup.metrics);
-  const server = await startArbiterServer({ arbiter: telemetry.wrap(arbiter), ...('moves' in opened ? { moves: opened.moves } : {}), host: setup.host, port: setup.port, ...(setup.tls === undefined ? {} : { tls: setup.tls }), onUnexpected: (error) => io.err(oneLine(`lockstep serve: unexpected error in a call: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)) });
+  const refusals = new HandshakeRefusals({ nowMs: () => Date.now(), log: (refusal) => telemetry.logger.warn({ ...refusal }, 'refused a TLS handshake (once per peer a minute)') });
+  const server = await startArbiterServer({ arbiter: telemetry.wrap(arbiter), ...('moves' in opened ? { moves: opened.moves } : {}), host: setup.host, port: setup.port, ...(setup.tls === undefined ? {} : { tls: setup.tls }), handshakeRefusals: refusals, onUnexpected: (error) => io.err(oneLine(`lockstep serve: unexpected error in a call: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)) });
   if (setup.tls === undefined) io.err(`lockstep serve: WARNING: no TLS: identities are unauthenticated (a caller names itself in the lockstep-identity header) and nobody may act as an operator; serve with --tls-cert, --tls-key and --client-ca for anything but a trial`);
   io.err(oneLine(`lockstep serve: serving lock.v1 and admin.v1 on ${server.host}:${server.port} (${setup.tls === undefined ? 'plaintext' : 'mTLS'}), ${first.loaded.classCount} classes and ${first.loaded.grantCount} grants from ${dirs.classes} and ${dirs.grants}`));
   if (metricsServer !== undefined) io.err(oneLine(`lockstep serve: metrics at http://${metricsServer.address}/metrics`));
@@ -204,8 +207,15 @@ async function openOne(setup: ServeSetup, wrapLog: (log: LockLog) => LockLog, po
   };
   try {
     const status = await arbiter.status();
-    if (status.sealed !== undefined || status.epoch === undefined) {
-      const why = status.sealed?.kind === 'no-epoch-record' || status.sealed === undefined ? 'the lock log has no epoch record: it is not initialised; run lockstep init --endpoints ... first (ADR-03)' : `the arbiter is sealed (${status.sealed.kind}): the log was restored or replaced, and serves nothing until two operators advance the epoch (ADR-03)`;
+    if (status.sealed === undefined && status.epoch === undefined) {
+      // Neither an epoch nor a seal: the epoch record was never read (issue 29: not "run lockstep init").
+      io.err(oneLine(`lockstep serve: cannot reach etcd at ${hostPorts(setup.endpoints)}: ${await unreachableWhy(log)}; check --endpoints and that etcd is up`));
+      await close();
+      return ExitCode.refused;
+    }
+    if (status.sealed !== undefined) {
+      const where = hostPorts(setup.endpoints);
+      const why = status.sealed.kind === 'no-epoch-record' ? `etcd at ${where} has no epoch record: it is not initialised; run lockstep init --endpoints ${where} first (ADR-03)` : `the arbiter is sealed (${status.sealed.kind}): the log was restored or replaced, and serves nothing until two operators advance the epoch (ADR-03)`;
       io.err(oneLine(`lockstep serve: refused: ${why}`));
       await close();
       return ExitCode.refused;
@@ -217,4 +227,18 @@ async function openOne(setup: ServeSetup, wrapLog: (log: LockLog) => LockLog, po
     return ExitCode.refused;
   }
   return { arbiter, endWaits: () => arbiter.close(), close };
+}
+
+function hostPorts(endpoints: readonly string[]): string {
+  return endpoints.map((e) => e.replace(/^https?:\/\//, '')).join(',');
+}
+
+/** Why a read of the log fails, in the words of the error (connection refused, a timeout). */
+async function unreachableWhy(log: LockLog): Promise<string> {
+  try {
+    await log.range({ key: EPOCH_KEY });
+    return 'the epoch record could not be read';
+  } catch (error) {
+    return (error as Error).message.slice(0, 300);
+  }
 }

@@ -14,6 +14,7 @@ import { DEFAULT_DRAIN_WAIT_MS } from '../../core/shards/shard-move.js';
 import { AdminService, type ApproveShardMoveResponse } from '../gen/lockstep/admin/v1/admin_pb.js';
 import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
 import { KeepAliveStream } from './keepalive-stream.js';
+import { probeTls } from './tls-probe.js';
 import { IDENTITY_HEADER } from './peer-identity.js';
 import { fromConnectError, sealFromWire } from './wire-errors.js';
 import { enforcementFromWire, grantFromWire, holderFromWire, inspectFromWire } from './wire-messages.js';
@@ -49,6 +50,8 @@ const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNRE
 
 interface Endpoint {
   readonly address: string;
+  /** Where it is dialled (dialAddresses), which a TLS probe must reach too. */
+  readonly dialAddress: string;
   readonly lock: Client<typeof LockService>;
   readonly admin: Client<typeof AdminService>;
 }
@@ -58,12 +61,14 @@ type Mutating = 'mutating' | 'read';
 export class NetworkArbiter implements Api.ArbiterApi {
   private readonly endpoints: readonly Endpoint[];
   private readonly timeoutMs: number;
+  private readonly tls: ClientTls | undefined;
   private readonly streams = new Map<string, { readonly endpoint: Endpoint; readonly stream: KeepAliveStream<{ sessionId: bigint }> }>();
   private opened = 0;
 
   constructor(options: NetworkArbiterOptions) {
     if (options.addresses.length === 0) throw new LockError('invalid-argument', 'a network arbiter needs at least one address (host:port)');
     this.timeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    this.tls = options.tls;
     const interceptors: Interceptor[] = [];
     const claimed = options.identity;
     if (options.tls === undefined && claimed !== undefined) {
@@ -79,7 +84,7 @@ export class NetworkArbiter implements Api.ArbiterApi {
         interceptors,
         ...(options.tls === undefined ? {} : { nodeOptions: { cert: options.tls.cert, key: options.tls.key, ca: options.tls.ca } }),
       });
-      return { address, lock: createClient(LockService, transport), admin: createClient(AdminService, transport) };
+      return { address, dialAddress: options.dialAddresses?.[i] ?? address, lock: createClient(LockService, transport), admin: createClient(AdminService, transport) };
     });
   }
 
@@ -230,11 +235,22 @@ export class NetworkArbiter implements Api.ArbiterApi {
         return await send(endpoint, { timeoutMs: Math.ceil(this.timeoutMs + waitMs) });
       } catch (error) {
         const failure = classify(error, kind, endpoint.address);
+        if (failure.error.code === 'indeterminate' || failure.error.code === 'unavailable') await this.throwIfTlsRefused(endpoint, failure.error);
         if (!failure.tryNext) throw failure.error;
         last = failure.error;
       }
     }
     throw last ?? new LockError('unavailable', 'no arbiter address to call');
+  }
+
+  /**
+   * A transport failure may be the arbiter refusing this client's handshake: then nothing was served and
+   * nothing happened, and the caller is told which refusal and its fix, as `unauthenticated` (issue 29).
+   */
+  private async throwIfTlsRefused(endpoint: Endpoint, failure: LockError): Promise<void> {
+    if (this.tls === undefined) return;
+    const refusal = await probeTls(endpoint.dialAddress, this.tls);
+    if (refusal !== undefined) throw new LockError('unauthenticated', `${refusal.message}; nothing was sent`, { cause: failure });
   }
 }
 

@@ -14,6 +14,7 @@ import { AdminService } from '../gen/lockstep/admin/v1/admin_pb.js';
 import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
 import { type MoveDesk, adminServiceImpl } from './admin-service.js';
 import { CALLER, CallGuard, type CallerOutcome } from './call-guard.js';
+import type { HandshakeRefusals } from './handshake-refusals.js';
 import { HealthState, healthServiceImpl } from './health.js';
 import { lockServiceImpl } from './lock-service.js';
 import { IDENTITY_HEADER, callerOf } from './peer-identity.js';
@@ -33,6 +34,8 @@ export interface ArbiterServerOptions {
   readonly port: number;
   readonly tls?: ServerTls;
   readonly onUnexpected: (error: unknown) => void;
+  /** With TLS: the book of refused handshakes, which logs them once per peer a minute. */
+  readonly handshakeRefusals?: HandshakeRefusals;
 }
 
 export interface ArbiterServer {
@@ -79,6 +82,7 @@ export async function startArbiterServer(options: ArbiterServerOptions): Promise
     options.tls === undefined
       ? http2.createServer(handler)
       : http2.createSecureServer({ cert: options.tls.cert, key: options.tls.key, ca: options.tls.clientCa, requestCert: true, rejectUnauthorized: true, allowHTTP1: false }, handler);
+  if (options.tls !== undefined) options.handshakeRefusals?.watch(server as http2.Http2SecureServer);
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on('session', (session) => {
     sessions.add(session);
