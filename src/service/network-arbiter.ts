@@ -11,7 +11,7 @@ import { rendezvousScore } from '../../core/shards/rendezvous.js';
 import { leaseId } from '../../core/units.js';
 import type { MoveProposal } from '../../core/shards/move-desk.js';
 import { DEFAULT_DRAIN_WAIT_MS } from '../../core/shards/shard-move.js';
-import { AdminService, type ApproveShardMoveResponse } from '../gen/lockstep/admin/v1/admin_pb.js';
+import { AdminService, type ApproveShardMoveResponse, type GetStatusResponse } from '../gen/lockstep/admin/v1/admin_pb.js';
 import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
 import { KeepAliveStream } from './keepalive-stream.js';
 import { probeTls } from './tls-probe.js';
@@ -205,8 +205,17 @@ export class NetworkArbiter implements Api.ArbiterApi {
   }
 
   async status(): Promise<Api.ArbiterStatus> {
-    const answer = await this.call(this.endpoints, 'read', (e, o) => e.admin.getStatus({}, o));
-    return { epoch: answer.epoch === 0 ? undefined : answer.epoch, clusterId: answer.clusterId === '' ? undefined : BigInt(answer.clusterId), sealed: answer.sealed === undefined ? undefined : sealFromWire(answer.sealed) };
+    return statusFromWire(await this.call(this.endpoints, 'read', (e, o) => e.admin.getStatus({}, o)));
+  }
+
+  /** The arbiters' addresses, in the order given. */
+  get addresses(): readonly string[] {
+    return this.endpoints.map((e) => e.address);
+  }
+
+  /** One arbiter's status (`lockstep admin status` asks each): no failing over to another. */
+  async statusOf(address: string): Promise<Api.ArbiterStatus> {
+    return statusFromWire(await this.call(this.endpoints.filter((e) => e.address === address), 'read', (e, o) => e.admin.getStatus({}, o)));
   }
 
   /**
@@ -252,6 +261,10 @@ export class NetworkArbiter implements Api.ArbiterApi {
     const refusal = await probeTls(endpoint.dialAddress, this.tls);
     if (refusal !== undefined) throw new LockError('unauthenticated', `${refusal.message}; nothing was sent`, { cause: failure });
   }
+}
+
+function statusFromWire(answer: GetStatusResponse): Api.ArbiterStatus {
+  return { epoch: answer.epoch === 0 ? undefined : answer.epoch, clusterId: answer.clusterId === '' ? undefined : BigInt(answer.clusterId), sealed: answer.sealed === undefined ? undefined : sealFromWire(answer.sealed) };
 }
 
 /**
