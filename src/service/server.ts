@@ -10,12 +10,15 @@ import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { isLockError } from '../../core/lock-error.js';
 import type { ArbiterService } from '../../core/ports/caller.js';
 import { Health } from '../gen/grpc/health/v1/health_pb.js';
+import { ServerReflection } from '../gen/grpc/reflection/v1/reflection_pb.js';
+import { ServerReflection as ServerReflectionV1Alpha } from '../gen/grpc/reflection/v1alpha/reflection_pb.js';
 import { AdminService } from '../gen/lockstep/admin/v1/admin_pb.js';
 import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
 import { type MoveDesk, adminServiceImpl } from './admin-service.js';
 import { CALLER, CallGuard, type CallerOutcome } from './call-guard.js';
 import type { HandshakeRefusals } from './handshake-refusals.js';
 import { HealthState, healthServiceImpl } from './health.js';
+import { reflectionServices } from './reflection.js';
 import { lockServiceImpl } from './lock-service.js';
 import { IDENTITY_HEADER, callerOf } from './peer-identity.js';
 
@@ -66,6 +69,10 @@ export async function startArbiterServer(options: ArbiterServerOptions): Promise
       router.service(LockService, lockServiceImpl(options.arbiter, guard));
       router.service(AdminService, adminServiceImpl(options.arbiter, guard, options.moves));
       router.service(Health, healthServiceImpl(health));
+      // Server reflection (issue 29): stock tools list and describe the services above.
+      const reflection = reflectionServices([LockService, AdminService, Health]);
+      router.service(ServerReflection, reflection.v1);
+      router.service(ServerReflectionV1Alpha, reflection.v1alpha);
     },
     contextValues: (request) => {
       let outcome: CallerOutcome;
