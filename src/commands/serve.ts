@@ -52,12 +52,13 @@ export function registerServeCommand(program: Command, io: CliIo, setExitCode: (
   program
     .command('serve')
     .description(
-      'Run an arbiter: lock.v1 and admin.v1 over gRPC (HTTP/2), with the standard grpc.health.v1 service. With --tls-cert, --tls-key ' +
+      'Run an arbiter: lock.v1 and admin.v1 over gRPC (HTTP/2), with the standard grpc.health.v1 service and server reflection ' +
+        '(grpc.reflection.v1, v1alpha). With --tls-cert, --tls-key ' +
         'and --client-ca it serves mTLS and each caller is the spiffe:// URI SAN of its client certificate (exactly one, ADR-19); without ' +
         'TLS it listens on loopback only and identities are unauthenticated (a lockstep-identity header). --classes and --grants are ' +
         'reloaded on change; an invalid new set is refused and the last good one keeps serving (ADR-24). SIGTERM or SIGINT drains. ' +
         '--dev starts a throwaway etcd, development certificates and the example classes. Exit 0 drained; 2 bad input; 5 the log is ' +
-        'not initialised (lockstep init) or sealed, or etcd is unreachable.',
+        'not initialised (lockstep init) or sealed, or etcd is unreachable (each said apart).',
     )
     .option('--endpoints <list>', 'etcd client endpoints, host:port[,host:port...] (required without --dev)')
     .option('--topology <file>', 'instead of --endpoints: a YAML Topology naming the region, its coord cluster and entity shards (endpoints each); keys are routed by class tier and the watched shard map, other regions\' keys get the redirect error (ADR-07/08/09, docs/seal-and-epochs.md)')
