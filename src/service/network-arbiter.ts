@@ -244,7 +244,7 @@ export class NetworkArbiter implements Api.ArbiterApi {
         return await send(endpoint, { timeoutMs: Math.ceil(this.timeoutMs + waitMs) });
       } catch (error) {
         const failure = classify(error, kind, endpoint.address);
-        if (failure.error.code === 'indeterminate' || failure.error.code === 'unavailable') await this.throwIfTlsRefused(endpoint, failure.error);
+        if (mayBeRefusedHandshake(error, failure.error)) await this.throwIfTlsRefused(endpoint, failure.error);
         if (!failure.tryNext) throw failure.error;
         last = failure.error;
       }
@@ -261,6 +261,16 @@ export class NetworkArbiter implements Api.ArbiterApi {
     const refusal = await probeTls(endpoint.dialAddress, this.tls);
     if (refusal !== undefined) throw new LockError('unauthenticated', `${refusal.message}; nothing was sent`, { cause: failure });
   }
+}
+
+/**
+ * A transport failure that a refused handshake could explain: not an answer of the server, nor a deadline
+ * (a paused arbiter must not cost a probe's wait on top of the call's). A refused handshake can surface as
+ * a reset, or as the HTTP/2 stream closed with CANCEL: both are probed.
+ */
+function mayBeRefusedHandshake(raw: unknown, failure: LockError): boolean {
+  if (failure.code !== 'indeterminate' && failure.code !== 'unavailable') return false;
+  return raw instanceof ConnectError && fromConnectError(raw) === undefined && raw.code !== Code.DeadlineExceeded;
 }
 
 function statusFromWire(answer: GetStatusResponse): Api.ArbiterStatus {
