@@ -23,6 +23,12 @@ export const ExitCode = {
   /** The lock service refused: sealed, unavailable, denied. */
   refused: 5,
   /**
+   * The caller was not authenticated: the TLS handshake was refused (no client certificate, one from
+   * another CA, an expired one, a wrong --ca) or the certificate names no single SPIFFE ID. Nothing was
+   * done; the fix is the certificate, not a retry (issue 29).
+   */
+  unauthenticated: 6,
+  /**
    * An unexpected error: a bug in lockstep, or the system refusing an operation (a file that could not be
    * written, a disk full). Never 1, which says a check failed. sysexits.h's EX_SOFTWARE.
    */

@@ -29,6 +29,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
     },
   },
   { names: ['health'], load: async () => (await import('./commands/health.js')).registerHealthCommand },
+  { names: ['admin'], load: async () => (await import('./commands/admin.js')).registerAdminCommands },
   { names: ['pause-test'], load: async () => (await import('./commands/pause-test.js')).registerPauseTestCommand },
   { names: ['demo'], load: async () => (await import('./commands/demo.js')).registerDemoCommand },
   { names: ['bench'], load: async () => (await import('./commands/bench.js')).registerBenchCommand },

@@ -116,6 +116,19 @@ export interface LongHold {
   readonly stillHeld: boolean;
   /** One of its times was read while catching up (an upper bound). */
   readonly approximate: boolean;
+  /**
+   * What durationMs is (issue 29). The log keeps no wall times, so a time read while catching up is only
+   * an upper bound: a grant read late makes the duration a lower bound, an end read late an upper one, and
+   * both read late (an audit started after the fact) leave it unknown: their difference is how fast the
+   * tailer read, not how long the hold was (it showed 20 s holds as "~1 ms").
+   */
+  readonly bound: 'exact' | 'at-least' | 'at-most' | 'unknown';
+}
+
+function boundOf(grantedExact: boolean, endedExact: boolean): LongHold['bound'] {
+  if (grantedExact && endedExact) return 'exact';
+  if (endedExact) return 'at-least';
+  return grantedExact ? 'at-most' : 'unknown';
 }
 
 export interface GapRow {
@@ -152,6 +165,7 @@ export async function reportOf(connection: DuckDBConnection, sinceMs: number, un
       WHERE g.kind = 'grant' AND g.observed_at < ${until} AND (e.observed_at IS NULL OR e.observed_at >= ${since})
     ), measured AS (
       SELECT *, ended_at IS NULL OR ended_at >= ${until} AS still_held, NOT (granted_exact AND coalesce(ended_exact, true)) AS approximate,
+             NOT granted_exact AND NOT coalesce(ended_exact, true) AS unmeasured,
              epoch_ms(least(coalesce(ended_at, ${until}), ${until})) - epoch_ms(greatest(granted_at, ${since})) AS duration_ms
       FROM holds
     )`;
@@ -172,11 +186,12 @@ export async function reportOf(connection: DuckDBConnection, sinceMs: number, un
   );
   const longestPerClass = await connection.runAndReadAll(
     `${holdsInWindow}
-     SELECT coalesce(namespace, '?') AS namespace, coalesce(class_name, '?') AS class_name, max(duration_ms) AS longest_ms, arg_max(key, duration_ms) AS longest_key
+     SELECT coalesce(namespace, '?') AS namespace, coalesce(class_name, '?') AS class_name, max(duration_ms) FILTER (NOT unmeasured) AS longest_ms,
+       arg_max(key, duration_ms) FILTER (NOT unmeasured) AS longest_key
      FROM measured GROUP BY ALL`,
     window,
   );
-  const longest = await connection.runAndReadAll(`${holdsInWindow} SELECT * FROM measured ORDER BY duration_ms DESC, key LIMIT ${LONGEST_HOLDS_SHOWN}`, window);
+  const longest = await connection.runAndReadAll(`${holdsInWindow} SELECT * FROM measured ORDER BY unmeasured, duration_ms DESC, key LIMIT ${LONGEST_HOLDS_SHOWN}`, window);
   const gaps = await connection.runAndReadAll(`SELECT cluster_id, from_revision, to_revision, epoch_ms(detected_at) AS detected_ms FROM audit_gaps WHERE detected_at >= ${since} AND detected_at < ${until} ORDER BY cluster_id, from_revision`, window);
   const events = await connection.runAndReadAll(`SELECT count(*) AS n FROM audit_events WHERE ${inWindow}`, window);
   const longestOf = new Map(longestPerClass.getRowObjects().map((row) => [`${String(row['namespace'])}/${String(row['class_name'])}`, row]));
@@ -216,6 +231,7 @@ export async function reportOf(connection: DuckDBConnection, sinceMs: number, un
       durationMs: ms(row['duration_ms']) ?? 0,
       stillHeld: row['still_held'] === true,
       approximate: row['approximate'] === true,
+      bound: boundOf(row['granted_exact'] === true, row['ended_exact'] !== false),
     })),
     gaps: gaps.getRowObjects().map((row) => ({ clusterId: row['cluster_id'] as bigint, fromRevision: row['from_revision'] as bigint, toRevision: row['to_revision'] as bigint, detectedAtMs: ms(row['detected_ms']) ?? 0 })),
     events: count(events.getRowObjects()[0]?.['n']),

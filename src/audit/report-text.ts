@@ -1,6 +1,6 @@
 // `lockstep audit report` as a person reads it: one row per namespace and class, the longest holds, and
 // the gaps that make the window incomplete (a gap is said, never left out).
-import type { AuditReport } from './queries.js';
+import type { AuditReport, LongHold } from './queries.js';
 import { duration, table, terminalSafe, utc } from './format.js';
 
 export function renderReport(report: AuditReport): string {
@@ -31,7 +31,7 @@ export function renderReport(report: AuditReport): string {
     lines.push(
       table(
         ['key', 'class', 'holder', 'held for'],
-        report.longestHolds.map((h) => [terminalSafe(h.key), terminalSafe(h.className ?? '?'), terminalSafe(h.identity ?? '?'), `${h.approximate ? '~' : ''}${duration(h.durationMs)}${h.stillHeld ? ' (still held)' : ''}`]),
+        report.longestHolds.map((h) => [terminalSafe(h.key), terminalSafe(h.className ?? '?'), terminalSafe(h.identity ?? '?'), `${heldFor(h)}${h.stillHeld ? ' (still held)' : ''}`]),
       ),
     );
   }
@@ -40,4 +40,18 @@ export function renderReport(report: AuditReport): string {
     for (const gap of report.gaps) lines.push(`  cluster ${gap.clusterId.toString(16)}: revisions ${gap.fromRevision}..${gap.toRevision} (found ${utc(gap.detectedAtMs)})`);
   }
   return lines.join('\n');
+}
+
+/** A duration as far as the audit knows it (LongHold.bound): never a tailer's reading speed passed off as one. */
+function heldFor(hold: LongHold): string {
+  switch (hold.bound) {
+    case 'exact':
+      return duration(hold.durationMs);
+    case 'at-least':
+      return `≥ ${duration(hold.durationMs)}`;
+    case 'at-most':
+      return `≤ ${duration(hold.durationMs)}`;
+    default:
+      return 'unknown (grant and end read while catching up; the log keeps no times)';
+  }
 }

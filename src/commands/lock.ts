@@ -59,11 +59,14 @@ export function registerLockCommand(program: Command, io: CliIo, setExitCode: (c
     .command('lock')
     .description(
       'Hold a lock while a command runs; the command gets the fencing token in LOCKSTEP_TOKEN (and a fingerprint of it to log, ' +
-        'LOCKSTEP_TOKEN_FINGERPRINT; the token is never printed, ADR-22). The command runs in a process group of its own, watched ' +
+        'LOCKSTEP_TOKEN_FINGERPRINT). The token is printed only with --json, for scripts that pass it on; stderr and logs carry ' +
+        'the fingerprint alone (ADR-22). The command runs in a process group of its own, watched ' +
         'by a supervisor process that stops the whole group at the fence deadline (ADR-12) or at once if lockstep dies; a command ' +
         'that leaves its group (setsid, a daemon) escapes it. The log must have been initialised (lockstep init). ' +
         'Exit: the command\'s code; 2 bad input; 3 wait timed out; 4 fenced (lock lost, or the command was stopped); 5 refused ' +
-        '(no-epoch-record, sealed, denied, unreachable); 127 the command could not be started. ' +
+        '(no-epoch-record, sealed, denied, leak, unreachable, indeterminate); 6 not authenticated, nothing was sent (the arbiter ' +
+        'refused the TLS handshake: no client certificate, one from another CA, an expired one; --ca is not the arbiters\' CA; the ' +
+        'certificate carries no single spiffe:// URI): the message names which and the fix; 127 the command could not be started. ' +
         SINGLE_CLUSTER_HELP,
     )
     .argument('<key>', 'the lock key, namespace/path')
@@ -104,7 +107,7 @@ async function runLock(keyText: string, command: string[], options: LockOptions,
   const connection = await connect(setup, options, clock);
   if ('refused' in connection) {
     io.err(`lockstep lock: ${connection.refused}`);
-    return ExitCode.badInput;
+    return connection.unauthenticated === true ? ExitCode.unauthenticated : ExitCode.badInput;
   }
   const client = new LockClient({ arbiter: connection.api, clock, identity: connection.identity, instance: setup.instance });
   try {
@@ -150,7 +153,7 @@ interface Connection {
 }
 
 /** ADR-18: remote arbiters (--arbiter), or one in this process for single-team use (--endpoints). */
-async function connect(setup: Setup, options: LockOptions, clock: Clock): Promise<Connection | { refused: string }> {
+async function connect(setup: Setup, options: LockOptions, clock: Clock): Promise<Connection | { refused: string; unauthenticated?: true }> {
   if (options.arbiter !== undefined) {
     const remote = await connectRemote({ arbiter: options.arbiter, ...pick(options) });
     if ('refused' in remote) return remote;

@@ -78,7 +78,12 @@ describe('lockstep serve', () => {
     try {
       const uninitialised = await runLockstep(['serve', '--endpoints', fresh.endpoints.map((e) => e.replace('http://', '')).join(','), '--classes', dirs.classes, '--grants', dirs.grants, '--listen', `127.0.0.1:${port}`]);
       expect(uninitialised.code).toBe(5);
-      expect(uninitialised.stderr).toMatch(/not initialised; run lockstep init/);
+      expect(uninitialised.stderr).toMatch(/etcd at 127\.0\.0\.1:\d+ has no epoch record: it is not initialised; run lockstep init --endpoints/);
+      // Nothing listening is not an uninitialised log (issue 29): it must not send the operator to init.
+      const nobody = await runLockstep(['serve', '--endpoints', '127.0.0.1:1', '--classes', dirs.classes, '--grants', dirs.grants, '--listen', `127.0.0.1:${port}`]);
+      expect(nobody.code).toBe(5);
+      expect(nobody.stderr).toMatch(/cannot reach etcd at \S*127\.0\.0\.1:1: .*ECONNREFUSED/);
+      expect(nobody.stderr).not.toMatch(/lockstep init/);
     } finally {
       await fresh.stop();
     }

@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { Arbiter } from '../../core/arbiter/arbiter.js';
+import { EPOCH_KEY } from '../../core/arbiter/records.js';
 import { isCivilDate } from '../../core/classes/index.js';
 import { isLockError } from '../../core/lock-error.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
@@ -19,6 +20,7 @@ import { createEtcdLockLog } from '../etcd/index.js';
 import { todayUtc } from '../policy-files.js';
 import { type TlsFiles, watchServerTls } from '../service/tls-reload.js';
 import { type ServingPolicy as Policy, ServingPolicy, loadPolicy, watchPolicy } from '../service/policy-reload.js';
+import { HandshakeRefusals } from '../service/handshake-refusals.js';
 import { type ServerTls, startArbiterServer } from '../service/server.js';
 import type { LockLog } from '../../core/ports/lock-log.js';
 import type { Random } from '../../core/ports/random.js';
@@ -55,12 +57,13 @@ export function registerServeCommand(program: Command, io: CliIo, setExitCode: (
   addEtcdTlsOptions(command);
   command
     .description(
-      'Run an arbiter: lock.v1 and admin.v1 over gRPC (HTTP/2), with the standard grpc.health.v1 service. With --tls-cert, --tls-key ' +
+      'Run an arbiter: lock.v1 and admin.v1 over gRPC (HTTP/2), with the standard grpc.health.v1 service and server reflection ' +
+        '(grpc.reflection.v1, v1alpha). With --tls-cert, --tls-key ' +
         'and --client-ca it serves mTLS and each caller is the spiffe:// URI SAN of its client certificate (exactly one, ADR-19); without ' +
         'TLS it listens on loopback only and identities are unauthenticated (a lockstep-identity header). --classes and --grants are ' +
         'reloaded on change; an invalid new set is refused and the last good one keeps serving (ADR-24). SIGTERM or SIGINT drains. ' +
         '--dev starts a throwaway etcd, development certificates and the example classes. Exit 0 drained; 2 bad input; 5 the log is ' +
-        'not initialised (lockstep init) or sealed, or etcd is unreachable.',
+        'not initialised (lockstep init) or sealed, or etcd is unreachable (each said apart).',
     )
     .option('--endpoints <list>', 'etcd client endpoints, host:port[,host:port...] (required without --dev; https://host:port for a TLS-only etcd)')
     .option('--topology <file>', 'instead of --endpoints: a YAML Topology naming the region, its coord cluster and entity shards (endpoints each); keys are routed by class tier and the watched shard map, other regions\' keys get the redirect error (ADR-07/08/09, docs/seal-and-epochs.md)')
@@ -181,7 +184,8 @@ export async function runServe(options: ServeOptions, io: CliIo, started?: (addr
   if (typeof opened === 'number') return opened;
   const arbiter = 'router' in opened ? opened.router : opened.arbiter;
   const metricsServer = await serveMetrics(telemetry, setup.metrics);
-  const server = await startArbiterServer({ arbiter: telemetry.wrap(arbiter), ...('moves' in opened ? { moves: opened.moves } : {}), host: setup.host, port: setup.port, trustedProxies: setup.trustedProxies, ...(setup.tls === undefined ? {} : { tls: setup.tls }), onUnexpected: (error) => io.err(oneLine(`lockstep serve: unexpected error in a call: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)) });
+  const refusals = new HandshakeRefusals({ nowMs: () => Date.now(), log: (refusal) => telemetry.logger.warn({ ...refusal }, 'refused a TLS handshake (once per peer a minute)') });
+  const server = await startArbiterServer({ arbiter: telemetry.wrap(arbiter), ...('moves' in opened ? { moves: opened.moves } : {}), host: setup.host, port: setup.port, trustedProxies: setup.trustedProxies, ...(setup.tls === undefined ? {} : { tls: setup.tls }), handshakeRefusals: refusals, onUnexpected: (error) => io.err(oneLine(`lockstep serve: unexpected error in a call: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)) });
   if (setup.tls === undefined) io.err(`lockstep serve: WARNING: no TLS: identities are unauthenticated (a caller names itself in the lockstep-identity header) and nobody may act as an operator; serve with --tls-cert, --tls-key and --client-ca for anything but a trial`);
   io.err(oneLine(`lockstep serve: serving lock.v1 and admin.v1 on ${server.host}:${server.port} (${setup.tls === undefined ? 'plaintext' : 'mTLS'}), ${first.loaded.classCount} classes and ${first.loaded.grantCount} grants from ${dirs.classes} and ${dirs.grants}`));
   if (metricsServer !== undefined) io.err(oneLine(`lockstep serve: metrics at http://${metricsServer.address}/metrics`));
@@ -223,8 +227,15 @@ async function openOne(setup: ServeSetup, wrapLog: (log: LockLog) => LockLog, po
   };
   try {
     const status = await arbiter.status();
-    if (status.sealed !== undefined || status.epoch === undefined) {
-      const why = status.sealed?.kind === 'no-epoch-record' || status.sealed === undefined ? 'the lock log has no epoch record: it is not initialised; run lockstep init --endpoints ... first (ADR-03)' : `the arbiter is sealed (${status.sealed.kind}): the log was restored or replaced, and serves nothing until two operators advance the epoch (ADR-03)`;
+    if (status.sealed === undefined && status.epoch === undefined) {
+      // Neither an epoch nor a seal: the epoch record was never read (issue 29: not "run lockstep init").
+      io.err(oneLine(`lockstep serve: cannot reach etcd at ${hostPorts(setup.endpoints)}: ${await unreachableWhy(log)}; check --endpoints and that etcd is up`));
+      await close();
+      return ExitCode.refused;
+    }
+    if (status.sealed !== undefined) {
+      const where = hostPorts(setup.endpoints);
+      const why = status.sealed.kind === 'no-epoch-record' ? `etcd at ${where} has no epoch record: it is not initialised; run lockstep init --endpoints ${where} first (ADR-03)` : `the arbiter is sealed (${status.sealed.kind}): the log was restored or replaced, and serves nothing until two operators advance the epoch (ADR-03)`;
       io.err(oneLine(`lockstep serve: refused: ${why}`));
       await close();
       return ExitCode.refused;
@@ -236,4 +247,18 @@ async function openOne(setup: ServeSetup, wrapLog: (log: LockLog) => LockLog, po
     return ExitCode.refused;
   }
   return { arbiter, endWaits: () => arbiter.close(), close };
+}
+
+function hostPorts(endpoints: readonly string[]): string {
+  return endpoints.map((e) => e.replace(/^https?:\/\//, '')).join(',');
+}
+
+/** Why a read of the log fails, in the words of the error (connection refused, a timeout). */
+async function unreachableWhy(log: LockLog): Promise<string> {
+  try {
+    await log.range({ key: EPOCH_KEY });
+    return 'the epoch record could not be read';
+  } catch (error) {
+    return (error as Error).message.slice(0, 300);
+  }
 }

@@ -17,7 +17,8 @@ export interface RemoteOptions {
   readonly identity?: string;
 }
 
-export type Remote = { readonly arbiter: NetworkArbiter; readonly identity: string; readonly addresses: readonly string[] } | { readonly refused: string };
+/** `unauthenticated`: the certificate names no single SPIFFE ID, a refusal of its own exit code (issue 29). */
+export type Remote = { readonly arbiter: NetworkArbiter; readonly identity: string; readonly addresses: readonly string[] } | { readonly refused: string; readonly unauthenticated?: true };
 
 export async function connectRemote(options: RemoteOptions): Promise<Remote> {
   let addresses: string[];
@@ -45,7 +46,7 @@ export async function connectRemote(options: RemoteOptions): Promise<Remote> {
   try {
     identity = spiffeIdOf(new X509Certificate(cert).subjectAltName);
   } catch (error) {
-    if (isLockError(error)) return { refused: `--tls-cert ${options.tlsCert}: ${error.message.slice(error.code.length + 2)}` };
+    if (isLockError(error)) return { refused: `--tls-cert ${options.tlsCert}: ${error.message.slice(error.code.length + 2)}`, unauthenticated: true };
     return { refused: `--tls-cert ${options.tlsCert} is not a PEM certificate: ${(error as Error).message}` };
   }
   if (options.identity !== undefined && options.identity !== identity) {

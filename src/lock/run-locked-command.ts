@@ -57,6 +57,8 @@ export function exitCodeForLockError(error: LockError): number {
     case 'invalid-argument':
     case 'unknown-class':
       return ExitCode.badInput;
+    case 'unauthenticated':
+      return ExitCode.unauthenticated;
     default:
       return ExitCode.refused;
   }

@@ -32,14 +32,14 @@ export async function makeDevCa(dir: string): Promise<DevCa> {
   return { dir, openssl, cert, key };
 }
 
-async function signed(ca: DevCa, name: string, extensions: readonly string[]): Promise<CertFiles> {
+async function signed(ca: DevCa, name: string, extensions: readonly string[], days = DAYS): Promise<CertFiles> {
   const cert = join(ca.dir, `${name}.crt`);
   const key = join(ca.dir, `${name}.key`);
   const csr = join(ca.dir, `${name}.csr`);
   const ext = join(ca.dir, `${name}.ext`);
   await writeFile(ext, `${extensions.join('\n')}\n`);
   await run(ca.openssl, ['req', ...KEY, '-keyout', key, '-out', csr, '-subj', `/CN=${name}`]);
-  await run(ca.openssl, ['x509', '-req', '-in', csr, '-CA', ca.cert, '-CAkey', ca.key, '-CAcreateserial', '-out', cert, '-days', DAYS, '-extfile', ext]);
+  await run(ca.openssl, ['x509', '-req', '-in', csr, '-CA', ca.cert, '-CAkey', ca.key, '-CAcreateserial', '-out', cert, '-days', days, '-extfile', ext]);
   return { cert, key };
 }
 
@@ -48,8 +48,11 @@ export function makeServerCert(ca: DevCa, name = 'arbiter'): Promise<CertFiles> 
   return signed(ca, name, ['subjectAltName=DNS:localhost,IP:127.0.0.1', 'extendedKeyUsage=serverAuth', 'keyUsage=critical,digitalSignature']);
 }
 
-/** A client certificate carrying `spiffeIds` as URI SANs (none at all gives a certificate without a SAN). */
-export function makeClientCert(ca: DevCa, name: string, spiffeIds: readonly string[]): Promise<CertFiles> {
+/**
+ * A client certificate carrying `spiffeIds` as URI SANs (none at all gives a certificate without a SAN).
+ * `days` -1 makes one that expired a day before it began, for the tests of the refusal.
+ */
+export function makeClientCert(ca: DevCa, name: string, spiffeIds: readonly string[], days = DAYS): Promise<CertFiles> {
   const san = spiffeIds.length === 0 ? [] : [`subjectAltName=${spiffeIds.map((id) => `URI:${id}`).join(',')}`];
-  return signed(ca, name, [...san, 'extendedKeyUsage=clientAuth', 'keyUsage=critical,digitalSignature']);
+  return signed(ca, name, [...san, 'extendedKeyUsage=clientAuth', 'keyUsage=critical,digitalSignature'], days);
 }

@@ -11,9 +11,10 @@ import { rendezvousScore } from '../../core/shards/rendezvous.js';
 import { leaseId } from '../../core/units.js';
 import type { MoveProposal } from '../../core/shards/move-desk.js';
 import { DEFAULT_DRAIN_WAIT_MS } from '../../core/shards/shard-move.js';
-import { AdminService, type ApproveShardMoveResponse } from '../gen/lockstep/admin/v1/admin_pb.js';
+import { AdminService, type ApproveShardMoveResponse, type GetStatusResponse } from '../gen/lockstep/admin/v1/admin_pb.js';
 import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
 import { KeepAliveStream } from './keepalive-stream.js';
+import { probeTls } from './tls-probe.js';
 import { IDENTITY_HEADER } from './peer-identity.js';
 import { routingKeyInterceptor } from './routing-key.js';
 import { fromConnectError, sealFromWire } from './wire-errors.js';
@@ -50,6 +51,8 @@ const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNRE
 
 interface Endpoint {
   readonly address: string;
+  /** Where it is dialled (dialAddresses), which a TLS probe must reach too. */
+  readonly dialAddress: string;
   readonly lock: Client<typeof LockService>;
   readonly admin: Client<typeof AdminService>;
 }
@@ -59,12 +62,14 @@ type Mutating = 'mutating' | 'read';
 export class NetworkArbiter implements Api.ArbiterApi {
   private readonly endpoints: readonly Endpoint[];
   private readonly timeoutMs: number;
+  private readonly tls: ClientTls | undefined;
   private readonly streams = new Map<string, { readonly endpoint: Endpoint; readonly stream: KeepAliveStream<{ sessionId: bigint }> }>();
   private opened = 0;
 
   constructor(options: NetworkArbiterOptions) {
     if (options.addresses.length === 0) throw new LockError('invalid-argument', 'a network arbiter needs at least one address (host:port)');
     this.timeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    this.tls = options.tls;
     // Behind Envoy, its ring-hash sends a key's calls to one arbiter by this header (routing-key.ts).
     const interceptors: Interceptor[] = [routingKeyInterceptor];
     const claimed = options.identity;
@@ -81,7 +86,7 @@ export class NetworkArbiter implements Api.ArbiterApi {
         interceptors,
         ...(options.tls === undefined ? {} : { nodeOptions: { cert: options.tls.cert, key: options.tls.key, ca: options.tls.ca } }),
       });
-      return { address, lock: createClient(LockService, transport), admin: createClient(AdminService, transport) };
+      return { address, dialAddress: options.dialAddresses?.[i] ?? address, lock: createClient(LockService, transport), admin: createClient(AdminService, transport) };
     });
   }
 
@@ -207,8 +212,17 @@ export class NetworkArbiter implements Api.ArbiterApi {
   }
 
   async status(): Promise<Api.ArbiterStatus> {
-    const answer = await this.call(this.endpoints, 'read', (e, o) => e.admin.getStatus({}, o));
-    return { epoch: answer.epoch === 0 ? undefined : answer.epoch, clusterId: answer.clusterId === '' ? undefined : BigInt(answer.clusterId), sealed: answer.sealed === undefined ? undefined : sealFromWire(answer.sealed) };
+    return statusFromWire(await this.call(this.endpoints, 'read', (e, o) => e.admin.getStatus({}, o)));
+  }
+
+  /** The arbiters' addresses, in the order given. */
+  get addresses(): readonly string[] {
+    return this.endpoints.map((e) => e.address);
+  }
+
+  /** One arbiter's status (`lockstep admin status` asks each): no failing over to another. */
+  async statusOf(address: string): Promise<Api.ArbiterStatus> {
+    return statusFromWire(await this.call(this.endpoints.filter((e) => e.address === address), 'read', (e, o) => e.admin.getStatus({}, o)));
   }
 
   /**
@@ -237,12 +251,37 @@ export class NetworkArbiter implements Api.ArbiterApi {
         return await send(endpoint, { timeoutMs: Math.ceil(this.timeoutMs + waitMs) });
       } catch (error) {
         const failure = classify(error, kind, endpoint.address);
+        if (mayBeRefusedHandshake(error, failure.error)) await this.throwIfTlsRefused(endpoint, failure.error);
         if (!failure.tryNext) throw failure.error;
         last = failure.error;
       }
     }
     throw last ?? new LockError('unavailable', 'no arbiter address to call');
   }
+
+  /**
+   * A transport failure may be the arbiter refusing this client's handshake: then nothing was served and
+   * nothing happened, and the caller is told which refusal and its fix, as `unauthenticated` (issue 29).
+   */
+  private async throwIfTlsRefused(endpoint: Endpoint, failure: LockError): Promise<void> {
+    if (this.tls === undefined) return;
+    const refusal = await probeTls(endpoint.dialAddress, this.tls);
+    if (refusal !== undefined) throw new LockError('unauthenticated', `${refusal.message}; nothing was sent`, { cause: failure });
+  }
+}
+
+/**
+ * A transport failure that a refused handshake could explain: not an answer of the server, nor a deadline
+ * (a paused arbiter must not cost a probe's wait on top of the call's). A refused handshake can surface as
+ * a reset, or as the HTTP/2 stream closed with CANCEL: both are probed.
+ */
+function mayBeRefusedHandshake(raw: unknown, failure: LockError): boolean {
+  if (failure.code !== 'indeterminate' && failure.code !== 'unavailable') return false;
+  return raw instanceof ConnectError && fromConnectError(raw) === undefined && raw.code !== Code.DeadlineExceeded;
+}
+
+function statusFromWire(answer: GetStatusResponse): Api.ArbiterStatus {
+  return { epoch: answer.epoch === 0 ? undefined : answer.epoch, clusterId: answer.clusterId === '' ? undefined : BigInt(answer.clusterId), sealed: answer.sealed === undefined ? undefined : sealFromWire(answer.sealed) };
 }
 
 /**

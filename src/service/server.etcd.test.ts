@@ -138,7 +138,9 @@ describe('lock.v1 over gRPC with mTLS', () => {
     const stranger = await makeClientCert(other, 'stranger', [ALICE]);
     const arbiter = new NetworkArbiter({ addresses: [`127.0.0.1:${server.port}`], tls: { cert: await readFile(stranger.cert), key: await readFile(stranger.key), ca: await readFile(ca.cert) } });
     const error = await refusal(arbiter.status());
-    expect(error.code).toBe('unavailable');
+    // Issue 29: a definite refusal, said as one (not 'unavailable', which a retry might cure).
+    expect(error.code).toBe('unauthenticated');
+    expect(error.message).toMatch(/refused the client certificate in the TLS handshake.*nothing was sent/);
   });
 
   it('force-releases only with two different authenticated operators, and records both', async () => {

@@ -10,11 +10,15 @@ import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { isLockError } from '../../core/lock-error.js';
 import type { ArbiterService } from '../../core/ports/caller.js';
 import { Health } from '../gen/grpc/health/v1/health_pb.js';
+import { ServerReflection } from '../gen/grpc/reflection/v1/reflection_pb.js';
+import { ServerReflection as ServerReflectionV1Alpha } from '../gen/grpc/reflection/v1alpha/reflection_pb.js';
 import { AdminService } from '../gen/lockstep/admin/v1/admin_pb.js';
 import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
 import { type MoveDesk, adminServiceImpl } from './admin-service.js';
 import { CALLER, CallGuard, type CallerOutcome } from './call-guard.js';
+import type { HandshakeRefusals } from './handshake-refusals.js';
 import { HealthState, healthServiceImpl } from './health.js';
+import { reflectionServices } from './reflection.js';
 import { lockServiceImpl } from './lock-service.js';
 import { IDENTITY_HEADER, callerOf } from './peer-identity.js';
 import { XFCC_HEADER } from './xfcc.js';
@@ -36,6 +40,8 @@ export interface ArbiterServerOptions {
   /** SPIFFE IDs of proxies whose x-forwarded-client-cert names the caller (serve --trusted-proxy, xfcc.ts). */
   readonly trustedProxies?: readonly string[];
   readonly onUnexpected: (error: unknown) => void;
+  /** With TLS: the book of refused handshakes, which logs them once per peer a minute. */
+  readonly handshakeRefusals?: HandshakeRefusals;
 }
 
 export interface ArbiterServer {
@@ -72,6 +78,10 @@ export async function startArbiterServer(options: ArbiterServerOptions): Promise
       router.service(LockService, lockServiceImpl(options.arbiter, guard));
       router.service(AdminService, adminServiceImpl(options.arbiter, guard, options.moves));
       router.service(Health, healthServiceImpl(health));
+      // Server reflection (issue 29): stock tools list and describe the services above.
+      const reflection = reflectionServices([LockService, AdminService, Health]);
+      router.service(ServerReflection, reflection.v1);
+      router.service(ServerReflectionV1Alpha, reflection.v1alpha);
     },
     contextValues: (request) => {
       let outcome: CallerOutcome;
@@ -88,6 +98,7 @@ export async function startArbiterServer(options: ArbiterServerOptions): Promise
     options.tls === undefined
       ? http2.createServer(handler)
       : http2.createSecureServer({ cert: options.tls.cert, key: options.tls.key, ca: options.tls.clientCa, requestCert: true, rejectUnauthorized: true, allowHTTP1: false }, handler);
+  if (options.tls !== undefined) options.handshakeRefusals?.watch(server as http2.Http2SecureServer);
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on('session', (session) => {
     sessions.add(session);

@@ -5,6 +5,8 @@ import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 
 const liveProcesses = new Set<ChildProcess>();
+/** Leaders of process groups (spawned detached): the whole group is killed, not the leader alone. */
+const liveGroups = new Set<number>();
 const liveDirectories = new Set<string>();
 let hooked = false;
 
@@ -17,6 +19,14 @@ function reapAll(): void {
     }
   }
   liveProcesses.clear();
+  for (const pgid of liveGroups) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      // The whole group is gone.
+    }
+  }
+  liveGroups.clear();
   for (const directory of liveDirectories) rmSync(directory, { recursive: true, force: true });
   liveDirectories.clear();
 }
@@ -32,6 +42,20 @@ export function reapOnExit(child: ChildProcess): void {
   hookExit();
   liveProcesses.add(child);
   child.once('exit', () => liveProcesses.delete(child));
+}
+
+/**
+ * Kill the whole process group `child` leads (spawned with detached: true) when this process exits: an
+ * `npx` leaves its node and that node's etcd behind when only npx is killed. The group is killed even after
+ * the leader exited, for its children may not have; call forgetGroup once the test has ended it itself.
+ */
+export function reapGroupOnExit(child: ChildProcess): void {
+  hookExit();
+  if (child.pid !== undefined) liveGroups.add(child.pid);
+}
+
+export function forgetGroup(pgid: number): void {
+  liveGroups.delete(pgid);
 }
 
 /** Remove `directory` when this process exits, unless forgetDirectory was called first. */
