@@ -1,0 +1,192 @@
+// Issue 28, the attacks as a test: `lockstep serve` as a real process with real mTLS on real etcd. One
+// tenant (mallory) goes to each of its limits and past them: 32 MiB messages, sessions, waiters in line on
+// the victim's key, holds, its call rate, a malformed token; an operator's stale force-release quotes a
+// token. Meanwhile a second tenant's `lockstep lock` holds a 5 s-TTL key as a real process, and a third
+// (victor) renews a session from here, timing each keepalive. The holder is never fenced, victor's p99
+// keepalive stays under TTL/3, serve's peak memory stays under MEMORY_BOUND_MIB, and no line of serve's
+// log (every call at debug, refusals of every kind included) carries a token or runs over the bound.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initLog } from '../../core/arbiter/init-log.js';
+import { MAX_LOG_LINE_CHARS } from '../../core/limits.js';
+import { isLockError } from '../../core/lock-error.js';
+import type { LockLog } from '../../core/ports/lock-log.js';
+import { createEtcdLockLog } from '../etcd/index.js';
+import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
+import { type CertFiles, type DevCa, makeClientCert, makeDevCa, makeServerCert } from '../service/dev-certs.js';
+import { NetworkArbiter } from '../service/network-arbiter.js';
+import { type EtcdCluster, startEtcdCluster } from '../testing/etcd-cluster.js';
+import { freePorts } from '../testing/free-port.js';
+import { type LockstepProcess, startLockstep, writeFencedClass } from '../testing/lockstep-process.js';
+import { tokenLeaks } from '../testing/token-leak.js';
+
+const TTL_SECONDS = 5;
+/** serve's peak resident memory under the flood (it idles near 110 MiB; a 128 MiB key took it to 2.4 GB before issue 28). */
+const MEMORY_BOUND_MIB = 300;
+/** Mallory's grant lowers its limits so that a test reaches each of them quickly. */
+const MALLORY_LIMITS = { sessions: 6, holds: 6, waiters: 6, concurrentCalls: 12, callsPerSecond: 50, callBurst: 50 };
+const CLASS = 'flood-writes';
+const idOf = (name: string): string => `spiffe://lockstep.test/ns/payments/sa/${name}`;
+const scratch = mkdtempSync(join(tmpdir(), 'lockstep-flood-'));
+const dirs = { classes: join(scratch, 'classes'), grants: join(scratch, 'grants') };
+let cluster: EtcdCluster;
+let log: LockLog;
+let ca: DevCa;
+const certs = new Map<string, CertFiles>();
+let server: LockstepProcess | undefined;
+let classFile: string;
+const opened: NetworkArbiter[] = [];
+
+beforeAll(async () => {
+  cluster = await startEtcdCluster({ members: 1 });
+  log = createEtcdLockLog({ endpoints: cluster.endpoints });
+  await initLog(log);
+  ca = await makeDevCa(join(scratch, 'certs'));
+  for (const name of ['holder', 'victor', 'mallory', 'ana']) certs.set(name, await makeClientCert(ca, name, [idOf(name)]));
+  await mkdir(dirs.classes);
+  await mkdir(dirs.grants);
+  classFile = await writeFencedClass(dirs.classes, CLASS, TTL_SECONDS);
+  const grant = (name: string, extra = ''): string => ['apiVersion: lockstep/v1', 'kind: LockGrant', `metadata: { name: ${name}, namespace: payments }`, `spec: { identity: "${idOf(name)}", prefixes: [payments/]${extra} }`].join('\n');
+  const limits = Object.entries(MALLORY_LIMITS).map(([k, v]) => `${k}: ${v}`).join(', ');
+  const grants = [grant('holder'), grant('victor'), grant('mallory', `, limits: { ${limits} }`), grant('ana', ', role: operator')];
+  await writeFile(join(dirs.grants, 'grants.yaml'), `${grants.join('\n---\n')}\n`);
+});
+
+afterAll(async () => {
+  for (const client of opened) client.close();
+  server?.child.kill('SIGKILL');
+  await log?.close();
+  await cluster?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+async function arbiterAs(name: string, port: number): Promise<NetworkArbiter> {
+  const files = certs.get(name) as CertFiles;
+  const client = new NetworkArbiter({ addresses: [`127.0.0.1:${port}`], tls: { cert: await readFile(files.cert), key: await readFile(files.key), ca: await readFile(ca.cert) } });
+  opened.push(client);
+  return client;
+}
+
+async function rawAs(name: string, port: number) {
+  const files = certs.get(name) as CertFiles;
+  return createClient(LockService, createGrpcTransport({ baseUrl: `https://127.0.0.1:${port}`, nodeOptions: { cert: await readFile(files.cert), key: await readFile(files.key), ca: await readFile(ca.cert) } }));
+}
+
+const codeOf = (promise: Promise<unknown>): Promise<string> => promise.then(() => 'ok', (error: unknown) => (isLockError(error) ? error.code : error instanceof ConnectError ? `wire:${Code[error.code]}` : String(error)));
+
+function peakMemoryMib(pid: number): number {
+  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(hwm) / 1024;
+}
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+/** Mallory at each limit and past it; every outcome by kind. */
+async function flood(port: number, victimToken: bigint, tokens: bigint[]): Promise<Record<string, string[]>> {
+  const mallory = await arbiterAs('mallory', port);
+  const raw = await rawAs('mallory', port);
+  const seen: Record<string, string[]> = {};
+  const note = async (what: string, promise: Promise<unknown>) => void (seen[what] ??= []).push(await codeOf(promise));
+  const huge = `payments/${'k'.repeat(32 * 1024 * 1024)}`;
+  await Promise.all([1, 2, 3].map(() => note('oversize', raw.validate({ key: huge, token: '1' }).catch((error: unknown) => {
+    (seen['oversize-text'] ??= []).push(error instanceof ConnectError ? error.rawMessage.slice(0, 120) : String(error));
+    throw error;
+  }))));
+  const sessions = [];
+  for (let i = 0; i < MALLORY_LIMITS.sessions + 2; i++) {
+    const session = mallory.openSession({ ttlSeconds: TTL_SECONDS });
+    await note('sessions', session);
+    sessions.push(await session.catch(() => undefined));
+  }
+  const second = sessions[1];
+  if (second === undefined) throw new Error('mallory opened no second session');
+  // Waiters in line behind the holder's key: at the limit, and past it.
+  const waiting = Array.from({ length: MALLORY_LIMITS.waiters + 2 }, () => note('waiters', mallory.acquire({ sessionId: second.sessionId, key: 'payments/victim', className: CLASS, waitMs: 4000 })));
+  await note('bad-token', mallory.validate({ key: 'payments/victim', token: `${victimToken}x` }));
+  for (let i = 0; i < 3 * MALLORY_LIMITS.callBurst; i++) await note('rate', mallory.validate({ key: 'payments/victim', token: String(victimToken) }));
+  await Promise.all(waiting);
+  await sleep(1000); // the bucket refills
+  // Mallory's sessions were not renewed: their leases are gone, and so are their places in its quota.
+  const fresh = await mallory.openSession({ ttlSeconds: TTL_SECONDS });
+  for (let i = 0; i < MALLORY_LIMITS.holds + 2; i++) {
+    const acquired = mallory.acquire({ sessionId: fresh.sessionId, key: `payments/m-${i}`, className: CLASS, waitMs: 0 });
+    await note('holds', acquired);
+    tokens.push(...(await acquired.then((grant) => [grant.token], () => [])));
+  }
+  const ana = await arbiterAs('ana', port);
+  await note('stale', ana.requestForceRelease({ key: 'payments/victim', expectedToken: String(victimToken - 1n), reason: 'flood test: a stale expected token' }));
+  return seen;
+}
+
+describe('one tenant at every limit (issue 28)', () => {
+  it('cannot fence, stall or leak into the log another tenant renewing through the same serve', { timeout: 180_000 }, async () => {
+    const [port] = (await freePorts(1)) as [number];
+    const endpoints = cluster.endpoints.map((e) => e.replace('http://', '')).join(',');
+    const serverCert = await makeServerCert(ca);
+    server = startLockstep(['serve', '--endpoints', endpoints, '--classes', dirs.classes, '--grants', dirs.grants, '--listen', `127.0.0.1:${port}`, '--tls-cert', serverCert.cert, '--tls-key', serverCert.key, '--client-ca', ca.cert, '--json', '--log-level', 'debug']);
+    await server.waitForStderr(/serving lock\.v1/, 30_000);
+
+    // The holder: a real `lockstep lock` process on a 5 s-TTL class, writing its token where this test reads it.
+    const tokenFile = join(scratch, 'victim-token');
+    const files = certs.get('holder') as CertFiles;
+    const holder = startLockstep(['lock', '--arbiter', `127.0.0.1:${port}`, '--tls-cert', files.cert, '--tls-key', files.key, '--ca', ca.cert, '--class', classFile, 'payments/victim', '--', 'sh', '-c', `echo $LOCKSTEP_TOKEN > ${tokenFile}; sleep 20`]);
+    while (!existsSync(tokenFile) || readFileSync(tokenFile, 'utf8').trim() === '') await sleep(100);
+    const victimToken = BigInt(readFileSync(tokenFile, 'utf8').trim());
+
+    // Victor renews every 250 ms through the flood, timing each keepalive.
+    const victor = await arbiterAs('victor', port);
+    const session = await victor.openSession({ ttlSeconds: TTL_SECONDS });
+    const grant = await victor.acquire({ sessionId: session.sessionId, key: 'payments/victor', className: CLASS, waitMs: 0 });
+    const latenciesMs: number[] = [];
+    let flooding = true;
+    const renewing = (async () => {
+      while (flooding) {
+        const startedMs = performance.now();
+        await victor.keepAlive({ sessionId: session.sessionId });
+        latenciesMs.push(performance.now() - startedMs);
+        await sleep(250);
+      }
+    })();
+    const mallorysTokens: bigint[] = [];
+    const seen = await flood(port, victimToken, mallorysTokens).finally(() => (flooding = false));
+    await renewing;
+
+    const holderExit = await holder.exited;
+    const stderr = server.stderr();
+    const peakMib = peakMemoryMib(server.pid);
+    const [p50, p99] = [percentile(latenciesMs, 50), percentile(latenciesMs, 99)];
+    console.log(`flood: victor keepalive p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms over ${latenciesMs.length} renewals; serve peak RSS ${peakMib.toFixed(0)} MiB; outcomes ${JSON.stringify(seen)}`);
+
+    // Mallory reached each limit and was refused past it, by name of the kind.
+    const count = (what: string, code: string): number => (seen[what] ?? []).filter((c) => c === code).length;
+    // Refused from the length prefix: resource-exhausted, or (seen here) the stream reset while the client
+    // still sends (NGHTTP2_ENHANCE_YOUR_CALM / INTERNAL_ERROR); the arbiter never sees it, and serve stays small.
+    expect(seen['oversize']?.filter((code) => code === 'wire:ResourceExhausted' || code === 'wire:Internal')).toHaveLength(3);
+    expect([count('sessions', 'ok'), count('sessions', 'resource-exhausted')]).toEqual([MALLORY_LIMITS.sessions, 2]);
+    expect([count('waiters', 'wait-timeout'), count('waiters', 'resource-exhausted')]).toEqual([MALLORY_LIMITS.waiters, 2]);
+    expect(count('rate', 'resource-exhausted')).toBeGreaterThan(0);
+    expect([count('holds', 'ok'), count('holds', 'resource-exhausted')]).toEqual([MALLORY_LIMITS.holds, 2]);
+    expect([seen['bad-token'], seen['stale']]).toEqual([['invalid-argument'], ['stale']]);
+
+    // The others never noticed: the holder exits with its command's 0 (4 is fenced), victor renewed well in time.
+    expect(holderExit.code, holder.stderr()).toBe(0);
+    expect(p99).toBeLessThan((TTL_SECONDS * 1000) / 3);
+    expect(await codeOf(victor.release({ sessionId: session.sessionId, key: 'payments/victor', token: grant.token }))).toBe('ok');
+    expect(peakMib).toBeLessThan(MEMORY_BOUND_MIB);
+
+    // The log: every refusal kind is there, no line over the bound, no token of anyone's.
+    const lines = stderr.split('\n').filter((line) => line !== '');
+    for (const code of ['resource-exhausted', 'invalid-argument', 'stale', 'wait-timeout']) expect(lines.some((line) => line.includes(`"code":"${code}"`)), code).toBe(true);
+    expect(lines.filter((line) => line.length > MAX_LOG_LINE_CHARS).map((line) => line.slice(0, 200))).toEqual([]);
+    expect(tokenLeaks(stderr, [victimToken, victimToken - 1n, grant.token, ...mallorysTokens])).toEqual([]);
+  });
+});
