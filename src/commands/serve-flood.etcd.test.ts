@@ -1,7 +1,8 @@
 // Issue 28, the attacks as a test: `lockstep serve` as a real process with real mTLS on real etcd. One
 // tenant (mallory) goes to each of its limits and past them: 32 MiB messages, sessions, waiters in line on
 // the victim's key, holds, its call rate, a malformed token; an operator's stale force-release quotes a
-// token. Meanwhile a second tenant's `lockstep lock` holds a 5 s-TTL key as a real process, and a third
+// token. Meanwhile a second tenant's `lockstep lock` holds a 5 s-TTL key as a real process until the flood
+// is over, and a third
 // (victor) renews a session from a process of its own, timing each keepalive. The holder is never fenced, victor's p99
 // keepalive stays under TTL/3, serve's peak memory stays under MEMORY_BOUND_MIB, and no line of serve's
 // log (every call at debug, refusals of every kind included) carries a token or runs over the bound.
@@ -114,11 +115,12 @@ async function flood(port: number, victimToken: bigint, tokens: bigint[]): Promi
   }
   const second = sessions[1];
   if (second === undefined) throw new Error('mallory opened no second session');
-  // Waiters in line behind the holder's key: at the limit, and past it.
+  // Waiters in line behind the holder's key: at the limit, and past it, on a session kept alive meanwhile.
+  const renewing = setInterval(() => void mallory.keepAlive({ sessionId: second.sessionId }).catch(() => undefined), 1000);
   const waiting = Array.from({ length: MALLORY_LIMITS.waiters + 2 }, () => note('waiters', mallory.acquire({ sessionId: second.sessionId, key: 'payments/victim', className: CLASS, waitMs: 4000 })));
   await note('bad-token', mallory.validate({ key: 'payments/victim', token: `${victimToken}x` }));
   for (let i = 0; i < 3 * MALLORY_LIMITS.callBurst; i++) await note('rate', mallory.validate({ key: 'payments/victim', token: String(victimToken) }));
-  await Promise.all(waiting);
+  await Promise.all(waiting).finally(() => clearInterval(renewing));
   await sleep(1000); // the bucket refills
   // Mallory's sessions were not renewed: their leases are gone, and so are their places in its quota.
   const fresh = await mallory.openSession({ ttlSeconds: TTL_SECONDS });
@@ -142,8 +144,9 @@ describe('one tenant at every limit (issue 28)', () => {
 
     // The holder: a real `lockstep lock` process on a 5 s-TTL class, writing its token where this test reads it.
     const tokenFile = join(scratch, 'victim-token');
+    const doneFile = join(scratch, 'flood-done'); // the holder holds until the flood is over, however long it takes
     const files = certs.get('holder') as CertFiles;
-    const holder = startLockstep(['lock', '--arbiter', `127.0.0.1:${port}`, '--tls-cert', files.cert, '--tls-key', files.key, '--ca', ca.cert, '--class', classFile, 'payments/victim', '--', 'sh', '-c', `echo $LOCKSTEP_TOKEN > ${tokenFile}; sleep 20`]);
+    const holder = startLockstep(['lock', '--arbiter', `127.0.0.1:${port}`, '--tls-cert', files.cert, '--tls-key', files.key, '--ca', ca.cert, '--class', classFile, 'payments/victim', '--', 'sh', '-c', `echo $LOCKSTEP_TOKEN > ${tokenFile}; while [ ! -e ${doneFile} ]; do sleep 0.2; done`]);
     while (!existsSync(tokenFile) || readFileSync(tokenFile, 'utf8').trim() === '') await sleep(100);
     const victimToken = BigInt(readFileSync(tokenFile, 'utf8').trim());
 
@@ -160,7 +163,10 @@ describe('one tenant at every limit (issue 28)', () => {
       void victorExit.then(() => fail(new Error(`keepalive-timer exited: ${victorErr}`)));
     });
     const mallorysTokens: bigint[] = [];
-    const seen = await flood(port, victimToken, mallorysTokens).finally(() => victor.stdin.end());
+    const seen = await flood(port, victimToken, mallorysTokens).finally(() => {
+      victor.stdin.end();
+      void writeFile(doneFile, '');
+    });
     expect(await victorExit, victorErr).toBe(0);
     const { latenciesMs, token: victorToken } = JSON.parse(victorOut) as { latenciesMs: number[]; token: string };
 
