@@ -2,10 +2,10 @@
 // tenant (mallory) goes to each of its limits and past them: 32 MiB messages, sessions, waiters in line on
 // the victim's key, holds, its call rate, a malformed token; an operator's stale force-release quotes a
 // token. Meanwhile a second tenant's `lockstep lock` holds a 5 s-TTL key as a real process until the flood
-// is over, and a third
-// (victor) renews a session from a process of its own, timing each keepalive. The holder is never fenced, victor's p99
-// keepalive stays under TTL/3, serve's peak memory stays under MEMORY_BOUND_MIB, and no line of serve's
-// log (every call at debug, refusals of every kind included) carries a token or runs over the bound.
+// is over, and a third (victor) renews a session from a process of its own, timing each keepalive. The
+// holder is never fenced, victor's p99 keepalive stays under TTL/3, serve's peak memory stays under
+// MEMORY_BOUND_MIB, and no line of serve's log (every call at debug, refusals of every kind included)
+// carries a token or runs over the bound.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
