@@ -45,11 +45,8 @@ export class LockError extends Error {
   readonly region: string | undefined;
   /** For `sealed`: why. */
   readonly seal: SealReason | undefined;
-  /**
-   * ADR-22: token text the message quotes. The caller may be shown it (it sent it); a log line may not, so
-   * the logger censors these values wherever they appear (src/logging/arbiter-call-log.ts, issue 28).
-   */
-  readonly tokens: readonly string[];
+  /** Kept off the error's own enumerable fields, so a serializer that copies them (pino's err) cannot write it. */
+  readonly #tokens: readonly string[];
 
   constructor(code: LockErrorCode, message: string, details: { region?: string; seal?: SealReason; cause?: unknown; tokens?: readonly string[] } = {}) {
     // An expected refusal: no stack (expected-error.ts).
@@ -59,8 +56,16 @@ export class LockError extends Error {
     this.code = code;
     this.region = details.region;
     this.seal = details.seal;
-    this.tokens = details.tokens ?? [];
+    this.#tokens = details.tokens ?? [];
     if (details.cause !== undefined) (this as { cause?: unknown }).cause = details.cause;
+  }
+
+  /**
+   * ADR-22: token text the message quotes. The caller may be shown it (it sent it); a log line may not, so
+   * the logger censors these values wherever they appear (src/logging/call-fields.ts, issue 28).
+   */
+  get tokens(): readonly string[] {
+    return this.#tokens;
   }
 }
 

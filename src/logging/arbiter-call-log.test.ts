@@ -3,6 +3,7 @@
 // force-release naming the expected token, a malformed token, a 1 MiB key. The controls: the errors the
 // caller receives do carry the token and the key (so the censoring is what keeps them out of the log).
 import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { LOG_KEY_PREFIX_CHARS, MAX_LOG_LINE_CHARS } from '../../core/limits.js';
 import { LockError } from '../../core/lock-error.js';
@@ -84,5 +85,8 @@ describe('the call log (issue 28)', () => {
     const refusals = await workload(stub);
     expect(refusals.map((e) => e.message).join('\n')).toContain(TOKEN.toString());
     expect(refusals.some((e) => e.message.length > MAX_LOG_LINE_CHARS || e.message.includes('x'.repeat(50)))).toBe(true);
+    const stale = refusals.find((e) => e.code === 'stale');
+    expect(stale?.tokens).toEqual([TOKEN.toString()]); // declared for the censor...
+    expect(Object.keys(pino.stdSerializers.err(stale as LockError))).not.toContain('tokens'); // ...and not a field a serializer copies
   });
 });
