@@ -3,7 +3,7 @@
 // tree, so relative imports hold), at `npm ci` (package.json's prepare) and again whenever a source is
 // newer than the build or a source file was added or removed: a stale build is never run. The check is
 // one stat per source file (about 7 ms for the ~400 files); the rebuild about a second.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -78,6 +78,9 @@ export async function buildJs(state = sourceState()) {
 
 /** The compiled CLI's URL, building it first when missing or stale. */
 export async function currentCli() {
+  // A packaged install (deploy/image/Containerfile) ships dist/js without the TypeScript it came from, on a
+  // read-only file system: there is nothing to compare with, and nothing could be rebuilt. Run it as built.
+  if (!existsSync(join(REPO_ROOT, 'src')) && existsSync(join(OUT_DIR, INFO_FILE))) return pathToFileURL(join(OUT_DIR, 'src', 'cli.js'));
   const state = sourceState();
   if (staleReason(state) !== undefined) await buildJs(state);
   return pathToFileURL(join(OUT_DIR, 'src', 'cli.js'));

@@ -65,6 +65,7 @@ export function recordingApi(api: ArbiterApi, kernel: Kernel, calls: CallRecord[
     release: (request) => timed('release', () => api.release(request)),
     validate: (request) => timed('validate', () => api.validate(request)),
     inspect: (key) => timed('inspect', () => api.inspect(key)),
+    describeKey: (request) => timed('describeKey', () => api.describeKey(request)),
     requestForceRelease: (request) => timed('requestForceRelease', () => api.requestForceRelease(request)),
     approveForceRelease: (request) => timed('approveForceRelease', () => api.approveForceRelease(request)),
     requestEpochAdvance: (request) => timed('requestEpochAdvance', () => api.requestEpochAdvance(request)),

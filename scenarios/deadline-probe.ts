@@ -67,6 +67,7 @@ export class DeadlineProbe {
       release: (request) => api.release(request),
       validate: (request) => api.validate(request),
       inspect: (key) => api.inspect(key),
+      describeKey: (request) => api.describeKey(request),
       requestForceRelease: (request) => api.requestForceRelease(request),
       approveForceRelease: (request) => api.approveForceRelease(request),
       requestEpochAdvance: (request) => api.requestEpochAdvance(request),

@@ -54,7 +54,7 @@ const grantOnWatchEvent: ArbiterSeams = {
   ...HONEST_ARBITER_SEAMS,
   grantTxn: (input, trigger) => {
     if (trigger !== 'watch-event') return grantTxn(input);
-    const value = formatHolderValue({ identity: input.identity, sessionId: input.sessionId, className: input.className });
+    const value = formatHolderValue({ identity: input.identity, instance: input.instance, sessionId: input.sessionId, className: input.className });
     return {
       compare: [],
       success: [{ type: 'put', key: holderKeyOf(input.key), value, lease: input.sessionId }, ...(input.waiterKey === undefined ? [] : [{ type: 'delete' as const, key: input.waiterKey }])],
@@ -78,9 +78,10 @@ const noSeal: ArbiterSeams = { ...HONEST_ARBITER_SEAMS, sealGuard: () => new Dis
 
 /**
  * The mutants' demonstrations were built on the swarm before issue 11's dimensions: they pin those to the
- * shapes they were shown on (one task per client, one replica each, memory lines, flat keys).
+ * shapes they were shown on (one task per client, one replica each, memory lines, flat keys), and issue
+ * 29's: one process per identity.
  */
-const BEFORE_ISSUE_11: Partial<SwarmParameters> = { tasksPerClient: 1, spread: false, fairness: 'memory', nestedKeys: false };
+const BEFORE_ISSUE_11: Partial<SwarmParameters> = { tasksPerClient: 1, spread: false, fairness: 'memory', nestedKeys: false, replicasPerIdentity: 1 };
 
 export const MUTANTS: readonly Mutant[] = [
   {

@@ -3,7 +3,7 @@ import { parseToken, unpackToken } from '../core/token.js';
 import { toFaults } from './explore-schedule.js';
 import { MUTANTS } from './mutants.js';
 import { type RunArtifact, runScenario } from './runner.js';
-import { runSwarm, swarm, swarmEpisodes } from './swarm.js';
+import { runSwarm, swarm, swarmEpisodes, swarmHolderOf, swarmParameters } from './swarm.js';
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 
@@ -26,6 +26,23 @@ describe('swarm (the explorer\'s scenario)', () => {
     expect(artifact.metrics['granted']).toBeGreaterThan(10);
     expect(artifact.metrics['beliefPoints']).toBeGreaterThan(10);
     expect(artifact.asDeclared).toBe(true);
+    // Issue 29: seed 1 draws two processes per identity; replicas queue as distinct holders, so none is refused as a leak.
+    expect(artifact.parameters['replicasPerIdentity']).toBe(2);
+    expect(artifact.metrics['refused_leak']).toBeUndefined();
+  });
+
+  it('draws several replicas per identity (issue 29): each names its instance, and a sole replica names none', () => {
+    const names = ['client-1', 'client-2', 'client-3', 'client-4', 'client-5'];
+    expect(names.map((_, i) => swarmHolderOf(names, i, 2))).toEqual([
+      { identity: 'spiffe://sim/client-1', instance: 'client-1' },
+      { identity: 'spiffe://sim/client-1', instance: 'client-2' },
+      { identity: 'spiffe://sim/client-3', instance: 'client-3' },
+      { identity: 'spiffe://sim/client-3', instance: 'client-4' },
+      { identity: 'spiffe://sim/client-5', instance: 'client-5' },
+    ]);
+    expect(swarmHolderOf(names, 1, 1)).toEqual({ identity: 'spiffe://sim/client-2' });
+    const draws = new Set(Array.from({ length: 30 }, (_, seed) => swarmParameters(String(seed)).replicasPerIdentity));
+    expect([...draws].sort()).toEqual([1, 2, 3]);
   });
 
   it('replays a run to the same trace hash from its seed and schedule', async () => {

@@ -74,6 +74,11 @@ export interface SwarmParameters extends WorkerParameters {
   readonly fairness: LockClass['fairness'];
   /** A key below another in the key set: `ledger-1` and `ledger-1/sub` (L4). */
   readonly nestedKeys: boolean;
+  /**
+   * Issue 29: client processes per identity, replicas of one workload (as every pod of a Kubernetes
+   * service account shares its SPIFFE ID), each naming its instance: they queue as distinct holders.
+   */
+  readonly replicasPerIdentity: number;
   /** Issue 28: a tenant flooding within its limits beside the clients (noisy-neighbour.ts). Pinned only, never drawn. */
   readonly noisyNeighbour?: boolean;
 }
@@ -92,7 +97,22 @@ export function swarmParameters(seed: string): SwarmParameters {
     thinkMsMax: stream.int(0, 1_500),
     checkBeforeWrite: stream.chance(0.5),
     ...widenedParameters(seed),
+    replicasPerIdentity: replicasPerIdentity(seed),
   };
+}
+
+/** Issue 29's dimension, from a stream of its own, so every other draw of a seed stays what it was. */
+function replicasPerIdentity(seed: string): number {
+  return new Rng(seed).stream('swarm/parameters/replicas').int(1, 3);
+}
+
+/**
+ * Client `index`'s identity and instance: the first replica of its group names the identity. A sole
+ * replica names no instance (the workload's one unnamed instance), so its world is what it was before.
+ */
+export function swarmHolderOf(names: readonly string[], index: number, replicas: number): { identity: string; instance?: string } {
+  const first = names[index - (index % replicas)] ?? names[index] ?? swarmClientName(index);
+  return replicas > 1 ? { identity: identityOf(first), instance: names[index] ?? swarmClientName(index) } : { identity: identityOf(first) };
 }
 
 /** Issue 11's dimensions, from a stream of their own: the draws above stay what they were for every seed. */
@@ -141,7 +161,10 @@ export async function runSwarm(context: ScenarioContext, mutant: Mutant | undefi
   const world = new World({
     ...worldBasics(context),
     classes: new ClassRegistry([cls]),
-    authorizer: new PrefixGrants([...names.map((name) => namespaceGrant(identityOf(name), NAMESPACE)), ...(parameters.noisyNeighbour === true ? [noisyGrant(NAMESPACE)] : [])]),
+    authorizer: new PrefixGrants([
+      ...[...new Set(names.map((_, i) => swarmHolderOf(names, i, parameters.replicasPerIdentity).identity))].map((identity) => namespaceGrant(identity, NAMESPACE)),
+      ...(parameters.noisyNeighbour === true ? [noisyGrant(NAMESPACE)] : []),
+    ]),
     arbiters: SWARM_ARBITERS.length,
     // ADR-10 pins an etcd that confirms leadership before it renews a lease, and so before it revokes an
     // expired one (3.5.13): 3.4.23's deposed leader, its disk stalled, revokes a lease its successor has
@@ -155,7 +178,7 @@ export async function runSwarm(context: ScenarioContext, mutant: Mutant | undefi
   await world.start();
   const resource = world.addResource('ledger-db', { fenced: true, writeMs: 20 });
   const replicas = parameters.spread ? { arbiters: SWARM_ARBITERS.map((_, i) => i) } : {};
-  const nodes = names.map((name, i) => world.addClient(name, { identity: identityOf(name), arbiter: arbiterIndexOf(i), ...replicas, wrapApi: probe.wrapApi }));
+  const nodes = names.map((name, i) => world.addClient(name, { ...swarmHolderOf(names, i, parameters.replicasPerIdentity), arbiter: arbiterIndexOf(i), ...replicas, wrapApi: probe.wrapApi }));
   const counters: Counters = { acquires: 0, granted: 0, refused: new Map(), writesAccepted: 0, writesRejected: 0, writesUnanswered: 0, writesWithheld: 0, fenced: 0, advancesDone: 0, advancesSkipped: 0 };
   const beliefs: BeliefInterval[] = [];
   const interests: Interest[] = [];

@@ -28,6 +28,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
       return (program, io, setExitCode) => registerServeCommand(program, io, setExitCode, runDev);
     },
   },
+  { names: ['health'], load: async () => (await import('./commands/health.js')).registerHealthCommand },
   { names: ['pause-test'], load: async () => (await import('./commands/pause-test.js')).registerPauseTestCommand },
   { names: ['demo'], load: async () => (await import('./commands/demo.js')).registerDemoCommand },
   { names: ['bench'], load: async () => (await import('./commands/bench.js')).registerBenchCommand },

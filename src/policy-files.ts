@@ -2,7 +2,10 @@
 // takes them. Parsing and rules live in core/classes; this is only the file system side, and its limits:
 // a file of at most MAX_POLICY_FILE_BYTES, at most MAX_POLICY_DOCUMENTS documents in all (README,
 // docs/lock-classes.md). A class is a few hundred bytes, so both are far above any real class repository.
-import { type SourcedDocument, isDocumentSyntaxError, parseDocuments } from '../core/classes/index.js';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type Problem, type SourcedDocument, isDocumentSyntaxError, parseDocuments } from '../core/classes/index.js';
+import { BadInput } from './cli-errors.js';
 import type { CliIo } from './cli-io.js';
 import { InputFileError, MIB, readInputFile } from './files/read-input.js';
 import { oneLine } from './terminal-text.js';
@@ -51,6 +54,35 @@ export function formatUnreadable(entry: Unreadable): string {
   return oneLine(`${where}: ${entry.message}`);
 }
 
+/** `file:line: namespace/name: field: what is wrong; how to fix` (the line is left out when unknown). */
+export function formatProblem(problem: Problem): string {
+  const where = problem.line === undefined ? problem.source : `${problem.source}:${problem.line}`;
+  // Names, fields and values come from the file: one problem stays one line, whatever they hold.
+  return oneLine(`${where}: ${problem.namespace}/${problem.name}: ${problem.field}: ${problem.message}; ${problem.fix}`);
+}
+
 export function todayUtc(): string {
   return new Date().toISOString().slice(0, 10);
+}
+
+/**
+ * Directories stand for the class files directly in them (examples/classes, not its invalid/ examples);
+ * a directory with none is bad input. Files are passed through for readDocumentFiles to judge.
+ */
+export async function expandPolicyPaths(paths: readonly string[]): Promise<string[]> {
+  const files: string[] = [];
+  for (const path of paths) {
+    const isDirectory = await stat(path).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    if (!isDirectory) {
+      files.push(path);
+      continue;
+    }
+    const inside = (await readdir(path)).filter((name) => /\.ya?ml$/.test(name)).sort();
+    if (inside.length === 0) throw new BadInput(`${path}: is a directory with no .yaml or .yml files in it; pass class files, e.g. examples/classes/*.yaml, or a directory of them`);
+    for (const name of inside) files.push(join(path, name));
+  }
+  return files;
 }

@@ -14,10 +14,12 @@ import type {
   ForceReleaseProposal,
   ForceReleaseRequest,
   ForceReleaseResponse,
+  DescribeKeyRequest,
   Grant,
   InspectResponse,
   KeepAliveRequest,
   KeepAliveResponse,
+  KeyClass,
   OpenSessionRequest,
   ReleaseRequest,
   ReleaseResponse,
@@ -46,7 +48,8 @@ import { releaseHold } from './release.js';
 import { WaiterLease } from './waiter-lease.js';
 import type { SealGuard } from './seal-guard.js';
 import { type ArbiterSeams, HONEST_ARBITER_SEAMS } from './seams.js';
-import { SessionDirectory, checkIdentity, checkSessionTtl, expired } from './sessions.js';
+import { governingClass } from './governing-class.js';
+import { SessionDirectory, checkIdentity, checkInstance, checkSessionTtl, expired } from './sessions.js';
 
 export interface ArbiterOptions {
   readonly log: LockLog;
@@ -117,12 +120,13 @@ export class Arbiter implements ArbiterService {
   async openSession(caller: Caller, request: OpenSessionRequest): Promise<Session> {
     // Bad input is refused before the log is touched.
     const identity = checkIdentity(caller.identity);
+    const instance = checkInstance(request.instance);
     checkSessionTtl(request.ttlSeconds);
     // Reads, and a lease grant etcd refused, wrote nothing: sent again through an election (issue 12).
     return this.retry('nothing-written', this.options.clock.now() + OPEN_SESSION_RETRY_BUDGET_MS, async () => {
       await this.reopenIfAdvanced();
       await this.epoch.get();
-      return this.sessions.open(identity, request.ttlSeconds);
+      return this.sessions.open(identity, instance, request.ttlSeconds);
     });
   }
 
@@ -175,7 +179,7 @@ export class Arbiter implements ArbiterService {
     if (session.ttlSeconds !== lockClass.ttlSeconds) {
       throw new LockError('invalid-argument', `session ${request.sessionId} has TTL ${session.ttlSeconds} s but class ${lockClass.namespace}/${lockClass.name} needs ${lockClass.ttlSeconds} s; one session per (identity, TTL) (ADR-10/11)`);
     }
-    const ask: GrantAsk = { key, identity, sessionId: request.sessionId, className: lockClass.name };
+    const ask: GrantAsk = { key, identity, instance: session.instance, sessionId: request.sessionId, className: lockClass.name };
     if (lockClass.fairness === 'durable' && request.waitMs > 0) {
       return { join: () => this.waitDurably(new DurableTurn(this.gateway, this.places, key, request.sessionId, { clock: this.options.clock, deadlineMs }), ask, deadlineMs) };
     }
@@ -219,6 +223,18 @@ export class Arbiter implements ArbiterService {
     if (!this.options.authorizer.operates(identity, key.text)) this.authorise(identity, key);
     this.checkPlacement(key);
     return inspectKey(this.epoch, this.options.classes, key);
+  }
+
+  /**
+   * Issue 29, ADR-24: the class that governs a key, from this arbiter's registry, so a client needs no class
+   * file. Refused exactly as acquire refuses a key outside the caller's grants, before the registry is read.
+   */
+  async describeKey(caller: Caller, request: DescribeKeyRequest): Promise<KeyClass> {
+    const identity = checkIdentity(caller.identity);
+    const key = parseLockKey(request.key);
+    this.authorise(identity, key);
+    const lockClass = governingClass(this.options.classes, key, request.className ?? '');
+    return { key: key.text, namespace: key.namespace, className: lockClass.name, ttlSeconds: lockClass.ttlSeconds, enforcement: lockClass.enforcement, fairness: lockClass.fairness };
   }
 
   /** ADR-20: the first of two operators; nothing is written, and the answer shows the class's enforcement. */
@@ -338,10 +354,7 @@ export class Arbiter implements ArbiterService {
 
   private admit(identity: string, key: LockKey, className: string): ArbiterClass {
     this.authorise(identity, key);
-    const lockClass = this.options.classes.get(key.namespace, className);
-    if (lockClass === undefined) {
-      throw new LockError('unknown-class', `no LockClass ${key.namespace}/${className}; a key's class must be declared in its namespace (ADR-24)`);
-    }
+    const lockClass = governingClass(this.options.classes, key, className);
     this.checkPlacement(key, lockClass.tier);
     return lockClass;
   }

@@ -108,7 +108,7 @@ export class Granter {
         case 'contended':
           return { contendedAt: outcome.seenAt };
         case 'leak':
-          throw new LockError('leak', `${ask.key.text} is already held by ${ask.identity} under session ${outcome.holder.sessionId}, not ${ask.sessionId}: a leaked hold; release it from that session or let it expire (ADR-13)`);
+          throw new LockError('leak', `${ask.key.text} is already held by ${holderName(ask)} under session ${outcome.holder.sessionId}, not ${ask.sessionId}: a leaked hold; release it from that session or let it expire (ADR-13)`);
         case 'epoch-changed':
           // The failure branch read the record in the same txn: adopt it (or seal on it) without a second read.
           this.deps.epoch.confirm(outcome.epochKv, response.header, floor);
@@ -185,6 +185,11 @@ export class Granter {
     if (read.kv !== undefined) return { contendedAt: read.header.revision };
     return undefined;
   }
+}
+
+/** `identity` or `identity (instance x)`: the holder the leak rule compares (issue 29). */
+function holderName(ask: Pick<GrantAsk, 'identity' | 'instance'>): string {
+  return ask.instance === '' ? ask.identity : `${ask.identity} (instance ${ask.instance})`;
 }
 
 function mineIn(read: HoldRead, sessionId: LeaseId): read is HoldRead & { kv: NonNullable<HoldRead['kv']> } {

@@ -13,6 +13,7 @@ const OTHER_SESSION = leaseId(8n);
 const input: GrantTxnInput = {
   key: parseLockKey('orders/o-1'),
   identity: 'spiffe://t/alice',
+  instance: '',
   sessionId: SESSION,
   className: 'writes',
   epoch: { record: { epoch: 3, clusterId: 1n }, modRevision: revision(5n) },
@@ -28,7 +29,7 @@ function refused(holder: KeyValue | undefined, epoch: KeyValue | undefined, guar
   return { header: { clusterId: clusterId(1n), memberId: memberId(1n), revision: revision(40n), raftTerm: 2n }, succeeded: false, responses: [range(holder), range(epoch), range(guard)] };
 }
 const guardKv = (version: bigint): KeyValue => ({ ...kv('/g/orders/o-1//7', '', 31n, 7n), version });
-const holder = (identity: string, session: bigint, lease = session) => kv('/l/orders/o-1', formatHolderValue({ identity, sessionId: leaseId(session), className: 'writes' }), 30n, lease);
+const holder = (identity: string, session: bigint, lease = session, instance = '') => kv('/l/orders/o-1', formatHolderValue({ identity, instance, sessionId: leaseId(session), className: 'writes' }), 30n, lease);
 
 describe('classifyGrant', () => {
   it('reads a committed txn as granted at its header revision', () => {
@@ -42,6 +43,14 @@ describe('classifyGrant', () => {
     expect(classifyGrant(input, refused(holder('spiffe://t/bob', OTHER_SESSION), epochKv(5n)))).toMatchObject({ kind: 'contended', seenAt: 40n });
     // A value naming our session on another lease is not ours (the lease decides what expires with us).
     expect(classifyGrant(input, refused(holder(input.identity, SESSION, OTHER_SESSION), epochKv(5n))).kind).toBe('leak');
+  });
+
+  it('calls another instance of the same identity contended, and the same instance a leak (issue 29)', () => {
+    const replica = { ...input, instance: 'pod-b' };
+    expect(classifyGrant(replica, refused(holder(input.identity, OTHER_SESSION, OTHER_SESSION, 'pod-a'), epochKv(5n))).kind).toBe('contended');
+    expect(classifyGrant(replica, refused(holder(input.identity, OTHER_SESSION, OTHER_SESSION, 'pod-b'), epochKv(5n))).kind).toBe('leak');
+    // A hold written before instances is the unnamed instance's: a named replica waits for it.
+    expect(classifyGrant(replica, refused(holder(input.identity, OTHER_SESSION), epochKv(5n))).kind).toBe('contended');
   });
 
   it('reports a changed or missing epoch record before looking at the holder', () => {

@@ -13,6 +13,8 @@ import { EPOCH_KEY, type HolderValue, formatHolderValue, parseHolderValue } from
 export interface GrantTxnInput {
   readonly key: LockKey;
   readonly identity: string;
+  /** The session's instance (issue 29): the leak rule applies within one (identity, instance). */
+  readonly instance: string;
   readonly sessionId: LeaseId;
   readonly className: string;
   readonly epoch: CurrentEpoch;
@@ -27,7 +29,7 @@ export type GrantOutcome =
   | { readonly kind: 'granted'; readonly revision: Revision; readonly reentered: boolean }
   /** Held by another identity. `seenAt` is the txn's header revision: watch from the next one (ADR-15). */
   | { readonly kind: 'contended'; readonly holder: HolderValue | undefined; readonly seenAt: Revision }
-  /** Held by the same identity under another session: a leaked hold (ADR-13). */
+  /** Held by the same (identity, instance) under another session: a leaked hold (ADR-13, issue 29). */
   | { readonly kind: 'leak'; readonly holder: HolderValue }
   /** The epoch record changed since the arbiter read it: reload and try again. */
   | { readonly kind: 'epoch-changed'; readonly epochKv: KeyValue | undefined }
@@ -37,7 +39,7 @@ export type GrantOutcome =
 export function grantTxn(input: GrantTxnInput): TxnRequest {
   const holderKey = holderKeyOf(input.key);
   const guardKey = guardKeyOf(input.key, input.sessionId);
-  const value = formatHolderValue({ identity: input.identity, sessionId: input.sessionId, className: input.className });
+  const value = formatHolderValue({ identity: input.identity, instance: input.instance, sessionId: input.sessionId, className: input.className });
   return {
     compare: [
       { key: holderKey, target: 'create', op: '=', value: 0n },
@@ -72,7 +74,8 @@ export function classifyGrant(input: GrantTxnInput, response: TxnResponse): Gran
   if (holder !== undefined && holder.sessionId === input.sessionId && holderKv.lease === input.sessionId) {
     return { kind: 'granted', revision: holderKv.createRevision, reentered: true };
   }
-  if (holder !== undefined && holder.identity === input.identity) return { kind: 'leak', holder };
+  // Issue 29: another replica of the same workload (same identity, another instance) waits like anyone else.
+  if (holder !== undefined && holder.identity === input.identity && holder.instance === input.instance) return { kind: 'leak', holder };
   return { kind: 'contended', holder, seenAt: response.header.revision };
 }
 

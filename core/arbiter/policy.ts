@@ -13,6 +13,8 @@ export interface ArbiterClass {
 
 export interface ClassLookup {
   get(namespace: string, name: string): ArbiterClass | undefined;
+  /** Every class of a namespace, ordered by name (issue 29: which class governs a key). */
+  inNamespace(namespace: string): readonly ArbiterClass[];
 }
 
 /** ADR-19: may this identity lock this key? Decided before any read of the log. */

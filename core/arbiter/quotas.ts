@@ -140,6 +140,7 @@ export class QuotaGate implements ArbiterService {
 
   validate: ArbiterService['validate'] = (caller, request) => this.call(caller, () => this.inner.validate(caller, request));
   inspect: ArbiterService['inspect'] = (caller, key) => this.call(caller, () => this.inner.inspect(caller, key));
+  describeKey: ArbiterService['describeKey'] = (caller, request) => this.call(caller, () => this.inner.describeKey(caller, request));
   requestForceRelease: ArbiterService['requestForceRelease'] = (caller, request) => this.call(caller, () => this.inner.requestForceRelease(caller, request));
   approveForceRelease: ArbiterService['approveForceRelease'] = (caller, request) => this.call(caller, () => this.inner.approveForceRelease(caller, request));
   requestEpochAdvance: ArbiterService['requestEpochAdvance'] = (caller, request) => this.call(caller, () => this.inner.requestEpochAdvance(caller, request));

@@ -17,13 +17,32 @@ export interface EpochRecord {
 
 export interface HolderValue {
   readonly identity: string;
+  /**
+   * Which replica of the identity's workload holds it (issue 29): a label the client names, never a
+   * credential. '' for a client that names none, and for every record written before instances existed.
+   */
+  readonly instance: string;
   readonly sessionId: LeaseId;
   readonly className: string;
 }
 
 export interface SessionRecord {
   readonly identity: string;
+  /** The client's instance label (issue 29); '' when it named none. */
+  readonly instance: string;
   readonly ttlSeconds: number;
+}
+
+/** An instance is written only when named, so a record of a client that names none reads as it always did. */
+function instanceField(instance: string): { instance?: string } {
+  return instance === '' ? {} : { instance };
+}
+
+/** A record's instance: absent (written before issue 29, or by a client naming none) reads as ''. */
+function readInstance(value: Record<string, unknown>): string | undefined {
+  const { instance } = value;
+  if (instance === undefined) return '';
+  return typeof instance === 'string' ? instance : undefined;
 }
 
 export interface ForceRecord {
@@ -50,7 +69,7 @@ export function parseEpochRecord(text: string): EpochRecord | undefined {
 }
 
 export function formatHolderValue(holder: HolderValue): string {
-  return JSON.stringify({ identity: holder.identity, session: holder.sessionId.toString(10), class: holder.className });
+  return JSON.stringify({ identity: holder.identity, ...instanceField(holder.instance), session: holder.sessionId.toString(10), class: holder.className });
 }
 
 /** Holder values read lately: the audit reads each hold's value at its grant and at its end, and sessions hold many keys (issue 16). */
@@ -64,9 +83,10 @@ function readHolderValue(text: string): HolderValue | undefined {
   const value = parseObject(text);
   if (value === undefined) return undefined;
   const { identity, session, class: className } = value;
-  if (typeof identity !== 'string' || typeof className !== 'string') return undefined;
+  const instance = readInstance(value);
+  if (typeof identity !== 'string' || typeof className !== 'string' || instance === undefined) return undefined;
   if (typeof session !== 'string' || !/^[0-9]+$/.test(session)) return undefined;
-  return { identity, sessionId: leaseId(BigInt(session)), className };
+  return { identity, instance, sessionId: leaseId(BigInt(session)), className };
 }
 
 export function sessionKeyOf(sessionId: LeaseId): string {
@@ -74,15 +94,16 @@ export function sessionKeyOf(sessionId: LeaseId): string {
 }
 
 export function formatSessionRecord(record: SessionRecord): string {
-  return JSON.stringify(record);
+  return JSON.stringify({ identity: record.identity, ...instanceField(record.instance), ttlSeconds: record.ttlSeconds });
 }
 
 export function parseSessionRecord(text: string): SessionRecord | undefined {
   const value = parseObject(text);
   if (value === undefined) return undefined;
   const { identity, ttlSeconds } = value;
-  if (typeof identity !== 'string' || typeof ttlSeconds !== 'number') return undefined;
-  return { identity, ttlSeconds };
+  const instance = readInstance(value);
+  if (typeof identity !== 'string' || typeof ttlSeconds !== 'number' || instance === undefined) return undefined;
+  return { identity, instance, ttlSeconds };
 }
 
 export function formatForceRecord(record: ForceRecord): string {

@@ -10,6 +10,7 @@ import { HONEST_ARBITER_SEAMS } from './seams.js';
 const input: GrantTxnInput = {
   key: parseLockKey('payments/ledger-7'),
   identity: 'spiffe://sim/alice',
+  instance: '',
   sessionId: leaseId(42n),
   className: 'ledger-writes',
   epoch: { record: { epoch: 3, clusterId: 7n }, modRevision: revision(19n) },

@@ -1,4 +1,5 @@
-// ADR-10: a session is one etcd lease per (identity, TTL); every hold attaches to it. The arbiter
+// ADR-10: a session is one etcd lease per (identity, instance, TTL) (issue 29: replicas of one workload
+// share an identity and name their instance); every hold attaches to it. The arbiter
 // records which identity owns each lease (a session record on the lease itself, so it vanishes with the
 // lease), so that nobody can attach holds to another identity's session. The arbiter is stateless for
 // correctness: its cache of owners is only a cache, refilled from the log.
@@ -13,6 +14,7 @@ import { type SessionRecord, formatSessionRecord, parseSessionRecord, sessionKey
 export const MIN_TTL_SECONDS = 5; // ADR-11 platform range
 export const MAX_TTL_SECONDS = 300;
 const MAX_IDENTITY_LENGTH = 256;
+export const MAX_INSTANCE_LENGTH = 128;
 /** A bound on the owner cache: sessions beyond it are read from the log again (TigerStyle: a limit on everything). */
 const MAX_CACHED_SESSIONS = 100_000;
 
@@ -22,6 +24,19 @@ export function checkIdentity(identity: unknown, role = 'identity'): string {
     throw new LockError('invalid-argument', `${role} ${JSON.stringify(String(identity).slice(0, 60))} must be 1..${MAX_IDENTITY_LENGTH} printable characters (a SPIFFE ID, say)`);
   }
   return identity;
+}
+
+/**
+ * Issue 29: an instance is a label the client chooses (host name and process id, a pod name), bounded
+ * like any caller-controlled text; '' is the unnamed instance. It is never a credential.
+ */
+export function checkInstance(instance: unknown): string {
+  if (instance === undefined) return '';
+  // eslint-disable-next-line no-control-regex
+  if (typeof instance !== 'string' || instance.length > MAX_INSTANCE_LENGTH || /[\u0000-\u001f\u007f]/.test(instance)) {
+    throw new LockError('invalid-argument', `instance ${JSON.stringify(String(instance).slice(0, 60))} must be 0..${MAX_INSTANCE_LENGTH} printable characters (a pod name, or host name and process id)`);
+  }
+  return instance;
 }
 
 /** ADR-11: a session's TTL is a whole number of seconds in the platform range. */
@@ -40,11 +55,12 @@ export class SessionDirectory {
     private readonly clock: Clock,
   ) {}
 
-  async open(identity: string, ttlSeconds: number): Promise<Session> {
+  async open(identity: string, instance: string, ttlSeconds: number): Promise<Session> {
     checkIdentity(identity);
+    checkInstance(instance);
     checkSessionTtl(ttlSeconds);
     const lease = await this.gateway.leaseGrant(ttlSeconds);
-    const record: SessionRecord = { identity, ttlSeconds: lease.ttlSeconds };
+    const record: SessionRecord = { identity, instance, ttlSeconds: lease.ttlSeconds };
     // The record's put is safe to apply twice (the same key, value and lease), so a copy whose answer is
     // lost is sent again with a short deadline, as a release is (log-retry.ts): waiting out etcd's whole
     // deadline for it spent the caller's wait on a session while the key it wanted lay free (issue 11,
@@ -60,10 +76,10 @@ export class SessionDirectory {
     });
     if (!written.succeeded) throw new LockError('unavailable', 'could not record the session; retry');
     this.remember(lease.id, record);
-    return { sessionId: lease.id, identity, ttlSeconds: lease.ttlSeconds };
+    return { sessionId: lease.id, identity, instance, ttlSeconds: lease.ttlSeconds };
   }
 
-  /** The session's record, checking that `identity` owns it. */
+  /** The session's record, checking that `identity` owns it (by identity alone: an instance is no credential, issue 29). */
   async ownedBy(sessionId: LeaseId, identity: string): Promise<SessionRecord> {
     let record = this.owners.get(sessionId);
     if (record === undefined) {

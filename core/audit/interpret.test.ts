@@ -9,7 +9,7 @@ import { releaseMarkerOps } from './markers.js';
 
 const SESSION = leaseId(7001n);
 const OTHER_SESSION = leaseId(7002n);
-const HOLDER = formatHolderValue({ identity: 'spiffe://a', sessionId: SESSION, className: 'ledger' });
+const HOLDER = formatHolderValue({ identity: 'spiffe://a', instance: '', sessionId: SESSION, className: 'ledger' });
 
 function kv(key: string, value: string, create: bigint, mod: bigint, lease: LeaseId = leaseId(0n)): KeyValue {
   return { key, value, createRevision: revision(create), modRevision: revision(mod), version: 1n, lease };
@@ -19,7 +19,7 @@ const del = (key: string, at: bigint, prevKv?: KeyValue): WatchEvent => {
   const tombstone = kv(key, '', 0n, at);
   return prevKv === undefined ? { type: 'delete', kv: tombstone } : { type: 'delete', kv: tombstone, prevKv };
 };
-const held = (grantRev: bigint, session: LeaseId = SESSION): KeyValue => kv('/l/payments/ledger-7', formatHolderValue({ identity: 'spiffe://a', sessionId: session, className: 'ledger' }), grantRev, grantRev, session);
+const held = (grantRev: bigint, session: LeaseId = SESSION): KeyValue => kv('/l/payments/ledger-7', formatHolderValue({ identity: 'spiffe://a', instance: '', sessionId: session, className: 'ledger' }), grantRev, grantRev, session);
 const markerPut = (session: LeaseId, grantRev: bigint, at: bigint): WatchEvent => {
   const op = releaseMarkerOps(session, grantRev)[0];
   if (op?.type !== 'put') throw new Error('a marker is a put');
@@ -101,7 +101,7 @@ describe('interpretRevision', () => {
   });
 
   it('shows the rewrite of an existing holder key, which no lockstep arbiter writes, apart from a grant', () => {
-    const rewrite = interpretRevision(EPOCH_3, revision(30n), [put(kv('/l/payments/ledger-8', formatHolderValue({ identity: 'spiffe://b', sessionId: OTHER_SESSION, className: 'ledger' }), 11n, 30n, OTHER_SESSION))]);
+    const rewrite = interpretRevision(EPOCH_3, revision(30n), [put(kv('/l/payments/ledger-8', formatHolderValue({ identity: 'spiffe://b', instance: '', sessionId: OTHER_SESSION, className: 'ledger' }), 11n, 30n, OTHER_SESSION))]);
     expect(rewrite.events).toEqual([expect.objectContaining({ kind: 'holder-rewrite', key: 'payments/ledger-8', identity: 'spiffe://b', grantRevision: 11n, token: packToken(3, 11n) })]);
   });
 

@@ -19,6 +19,8 @@ export type CheckOptions = {
    * result the kit is about to produce: the rule that a fenced class needs one is not applied.
    */
   skipPauseTestRule?: boolean;
+  /** For the risk register (`lockstep class register`), which lists a passed waiver as expired rather than dropping its class. */
+  skipWaiverExpiry?: boolean;
 };
 
 export type CheckResult = {
@@ -43,7 +45,7 @@ export function checkDocuments(documents: readonly SourcedDocument[], options: C
   // Only a sound pause-test document may back a fenced class.
   const pauseTests = drafts.flatMap((d) => (d.kind === 'PauseTestResult' && d.problems.length === 0 ? optional(pauseTestFromDraft(d)) : []));
   const invalidPauseTests = drafts.flatMap((d) => (d.kind === 'PauseTestResult' && d.problems.length > 0 ? [invalidPauseTest(d)] : []));
-  const context = { todayDays, pauseTests, invalidPauseTests, ...(options.skipPauseTestRule === true ? { skipPauseTestRule: true } : {}) };
+  const context = { todayDays, pauseTests, invalidPauseTests, ...(options.skipPauseTestRule === true ? { skipPauseTestRule: true } : {}), ...(options.skipWaiverExpiry === true ? { skipWaiverExpiry: true } : {}) };
   for (const draft of drafts) {
     if (draft.kind === 'LockClass') draft.problems.push(...classRuleProblems(draft, context));
   }

@@ -16,6 +16,8 @@ export type ClassRuleContext = {
   invalidPauseTests: readonly InvalidPauseTest[];
   /** The pause test kit checks a class before any result for it exists: the rule that asks for one is not applied. */
   skipPauseTestRule?: boolean;
+  /** The risk register lists an advisory class whose waiver has passed (and fails on it) rather than dropping it (ADR-01). */
+  skipWaiverExpiry?: boolean;
 };
 
 /** A PauseTestResult with problems: where it is, and the class its spec names (as written, if a string). */
@@ -24,7 +26,7 @@ export type InvalidPauseTest = { namespace: string; name: string; className: str
 export function classRuleProblems(draft: LockClassDraft, context: ClassRuleContext): FieldProblem[] {
   return [
     ...fencedNeedsResource(draft),
-    ...advisoryNeedsCurrentWaiver(draft, context.todayDays),
+    ...advisoryNeedsCurrentWaiver(draft, context.skipWaiverExpiry === true ? Number.NEGATIVE_INFINITY : context.todayDays),
     ...advisoryTtlFloor(draft),
     ...quorumLossPosture(draft),
     ...fencedNeedsPauseTest(draft, context),

@@ -24,3 +24,4 @@ export { ClassRegistry } from './registry.js';
 export { formatCivilDate, isCivilDate, parseCivilDate } from './civil-date.js';
 export { DOCUMENT_KINDS, type DocumentKind } from './schemas.js';
 export { prefixNamespace } from './grant-rules.js';
+export { type RegisterEntry, type RiskRegister, riskRegister, WAIVER_WARNING_DAYS, type WaiverStatus } from './risk-register.js';

@@ -24,6 +24,11 @@ export class ClassRegistry {
     return this.#byKey.get(registryKey(namespace, name));
   }
 
+  /** The classes of one namespace, ordered by name. */
+  inNamespace(namespace: string): LockClass[] {
+    return this.#ordered.filter((lockClass) => lockClass.namespace === namespace);
+  }
+
   /** Every class, ordered by namespace and then name. */
   list(): LockClass[] {
     return [...this.#ordered];

@@ -1,4 +1,4 @@
-// ADR-10/12: one session per (identity, TTL), renewed by one keepalive every TTL/3, and the holder's
+// ADR-10/12: one session per (identity, instance, TTL), renewed by one keepalive every TTL/3, and the holder's
 // two-stage reaction to losing contact:
 // - at the first failed keepalive, canStart() turns false: in-flight work may finish, no new work starts;
 // - at deadline = send time of the last successful keepalive + TTL - margin, onFence fires.
@@ -22,6 +22,8 @@ export interface SessionDeps {
   readonly arbiter: ArbiterApi;
   readonly clock: Clock;
   readonly identity: string;
+  /** This replica's instance label (issue 29); '' or absent: none named. */
+  readonly instance?: string;
   readonly marginMs: number;
   /** Called once when the session is fenced; the client then forgets it. */
   readonly onFenced: (session: ClientSession, reason: FenceReason) => void;
@@ -49,7 +51,8 @@ export class ClientSession {
 
   static async open(deps: SessionDeps, ttlSeconds: number): Promise<ClientSession> {
     const sentMs = deps.clock.now();
-    const session = await deps.arbiter.openSession({ ttlSeconds });
+    // Named only when there is one: a client naming none sends what it always sent.
+    const session = await deps.arbiter.openSession({ ttlSeconds, ...(deps.instance === undefined || deps.instance === '' ? {} : { instance: deps.instance }) });
     const renewedAtMs = (deps.seams ?? HONEST_CLIENT_SEAMS).renewedAtMs(sentMs, deps.clock.now());
     const client = new ClientSession(deps, session.sessionId, session.ttlSeconds, renewedAtMs);
     void client.keepAliveLoop();

@@ -17,7 +17,7 @@ function scripted(answers: ReadonlyArray<() => Promise<Grant>>): { arbiter: Arbi
     throw new Error('not called by this test');
   };
   const arbiter: ArbiterApi = {
-    openSession: async () => ({ sessionId: SESSION, identity: 'spiffe://t/alice', ttlSeconds: 15 }),
+    openSession: async () => ({ sessionId: SESSION, identity: 'spiffe://t/alice', instance: '', ttlSeconds: 15 }),
     keepAlive: async () => ({ ttlSeconds: 15 }),
     closeSession: async () => {},
     acquire: (request) => {
@@ -27,7 +27,7 @@ function scripted(answers: ReadonlyArray<() => Promise<Grant>>): { arbiter: Arbi
     },
     release: async () => ({ released: true }),
     inspect: async (key) => ({ key, holder: undefined, enforcement: undefined }),
-    validate: unused, requestForceRelease: unused, approveForceRelease: unused, requestEpochAdvance: unused, approveEpochAdvance: unused, status: unused,
+    validate: unused, describeKey: unused, requestForceRelease: unused, approveForceRelease: unused, requestEpochAdvance: unused, approveEpochAdvance: unused, status: unused,
   };
   return { arbiter, asked };
 }

@@ -95,6 +95,10 @@ class ObservedArbiter implements ArbiterApi {
     this.called('inspect');
     return this.inner.inspect(key);
   }
+  describeKey(request: Parameters<ArbiterApi['describeKey']>[0]): ReturnType<ArbiterApi['describeKey']> {
+    this.called('describeKey');
+    return this.inner.describeKey(request);
+  }
   requestForceRelease(request: ForceReleaseRequest): Promise<ForceReleaseProposal> {
     this.called('requestForceRelease');
     return this.inner.requestForceRelease(request);

@@ -1,4 +1,4 @@
-// The client library (ADR-10/12/13): sessions per (identity, TTL), re-entrant holds counted here, and
+// The client library (ADR-10/12/13): sessions per (identity, instance, TTL), re-entrant holds counted here, and
 // the holder's view of whether it may still act. Only the outermost acquire and the last release of a
 // key reach the arbiter (ADR-13).
 import { assert } from '../assert.js';
@@ -20,6 +20,12 @@ export interface LockClientOptions {
   readonly arbiter: ArbiterApi;
   readonly clock: Clock;
   readonly identity: string;
+  /**
+   * Which replica of the identity's workload this client is (issue 29): replicas sharing a SPIFFE ID queue
+   * as distinct holders, while one instance acquiring a key it holds from a second session is a leak
+   * (ADR-13). A label, not a credential. Default '': the workload's one unnamed instance.
+   */
+  readonly instance?: string;
   /** ADR-12's margin before the TTL runs out; 1 s by default. */
   readonly fenceMarginMs?: number;
   /**
@@ -234,6 +240,7 @@ export class LockClient {
             arbiter: this.options.arbiter,
             clock: this.options.clock,
             identity: this.options.identity,
+            ...(this.options.instance === undefined ? {} : { instance: this.options.instance }),
             marginMs: this.options.fenceMarginMs ?? DEFAULT_FENCE_MARGIN_MS,
             onFenced: (fenced, reason) => this.onSessionFenced(fenced, reason),
             seams: this.seams,

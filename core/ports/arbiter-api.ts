@@ -9,10 +9,18 @@ import type { FencingToken, LeaseId } from '../units.js';
 
 export interface OpenSessionRequest {
   readonly ttlSeconds: number;
+  /**
+   * Which replica of the caller's workload opens it (issue 29): replicas share a SPIFFE ID, and a holder
+   * is (identity, instance). A label the client names, never a credential: authorisation is by the
+   * transport's identity alone. Absent or '': the workload's one unnamed instance.
+   */
+  readonly instance?: string;
 }
 export interface Session {
   readonly sessionId: LeaseId;
   readonly identity: string;
+  /** The instance the session was opened for ('' when none was named). */
+  readonly instance: string;
   /** The TTL etcd granted. */
   readonly ttlSeconds: number;
 }
@@ -70,6 +78,8 @@ export interface ValidateResponse {
 
 export interface Holder {
   readonly identity: string;
+  /** The holding replica's instance label (issue 29); '' when it named none. */
+  readonly instance: string;
   readonly sessionId: LeaseId;
   readonly className: string;
   readonly token: FencingToken;
@@ -79,6 +89,22 @@ export interface InspectResponse {
   readonly holder: Holder | undefined;
   /** The class's enforcement, shown so an operator knows what a force-release risks (ADR-20). */
   readonly enforcement: 'fenced' | 'advisory' | undefined;
+}
+
+/** Issue 29: which class governs a key, asked of the arbiter's registry (ADR-24) so a client carries no class file. */
+export interface DescribeKeyRequest {
+  readonly key: string;
+  /** Which LockClass of the key's namespace; absent or '' when the namespace has exactly one. */
+  readonly className?: string;
+}
+export interface KeyClass {
+  readonly key: string;
+  readonly namespace: string;
+  readonly className: string;
+  /** The class's TTL, which a session for the key is opened with (ADR-10/11). */
+  readonly ttlSeconds: number;
+  readonly enforcement: 'fenced' | 'advisory';
+  readonly fairness: 'memory' | 'durable';
 }
 
 /**
@@ -156,6 +182,7 @@ export interface ArbiterApi {
   release(request: ReleaseRequest): Promise<ReleaseResponse>;
   validate(request: ValidateRequest): Promise<ValidateResponse>;
   inspect(key: string): Promise<InspectResponse>;
+  describeKey(request: DescribeKeyRequest): Promise<KeyClass>;
   requestForceRelease(request: ForceReleaseRequest): Promise<ForceReleaseProposal>;
   approveForceRelease(request: ApproveForceReleaseRequest): Promise<ForceReleaseResponse>;
   requestEpochAdvance(request: AdvanceEpochRequest): Promise<EpochAdvanceProposal>;

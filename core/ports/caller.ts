@@ -37,6 +37,7 @@ export function actingAs(service: ArbiterService, caller: Caller): ArbiterApi {
     release: (request) => service.release(caller, request),
     validate: (request) => service.validate(caller, request),
     inspect: (key) => service.inspect(caller, key),
+    describeKey: (request) => service.describeKey(caller, request),
     requestForceRelease: (request) => service.requestForceRelease(caller, request),
     approveForceRelease: (request) => service.approveForceRelease(caller, request),
     requestEpochAdvance: (request) => service.requestEpochAdvance(caller, request),

@@ -9,7 +9,7 @@ const SHARDS = ['shard-a', 'shard-b'];
 const map: ShardMap = { version: 3, regions: { eu: { coord: 'coord-eu', entity: SHARDS }, us: { coord: 'coord-us', entity: ['shard-u'] } }, namespaces: { orders: 'eu', billing: 'us' }, overrides: { 'orders/big': 'shard-b' } };
 const stub = {} as ArbiterService; // routing alone is asked here: no call reaches an arbiter
 const router = (current: ShardMap = map) =>
-  new RoutedArbiter({ coordName: 'coord-eu', coordLog: {} as LockLog, clusters: new Map([['coord-eu', stub], ['shard-a', stub], ['shard-b', stub]]), classes: { get: () => undefined }, region: 'eu', map: () => current });
+  new RoutedArbiter({ coordName: 'coord-eu', coordLog: {} as LockLog, clusters: new Map([['coord-eu', stub], ['shard-a', stub], ['shard-b', stub]]), classes: { get: () => undefined, inNamespace: () => [] }, region: 'eu', map: () => current });
 
 describe('RoutedArbiter.clusterFor (ADR-07/08/09)', () => {
   it('sends an entity key to its rendezvous shard (or its override), a coord-tier key to the coord cluster', () => {
@@ -30,7 +30,7 @@ describe('RoutedArbiter.clusterFor (ADR-07/08/09)', () => {
 
   it('follows the map it is given at each call: a flipped range goes to its new shard without a new router', () => {
     let current = map;
-    const routing = new RoutedArbiter({ coordName: 'coord-eu', coordLog: {} as LockLog, clusters: new Map([['coord-eu', stub], ['shard-a', stub], ['shard-b', stub]]), classes: { get: () => undefined }, region: 'eu', map: () => current });
+    const routing = new RoutedArbiter({ coordName: 'coord-eu', coordLog: {} as LockLog, clusters: new Map([['coord-eu', stub], ['shard-a', stub], ['shard-b', stub]]), classes: { get: () => undefined, inNamespace: () => [] }, region: 'eu', map: () => current });
     const unit = Array.from({ length: 64 }, (_, i) => `orders/r-${i}`).find((u) => rendezvousPick(SHARDS, u) === 'shard-a') ?? '';
     expect(routing.clusterFor(`${unit}/k`, 'entity')).toBe('shard-a');
     current = { ...map, version: 4, overrides: { ...map.overrides, [unit]: 'shard-b' } };

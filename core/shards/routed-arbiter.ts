@@ -120,6 +120,11 @@ export class RoutedArbiter implements ArbiterService {
     return last as Api.InspectResponse;
   }
 
+  /** The registry is the same for every cluster of the topology: the coord arbiter answers (issue 29). */
+  describeKey(caller: Caller, request: Api.DescribeKeyRequest): Promise<Api.KeyClass> {
+    return this.arbiter(this.options.coordName).describeKey(caller, request);
+  }
+
   async requestForceRelease(caller: Caller, request: Api.ForceReleaseRequest): Promise<Api.ForceReleaseProposal> {
     return this.arbiter(await this.holdingCluster(caller, request.key)).requestForceRelease(caller, request);
   }

@@ -108,6 +108,7 @@ function bindAll(api: ArbiterApi): ArbiterApi {
     release: (r) => api.release(r),
     validate: (r) => api.validate(r),
     inspect: (r) => api.inspect(r),
+    describeKey: (r) => api.describeKey(r),
     requestForceRelease: (r) => api.requestForceRelease(r),
     approveForceRelease: (r) => api.approveForceRelease(r),
     requestEpochAdvance: (r) => api.requestEpochAdvance(r),

@@ -12,7 +12,7 @@ const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done
 
 /** An arbiter stand-in: answers what the test tells it to, and counts calls. */
 function fakeArbiter(calls: string[]): ArbiterService {
-  const session: Session = { sessionId: leaseId(7n), identity: 'a', ttlSeconds: 5 };
+  const session: Session = { sessionId: leaseId(7n), identity: 'a', instance: '', ttlSeconds: 5 };
   const refuse = (): never => {
     throw new LockError('redirect', 'homed elsewhere', { region: 'us' });
   };
@@ -24,6 +24,7 @@ function fakeArbiter(calls: string[]): ArbiterService {
     release: async () => ({ released: true }),
     validate: async () => ({ valid: false, currentToken: undefined }),
     inspect: async (_caller, key) => ({ key, holder: undefined, enforcement: undefined }),
+    describeKey: async () => refuse(),
     requestForceRelease: async () => refuse(),
     approveForceRelease: async () => refuse(),
     requestEpochAdvance: async () => refuse(),

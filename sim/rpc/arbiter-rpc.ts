@@ -92,6 +92,7 @@ export class SimArbiterClient implements ArbiterApi {
   release = this.method('release');
   validate = this.method('validate');
   inspect = this.method('inspect');
+  describeKey = this.method('describeKey');
   requestForceRelease = this.method('requestForceRelease');
   approveForceRelease = this.method('approveForceRelease');
   requestEpochAdvance = this.method('requestEpochAdvance');

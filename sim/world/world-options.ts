@@ -114,6 +114,8 @@ export interface ClientNode {
 
 export interface ClientOptions {
   readonly identity?: string;
+  /** The client's instance label (issue 29): replicas sharing an identity name theirs. Default: none. */
+  readonly instance?: string;
   /** Which arbiter replica it talks to (0-based). Default 0. */
   readonly arbiter?: number;
   /** Several replicas instead: each call goes to one drawn from the client's stream (sim/rpc/replica-router.ts). */

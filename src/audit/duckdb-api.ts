@@ -5,3 +5,4 @@ export { DuckDbAuditStore } from './duckdb-store.js';
 export { exportParquet } from './export.js';
 export { heldAt, holdsOf, reportOf } from './queries.js';
 export { runTailService } from './tail-service.js';
+export { overlapsOf } from './class-overlaps.js';

@@ -7,11 +7,13 @@ import type { TailerProgress, TailerStop } from '../../core/audit/tailer.js';
 import { runElectedTailer } from '../../core/audit/elected-tailer.js';
 import type { Revision } from '../../core/units.js';
 import { createCryptoRandom, createRealClock } from '../clock/index.js';
-import { createEtcdLockLog } from '../etcd/index.js';
+import { type EtcdClientTls, createEtcdLockLog } from '../etcd/index.js';
 import { DuckDbAuditStore } from './duckdb-store.js';
 
 export interface TailServiceOptions {
   readonly endpoints: readonly string[];
+  /** TLS to a TLS-only etcd (src/etcd/etcd-tls.ts). */
+  readonly etcdTls?: EtcdClientTls;
   readonly db: string;
   readonly fromRevision?: Revision;
   readonly checkpointIntervalMs?: number;
@@ -34,7 +36,7 @@ export type TailReportLine =
 const RETRY_REPORT_MS = 10_000;
 
 export async function runTailService(options: TailServiceOptions): Promise<TailerStop> {
-  const log = createEtcdLockLog({ endpoints: [...options.endpoints] });
+  const log = createEtcdLockLog({ endpoints: [...options.endpoints], ...(options.etcdTls === undefined ? {} : { tls: options.etcdTls }) });
   const candidate = `${hostname()}/${process.pid}`;
   let reportedRetryAtMs = Number.NEGATIVE_INFINITY;
   const retrying = (error: unknown): void => {

@@ -23,3 +23,11 @@ export function parseSince(text: string, flag: string, nowMs: number): number {
     throw new Error(`${flag} ${JSON.stringify(text)} is neither a duration back from now (24h, 30m, 7d) nor a time (ISO 8601 with a zone, e.g. 2026-06-01T00:00:00Z)`);
   }
 }
+
+/** A window `--since`..`--until` (default now); throws when either is not a time or the window is empty. */
+export function parseWindow(since: string, until: string | undefined, nowMs: number): { sinceMs: number; untilMs: number } {
+  const sinceMs = parseSince(since, '--since', nowMs);
+  const untilMs = until === undefined ? nowMs : parseMoment(until, '--until', nowMs);
+  if (sinceMs >= untilMs) throw new Error(`--since ${since} is not before --until ${until ?? 'now'}; the window is empty`);
+  return { sinceMs, untilMs };
+}

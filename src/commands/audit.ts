@@ -2,6 +2,7 @@
 // history into an embedded store, and the questions an investigator asks of it. Bad input (flags, an
 // unreadable or foreign database file) exits 2 having changed nothing.
 import type { Command } from 'commander';
+import { type EtcdTlsFlags, addEtcdTlsOptions, loadEtcdTls } from './etcd-tls-options.js';
 import { CancelSource } from '../../core/cancel.js';
 import { revision } from '../../core/units.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
@@ -10,7 +11,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { duration, json, table, terminalSafe, utc } from '../audit/format.js';
 import type { Hold } from '../audit/queries.js';
 import type { TailReportLine } from '../audit/tail-service.js';
-import { parseMoment, parseSince } from '../audit/times.js';
+import { parseMoment, parseWindow } from '../audit/times.js';
 import { renderReport } from '../audit/report-text.js';
 
 /** DuckDB's native module loads only when an audit command runs (duckdb-api.ts). */
@@ -19,7 +20,7 @@ const duck = () => import('../audit/duckdb-api.js');
 /** `lockstep audit tail` stopped because the log went backwards under the same cluster ID (a restore, ADR-03). */
 export const AUDIT_WENT_BACKWARDS_EXIT = 6;
 
-interface TailOptions {
+interface TailOptions extends EtcdTlsFlags {
   endpoints: string;
   db: string;
   fromRevision?: string;
@@ -49,10 +50,11 @@ interface ExportOptions {
 
 export function registerAuditCommands(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   const audit = program.command('audit').description('The audit of grants, releases, expiries and force-releases, tailed from etcd\'s own revisions (ADR-21; docs/audit.md).');
-  audit
-    .command('tail')
+  const tail = audit.command('tail');
+  addEtcdTlsOptions(tail);
+  tail
     .description(`Copy the lock key space's history into the audit database, from its last checkpoint, until SIGINT or SIGTERM; one tailer per cluster is elected. Exit 0 stopped; 2 bad input; ${AUDIT_WENT_BACKWARDS_EXIT} the log went backwards (restored under the same cluster ID).`)
-    .requiredOption('--endpoints <list>', 'etcd client endpoints, host:port[,host:port...]')
+    .requiredOption('--endpoints <list>', 'etcd client endpoints, host:port[,host:port...] (https://host:port for a TLS-only etcd)')
     .requiredOption('--db <file>', 'the audit database (DuckDB); created if it does not exist')
     .option('--from-revision <R>', 'where to start when the database has no checkpoint for this cluster (default 1: all the history etcd still has)')
     .option('--checkpoint-interval <duration>', 'how often to write events and the checkpoint', '2s')
@@ -121,6 +123,7 @@ async function runTail(options: TailOptions, io: CliIo): Promise<number> {
   if (!Number.isInteger(electionTtlMs / 1_000) || electionTtlMs < 5_000 || electionTtlMs > 300_000) {
     return badInput(io, 'tail', `--election-ttl ${options.electionTtl} must be whole seconds from 5s to 300s (an etcd lease TTL, ADR-11's range)`);
   }
+  const etcdTls = await loadEtcdTls(options);
   const from = options.fromRevision;
   if (from !== undefined && !/^[1-9][0-9]{0,17}$/.test(from)) return badInput(io, 'tail', `--from-revision ${JSON.stringify(from)} must be a revision, a whole number from 1`);
   const { AuditDbError, prepareAuditDb, runTailService } = await duck();
@@ -137,6 +140,7 @@ async function runTail(options: TailOptions, io: CliIo): Promise<number> {
   try {
     const stopped = await runTailService({
       endpoints,
+      ...(etcdTls === undefined ? {} : { etcdTls }),
       db: options.db,
       ...(from === undefined ? {} : { fromRevision: revision(BigInt(from)) }),
       checkpointIntervalMs,
@@ -218,12 +222,8 @@ function holdRow(hold: Hold, at: 'held' | 'maybe' | undefined): string[] {
 }
 
 function window(options: { since: string; until?: string }, command: string, io: CliIo): { sinceMs: number; untilMs: number } | number {
-  const nowMs = Date.now();
   try {
-    const sinceMs = parseSince(options.since, '--since', nowMs);
-    const untilMs = options.until === undefined ? nowMs : parseMoment(options.until, '--until', nowMs);
-    if (sinceMs >= untilMs) return badInput(io, command, `--since ${options.since} is not before --until ${options.until ?? 'now'}; the window is empty`);
-    return { sinceMs, untilMs };
+    return parseWindow(options.since, options.until, Date.now());
   } catch (error) {
     return badInput(io, command, (error as Error).message);
   }

@@ -2,10 +2,13 @@
 // LockGrant documents the way the admission webhook will (ADR-24), before the pull request merges.
 // Files are read here; parsing and every rule live in core/classes. The command only reads.
 import type { Command } from 'commander';
-import { type CheckResult, type Problem, checkDocuments, isCivilDate } from '../../core/classes/index.js';
+import { type CheckResult, checkDocuments, isCivilDate } from '../../core/classes/index.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
-import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
-import { oneLine } from '../terminal-text.js';
+import { formatProblem, formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
+import { registerClassRegisterCommand } from './class-register.js';
+
+// Other commands print class problems as class check does.
+export { formatProblem } from '../policy-files.js';
 
 export type ClassCheckOptions = { now?: string; json?: boolean };
 
@@ -20,6 +23,7 @@ export function registerClassCommands(program: Command, io: CliIo, setExitCode: 
     .action(async (files: string[], options: ClassCheckOptions) => {
       setExitCode(await runClassCheck(files, options, io));
     });
+  registerClassRegisterCommand(classCommand, io, setExitCode);
 }
 
 export async function runClassCheck(files: readonly string[], options: ClassCheckOptions, io: CliIo): Promise<number> {
@@ -46,12 +50,6 @@ export async function runClassCheck(files: readonly string[], options: ClassChec
   return ok ? ExitCode.ok : ExitCode.failed;
 }
 
-/** `file:line: namespace/name: field: what is wrong; how to fix` (the line is left out when unknown). */
-export function formatProblem(problem: Problem): string {
-  const where = problem.line === undefined ? problem.source : `${problem.source}:${problem.line}`;
-  // Names, fields and values come from the file: one problem stays one line, whatever they hold.
-  return oneLine(`${where}: ${problem.namespace}/${problem.name}: ${problem.field}: ${problem.message}; ${problem.fix}`);
-}
 
 function summary(result: CheckResult, fileCount: number, documentCount: number, today: string): string {
   const files = plural(fileCount, 'file');

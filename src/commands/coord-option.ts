@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { coordEpochKey } from '../../core/arbiter/coord-epochs.js';
 import { isLockError } from '../../core/lock-error.js';
-import { EndpointSyntaxError, parseEndpointList } from '../etcd/endpoint-address.js';
+import { EndpointSyntaxError, parseEtcdEndpoints } from '../etcd/endpoint-address.js';
 
 export interface CoordOptions {
   coordEndpoints?: string;
@@ -37,7 +37,7 @@ export function parseCoordOptions(options: CoordOptions): CoordTarget | undefine
   }
   let endpoints: string[];
   try {
-    endpoints = parseEndpointList(options.coordEndpoints);
+    endpoints = parseEtcdEndpoints(options.coordEndpoints);
   } catch (error) {
     if (!(error instanceof EndpointSyntaxError)) throw error;
     return { error: `--coord-endpoints ${JSON.stringify(options.coordEndpoints)}: ${error.message}` };

@@ -3,7 +3,8 @@
 // (under --mutant, the workload parameters a mutant's demonstration pins stay pinned: scenarios/mutants.ts);
 // runs spread over worker threads; the first failure (in seed order) is shrunk by fast-check to a minimal
 // schedule, saved as a run artifact, and printed with the command that replays it. `--shard i/n` runs every
-// n-th seed from the i-th, so n machines (a Kubernetes Indexed Job) cover the same seeds as one.
+// n-th seed from the i-th, so n machines (a Kubernetes Indexed Job) cover the same seeds as one; each writes
+// its summary with `--summary FILE`, and `lockstep explore merge` combines them (src/commands/explore-merge.ts).
 // Exit 0: no run failed; 1: a run failed a check (with --mutant: the explorer caught the mutant); 2: bad input.
 import { formatSeconds } from '../../core/numbers.js';
 import { mkdir } from 'node:fs/promises';
@@ -17,7 +18,9 @@ import type { RunArtifact } from '../../scenarios/runner.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { OperationError } from '../cli-errors.js';
 import { writeFileAtomically } from '../files/atomic-write.js';
-import { outputDirectoryProblem } from '../files/output-path.js';
+import { outputDirectoryProblem, outputFileProblem } from '../files/output-path.js';
+import { type ExploreSummary, SUMMARY_FORMAT } from '../explore/summary.js';
+import { registerExploreMerge } from './explore-merge.js';
 import { type PoolResult, runPool } from '../explore/pool.js';
 import { type ProfileSpec, profileOf, profileSpec, watchdog } from '../explore/profile.js';
 import { yieldToHost } from '../host-yield.js';
@@ -34,6 +37,7 @@ export interface ExploreOptions {
   outDir: string;
   shrinkBudget: string;
   keepGoing?: boolean;
+  summary?: string;
   json?: boolean;
 }
 
@@ -41,7 +45,7 @@ const MAX_RUNS = 10_000_000;
 const MAX_WORKERS = 256;
 
 export function registerExploreCommand(program: Command, io: CliIo, setExitCode: (code: number) => void, progress: ProgressSink | undefined = process.stderr): void {
-  program
+  const command = program
     .command('explore')
     .description('Swarm testing: runs a scenario from consecutive seeds, each drawing its own fault mix and schedule; shrinks the first failure and saves it for `lockstep replay`. Exit 0: nothing failed; 1: a run failed a check; 2: bad input.')
     .option('--scenario <name>', 'the scenario to explore (the swarm draws schedules; others have theirs perturbed)', 'swarm')
@@ -54,10 +58,12 @@ export function registerExploreCommand(program: Command, io: CliIo, setExitCode:
     .option('--out-dir <dir>', 'where failing runs are saved as artifacts', join('.lockstep-tmp', 'explore'))
     .option('--shrink-budget <n>', 'most runs spent shrinking the first failure', String(DEFAULT_SHRINK_BUDGET))
     .option('--keep-going', 'run every seed, not stopping at the first failure (only the first is shrunk)')
+    .option('--summary <file>', `also write the summary (the --json line) to FILE, for lockstep explore merge (${SUMMARY_FORMAT})`)
     .option('--json', 'print {runs, failures: [{seed, scenario, check, artifact, replay}], runsToFirstFailure} on the last line')
     .action(async (options: ExploreOptions) => {
       setExitCode(await explore(options, io, progress));
     });
+  registerExploreMerge(command, io, setExitCode);
 }
 
 interface Plan {
@@ -107,8 +113,10 @@ export async function explore(options: ExploreOptions, io: CliIo, progressSink: 
   progress.end();
   const reports = await reportFailures(plan, pool, options.outDir, io, options.json === true);
   const wallMs = Math.round(performance.now() - startedMs);
-  const summary = {
+  const summary: ExploreSummary = {
+    format: SUMMARY_FORMAT,
     runs: pool.verdicts.length,
+    runsPlanned: plan.runs.length,
     failures: reports.map((r) => ({ seed: r.seed, scenario: r.scenario, check: r.check, artifact: r.artifact, replay: r.replay })),
     runsToFirstFailure: pool.runsToFirstFailure ?? null,
     scenario: plan.spec.scenario,
@@ -118,6 +126,7 @@ export async function explore(options: ExploreOptions, io: CliIo, progressSink: 
     workers: plan.workers,
     wallMs,
   };
+  if (options.summary !== undefined) await writeFileAtomically(options.summary, `${JSON.stringify(summary, null, 2)}\n`);
   if (options.json === true) io.out(JSON.stringify(summary));
   else {
     const what = summary.mutant === null ? `${plan.spec.scenario} / ${plan.spec.variant}` : `${plan.spec.scenario} with mutant ${summary.mutant}`;
@@ -141,6 +150,8 @@ async function planOf(options: ExploreOptions): Promise<Plan> {
   // Failures are saved after thousands of runs: a directory that cannot take them is refused before the first.
   const outDirProblem = await outputDirectoryProblem(options.outDir);
   if (outDirProblem !== undefined) throw new RangeError(`--out-dir ${options.outDir}: ${outDirProblem}`);
+  const summaryProblem = options.summary === undefined ? undefined : await outputFileProblem(options.summary);
+  if (summaryProblem !== undefined) throw new RangeError(`--summary ${options.summary}: ${summaryProblem}`);
   const spec = await profileSpec(options.scenario, options.mutant ?? options.variant);
   return { spec, runs: shardRuns(totalRuns, shard), totalRuns, baseSeed, workers, shard, shrinkBudget };
 }

@@ -6,12 +6,13 @@ import type { Command } from 'commander';
 import { isLockError } from '../../core/lock-error.js';
 import { isLockLogError } from '../../core/ports/lock-log-error.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
-import { EndpointSyntaxError, parseEndpointList } from '../etcd/endpoint-address.js';
+import { EndpointSyntaxError, parseEtcdEndpoints } from '../etcd/endpoint-address.js';
+import { type EtcdTlsFlags, addEtcdTlsOptions, loadEtcdTls } from './etcd-tls-options.js';
 import { createEtcdLockLog, initEtcdLog } from '../etcd/index.js';
 import { registerOnCoord } from '../../core/arbiter/coord-epochs.js';
 import { type CoordOptions, type CoordTarget, SINGLE_CLUSTER_HELP, addCoordOptions, parseCoordOptions } from './coord-option.js';
 
-interface InitOptions extends CoordOptions {
+interface InitOptions extends CoordOptions, EtcdTlsFlags {
   endpoints: string;
   epoch?: string;
   json?: boolean;
@@ -30,7 +31,8 @@ export function registerInitCommand(program: Command, io: CliIo, setExitCode: (c
         'holds an epoch record or any lockstep key: a wiped or restored log is not new. Exit 0 initialised; 2 bad input or refused; 5 etcd unreachable. ' +
         SINGLE_CLUSTER_HELP,
     )
-    .requiredOption('--endpoints <list>', 'etcd client endpoints, host:port[,host:port...]');
+    .requiredOption('--endpoints <list>', 'etcd client endpoints, host:port[,host:port...] (https://host:port for a TLS-only etcd)');
+  addEtcdTlsOptions(command);
   addCoordOptions(command)
     .option('--epoch <n>', EPOCH_HELP)
     .option('--json', 'print one JSON object: {ok, epoch, clusterId, revision} or {ok: false, code, message}')
@@ -47,7 +49,7 @@ async function runInit(options: InitOptions, io: CliIo): Promise<number> {
   };
   let endpoints: string[];
   try {
-    endpoints = parseEndpointList(options.endpoints);
+    endpoints = parseEtcdEndpoints(options.endpoints);
   } catch (error) {
     if (!(error instanceof EndpointSyntaxError)) throw error;
     return refuse(ExitCode.badInput, 'invalid-argument', `--endpoints ${JSON.stringify(options.endpoints)}: ${error.message}`);
@@ -61,8 +63,9 @@ async function runInit(options: InitOptions, io: CliIo): Promise<number> {
   const coord = parseCoordOptions(options);
   if (coord !== undefined && 'error' in coord) return refuse(ExitCode.badInput, 'invalid-argument', coord.error);
   const where = endpoints.join(',');
+  const etcdTls = await loadEtcdTls(options);
   try {
-    const result = await initEtcdLog(endpoints, epoch === undefined ? {} : { epoch });
+    const result = await initEtcdLog(endpoints, epoch === undefined ? {} : { epoch }, etcdTls);
     if (coord !== undefined) await register(coord, { epoch: result.epoch, clusterId: result.clusterId, highestRevision: result.revision });
     const clusterId = result.clusterId.toString(16);
     if (options.json === true) {

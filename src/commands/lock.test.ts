@@ -46,6 +46,12 @@ describe('lockstep lock: bad input exits 2 and names the problem', () => {
     expect(err.join('\n')).not.toMatch(/lock: {2}hold no/);
   });
 
+  it('refuses an --instance label beyond its bound, naming the flag and the rule (issue 29)', async () => {
+    const { code, err } = await runCli(...base, '--class', 'examples/classes/ledger-writes.yaml', '--instance', 'x'.repeat(129), 'payments/x', '--', 'true');
+    expect(code).toBe(2);
+    expect(err.join('\n')).toMatch(/--instance: instance "x+" must be 0\.\.128 printable characters/);
+  });
+
   it('names the class files that hold no class for the key\'s namespace', async () => {
     const { err } = await runCli(...base, '--class', 'examples/classes/ledger-writes.yaml', '--class', 'examples/classes/statement-export.yaml', 'search/x', '--', 'true');
     expect(err.join('\n')).toMatch(/examples\/classes\/ledger-writes\.yaml, examples\/classes\/statement-export\.yaml hold no LockClass in namespace search/);

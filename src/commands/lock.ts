@@ -1,4 +1,5 @@
-// `lockstep lock --endpoints H:P[,..] --class FILE --identity ID <namespace/key> -- <command...>`
+// `lockstep lock --endpoints H:P[,..] --class FILE --identity ID <namespace/key> -- <command...>`, or
+// `lockstep lock --arbiter H:P[,..] <namespace/key> -- <command...>` (the class from the arbiters, issue 29)
 // Wires the real world together: the etcd LockLog, the real clock, the in-process arbiter and the
 // client library, around one command (src/lock/run-locked-command.ts).
 import { actingAs, unauthenticated } from '../../core/ports/caller.js';
@@ -17,18 +18,21 @@ import { type CliIo, ExitCode } from '../cli-io.js';
 import { createCryptoRandom, createRealClock, sleepMs } from '../clock/index.js';
 import { DEFAULT_MAX_WAIT_MS } from '../../core/arbiter/arbiter.js';
 import { parseDuration } from '../duration.js';
-import { EndpointSyntaxError, parseEndpointList } from '../etcd/endpoint-address.js';
+import { EndpointSyntaxError, parseEtcdEndpoints } from '../etcd/endpoint-address.js';
+import { type EtcdTlsFlags, addEtcdTlsOptions, loadEtcdTls } from './etcd-tls-options.js';
 import { createEtcdLockLog } from '../etcd/index.js';
 import { CoordEpochSource } from '../../core/arbiter/coord-epochs.js';
 import { type CoordOptions, type CoordTarget, SINGLE_CLUSTER_HELP, addCoordOptions, parseCoordOptions } from './coord-option.js';
 import { type EmitLockEvent, jsonLineEvents } from '../lock/lock-events.js';
-import { runLockedCommand } from '../lock/run-locked-command.js';
+import { describeRefusal, exitCodeForLockError, runLockedCommand } from '../lock/run-locked-command.js';
+import { defaultInstance, serverClass } from '../lock/server-class.js';
+import { checkInstance } from '../../core/arbiter/sessions.js';
 import { formatProblem } from './class-check.js';
 import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
 
 const CLOSE_GRACE_MS = 2000;
 
-interface LockOptions extends CoordOptions {
+interface LockOptions extends CoordOptions, EtcdTlsFlags {
   endpoints?: string;
   arbiter?: string;
   tlsCert?: string;
@@ -36,6 +40,7 @@ interface LockOptions extends CoordOptions {
   ca?: string;
   class: string[];
   className?: string;
+  instance?: string;
   identity?: string;
   grants: string[];
   wait: string;
@@ -68,8 +73,9 @@ export function registerLockCommand(program: Command, io: CliIo, setExitCode: (c
     .option('--tls-cert <file>', 'with --arbiter: the client certificate (PEM) whose spiffe:// URI SAN is the identity')
     .option('--tls-key <file>', 'with --arbiter: the client certificate\'s key (PEM)')
     .option('--ca <file>', 'with --arbiter: the CA (PEM) that signed the arbiters\' certificates')
-    .option('--class <file>', 'YAML file with the LockClass (and its PauseTestResult when fenced); required, repeat for more files', collect, [])
-    .option('--class-name <name>', 'which LockClass to use when the files hold several in the key\'s namespace')
+    .option('--class <file>', 'YAML file with the LockClass (and its PauseTestResult when fenced); repeat for more files. Required with --endpoints; with --arbiter the arbiters name the key\'s class, and a file that disagrees with theirs is refused', collect, [])
+    .option('--class-name <name>', 'which LockClass to use when the key\'s namespace has several')
+    .option('--instance <label>', 'which replica of the workload this is (default: host name and process id): replicas sharing an identity take turns; a label, not a credential')
     .option('--identity <id>', 'who is locking (a SPIFFE ID, say); required with --endpoints, and with --arbiter without TLS (then unauthenticated)')
     .option('--grants <file>', 'YAML file with LockGrant documents (repeatable); without it the identity is granted the class\'s namespace', collect, [])
     .option('--wait <duration>', 'how long to wait in line when the key is held (0 = do not wait)', '30s')
@@ -81,6 +87,7 @@ export function registerLockCommand(program: Command, io: CliIo, setExitCode: (c
         'released, refused, exit; each with its time. The token is printed only here, on the stdout a script asked for it on; logs and ' +
         'stderr never carry it (ADR-22). The command\'s own output shares stdout: redirect it inside the command to keep the stream clean',
     );
+  addEtcdTlsOptions(command);
   addCoordOptions(command)
     .action(async (key: string, command: string[], options: LockOptions) => {
       const emit = options.json === true ? jsonLineEvents((line) => io.out(line)) : undefined;
@@ -99,15 +106,27 @@ async function runLock(keyText: string, command: string[], options: LockOptions,
     io.err(`lockstep lock: ${connection.refused}`);
     return ExitCode.badInput;
   }
-  const client = new LockClient({ arbiter: connection.api, clock, identity: connection.identity });
+  const client = new LockClient({ arbiter: connection.api, clock, identity: connection.identity, instance: setup.instance });
   try {
+    // Issue 29: the class is the arbiters' (their registry, ADR-24); a local --class must agree with it.
+    const governing = await serverClass(connection.api, keyText, options.className ?? setup.lockClass?.name, setup.lockClass).catch((error: unknown) => {
+      if (!isLockError(error)) throw error;
+      io.err(describeRefusal(error, keyText, connection.where));
+      emit?.({ event: 'refused', key: keyText, code: error.code, message: error.message });
+      return exitCodeForLockError(error);
+    });
+    if (typeof governing === 'number') return governing;
+    if ('mismatch' in governing) {
+      io.err(`lockstep lock: ${governing.mismatch}`);
+      return ExitCode.badInput;
+    }
     return await runLockedCommand({
       client,
       clock,
       endpoints: connection.where,
       key: keyText,
-      className: setup.lockClass.name,
-      ttlSeconds: setup.lockClass.ttlSeconds,
+      className: governing.lockClass.className,
+      ttlSeconds: governing.lockClass.ttlSeconds,
       waitMs: setup.waitMs,
       command,
       killAfterMs: setup.killAfterMs,
@@ -138,9 +157,11 @@ async function connect(setup: Setup, options: LockOptions, clock: Clock): Promis
     return { api: remote.arbiter, identity: remote.identity, where: remote.addresses, close: async () => remote.arbiter.close() };
   }
   const identity = options.identity as string;
-  const log = createEtcdLockLog({ endpoints: setup.endpoints });
+  const etcdTls = await loadEtcdTls(options);
+  const tls = etcdTls === undefined ? {} : { tls: etcdTls };
+  const log = createEtcdLockLog({ endpoints: setup.endpoints, ...tls });
   // Issue 19: with --coord-endpoints the epochs come from the coord cluster, not from the log they protect.
-  const coordLog = setup.coord === undefined ? undefined : createEtcdLockLog({ endpoints: setup.coord.endpoints });
+  const coordLog = setup.coord === undefined ? undefined : createEtcdLockLog({ endpoints: setup.coord.endpoints, ...tls });
   const epochSource = coordLog === undefined || setup.coord === undefined ? {} : { epochSource: new CoordEpochSource(coordLog, setup.coord.clusterName) };
   const arbiter = new Arbiter({ log, clock, random: createCryptoRandom(), classes: setup.classes, authorizer: setup.grants, ...epochSource });
   // ADR-19: --identity is asserted by whoever runs the command, not proven by a transport.
@@ -164,7 +185,9 @@ interface Setup {
   endpoints: string[];
   coord: CoordTarget | undefined;
   classes: ClassRegistry;
-  lockClass: LockClass;
+  /** From --class files; undefined with --arbiter and no --class (the arbiters name it). */
+  lockClass: LockClass | undefined;
+  instance: string;
   grants: PrefixGrants;
   waitMs: number;
   killAfterMs: number;
@@ -200,14 +223,21 @@ async function loadSetup(keyText: string, command: readonly string[], options: L
   if (options.endpoints !== undefined && options.identity === undefined) return fail('--identity is required with --endpoints: who is locking (a SPIFFE ID, say)');
   let endpoints: string[] = [];
   try {
-    if (options.endpoints !== undefined) endpoints = parseEndpointList(options.endpoints);
+    if (options.endpoints !== undefined) endpoints = parseEtcdEndpoints(options.endpoints);
   } catch (error) {
     if (!(error instanceof EndpointSyntaxError)) throw error;
     return fail(`--endpoints ${JSON.stringify(options.endpoints)}: ${error.message}`);
   }
   const coord = parseCoordOptions(options);
   if (coord !== undefined && 'error' in coord) return fail(coord.error);
-  if (options.class.length === 0) return fail('--class is required: give the YAML file that declares the key\'s LockClass (repeat --class for more files)');
+  if (options.class.length === 0 && options.arbiter === undefined) return fail('--class is required with --endpoints: give the YAML file that declares the key\'s LockClass (repeat --class for more files); with --arbiter the arbiters name it');
+  let instance: string;
+  try {
+    instance = options.instance === undefined ? defaultInstance() : checkInstance(options.instance);
+  } catch (error) {
+    if (!isLockError(error)) throw error;
+    return fail(`--instance: ${error.message.slice(error.code.length + 2)}`);
+  }
   if (command.length === 0 || command[0] === '') return fail('no command given after --; name the command to run while the lock is held');
   const today = options.now ?? todayUtc();
   if (!isCivilDate(today)) return fail(`--now ${JSON.stringify(today)} is not a date; give YYYY-MM-DD`);
@@ -223,6 +253,7 @@ async function loadSetup(keyText: string, command: readonly string[], options: L
     return fail(`the class or grant files have ${checked.problems.length} problem(s); fix them (lockstep class check) and run again`);
   }
   const candidates = checked.classes.filter((c) => c.namespace === key.namespace && (options.className === undefined || c.name === options.className));
+  if (options.class.length === 0) return { endpoints, coord, classes: new ClassRegistry([]), lockClass: undefined, instance, grants: new PrefixGrants([]), waitMs, killAfterMs };
   if (candidates.length === 0) {
     const wanted = options.className === undefined ? `LockClass in namespace ${key.namespace}` : `LockClass ${key.namespace}/${options.className}`;
     return fail(`${options.class.join(', ')} hold no ${wanted}; a key's class must be declared in its namespace (ADR-24)`);
@@ -232,5 +263,5 @@ async function loadSetup(keyText: string, command: readonly string[], options: L
   }
   const lockClass = candidates[0] as LockClass;
   const grants = new PrefixGrants(options.grants.length > 0 || options.identity === undefined ? checked.grants : [namespaceGrant(options.identity, lockClass.namespace)]);
-  return { endpoints, coord, classes: new ClassRegistry(checked.classes), lockClass, grants, waitMs, killAfterMs };
+  return { endpoints, coord, classes: new ClassRegistry(checked.classes), lockClass, instance, grants, waitMs, killAfterMs };
 }

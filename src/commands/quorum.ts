@@ -4,11 +4,11 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { formatMs, formatNumber, roundTo } from '../../core/numbers.js';
-import { summarise } from '../../core/planner/percentiles.js';
-import { quorumBounds } from '../../core/planner/quorum-bounds.js';
 import { TopologyError, validateTopology, type Topology } from '../../core/planner/topology.js';
 import { DEFAULT_REQUEST_COST_MS } from '../../sim/cluster/timing.js';
-import { simulateAcquisitions, simulateLosses } from '../../sim/planner/quorum-run.js';
+import { priceQuorum, QUORUM_PRESETS, quorumRequestProblems } from '../../sim/planner/quorum-pricing.js';
+import { simulateLosses } from '../../sim/planner/quorum-run.js';
+import { BadInput } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { yieldToHost } from '../host-yield.js';
 import { REPO_ROOT } from '../repo-root.js';
@@ -26,7 +26,7 @@ interface QuorumOptions {
 }
 
 const PRESET_DIR = join(REPO_ROOT, 'examples', 'topologies');
-export const PRESETS = ['regional-3', 'coord-5-2-2-1', 'stretched-3-region'] as const;
+const PRESETS = QUORUM_PRESETS;
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -66,28 +66,21 @@ export async function loadTopology(nameOrFile: string): Promise<Topology> {
 }
 
 async function runQuorum(options: QuorumOptions, io: CliIo): Promise<number> {
-  const runs = options.runs === undefined ? undefined : Number(options.runs);
-  if (runs !== undefined && !(Number.isInteger(runs) && runs >= 1 && runs <= 50)) {
-    io.err(`lockstep quorum: --runs ${JSON.stringify(options.runs)} must be a whole number from 1 to 50`);
-    return ExitCode.badInput;
-  }
-  const samples = Number(options.samples);
-  if (!(Number.isInteger(samples) && samples >= 10 && samples <= 10_000)) {
-    io.err(`lockstep quorum: --samples ${JSON.stringify(options.samples)} must be a whole number from 10 to 10000`);
-    return ExitCode.badInput;
-  }
+  const request = { samplesPerRun: Number(options.samples), seed: options.seed, ...(options.runs === undefined ? {} : { runs: Number(options.runs) }) };
+  const flags: Readonly<Record<string, string>> = { runs: `--runs ${JSON.stringify(options.runs)}`, samplesPerRun: `--samples ${JSON.stringify(options.samples)}` };
+  const problem = quorumRequestProblems(request)[0];
+  if (problem !== undefined) throw new BadInput(`${flags[problem.field] ?? problem.field} ${problem.message}`);
   const topologies: Topology[] = [];
   for (const name of [options.topology, ...options.compare]) {
     try {
       topologies.push(await loadTopology(name));
     } catch (error) {
       if (!(error instanceof TopologyError)) throw error;
-      io.err(`lockstep quorum: ${name}: ${error.message}`);
-      return ExitCode.badInput;
+      throw new BadInput(`${name}: ${error.message}`);
     }
   }
   const results = [];
-  for (const topology of topologies) results.push(await priceTopology(topology, runs ?? topology.members.length, samples, options.seed));
+  for (const topology of topologies) results.push(await priceTopology(topology, request));
   if (options.json === true) io.out(JSON.stringify({ topologies: results }));
   else if (results.length === 1) io.out(render(results[0] as Priced));
   else io.out(renderComparison(results));
@@ -106,45 +99,38 @@ function assumptions(topology: Topology): { clientCount: number; clients: string
   };
 }
 
-async function priceTopology(topology: Topology, runs: number, samplesPerRun: number, seed: string) {
-  const bounds = quorumBounds(topology);
-  const sim = await simulateAcquisitions(topology, { runs, samplesPerRun, seed: `${seed}-${topology.name}`, yieldToHost });
-  const s = summarise(sim.latenciesMs);
-  const losses = await simulateLosses(topology, { seed: `${seed}-${topology.name}`, yieldToHost });
+/** The shared procedure's prices (sim/planner/quorum-pricing.ts) in this command's JSON shape, and the losses it adds. */
+async function priceTopology(topology: Topology, request: Parameters<typeof priceQuorum>[1]) {
+  const priced = await priceQuorum(topology, request, yieldToHost);
+  const losses = await simulateLosses(topology, { seed: `${request.seed}-${topology.name}`, yieldToHost });
   const worst = losses.reduce<(typeof losses)[number] | undefined>((w, l) => (w === undefined || !l.quorumSurvives || (w.quorumSurvives && (l.simulatedResumeMs ?? 0) > (w.simulatedResumeMs ?? 0)) ? l : w), undefined);
-  const regionOf = (member: string): string => topology.halls.find((h) => h.name === topology.members.find((m) => m.name === member)?.hall)?.region ?? '?';
   return {
-    name: topology.name,
-    runs,
-    samples: s.count,
-    leaders: sim.leaders,
+    name: priced.name,
+    runs: priced.runs,
+    samples: priced.simulated.samplesMs.length,
+    leaders: priced.leaders,
     assumptions: assumptions(topology),
-    p50Ms: roundTo(s.p50Ms, 2),
-    p99Ms: roundTo(s.p99Ms, 2),
-    p999Ms: roundTo(s.p999Ms, 2),
-    floorMs: roundTo(bounds.floorMs, 2),
-    quorumFloorMs: roundTo(bounds.quorumFloorMs, 2),
-    upperBoundMs: roundTo(bounds.upperMs, 2),
-    loadedUpperBoundMs: roundTo(bounds.loadedUpperMs, 2),
-    failoverUpperBoundMs: roundTo(bounds.failoverUpperMs, 2),
-    byLeader: bounds.byLeader.map((l) => {
-      const runsLed = sim.byRun.filter((r) => r.leader === l.leader);
-      const led = summarise(runsLed.flatMap((r) => r.latenciesMs));
-      return {
-        leader: l.leader,
-        region: regionOf(l.leader),
-        runs: runsLed.length,
-        endpoints: [...new Set(runsLed.flatMap((r) => [r.endpointAtStart, r.endpointAtEnd]))],
-        p50Ms: led.count === 0 ? null : roundTo(led.p50Ms, 2),
-        p99Ms: led.count === 0 ? null : roundTo(led.p99Ms, 2),
-        medianMs: roundTo(l.medianMs, 2),
-        p99BoundMs: roundTo(l.p99BoundMs, 2),
-        loadedP99BoundMs: roundTo(l.loadedP99BoundMs, 2),
-        failoverP99BoundMs: roundTo(l.failoverP99BoundMs, 2),
-      };
-    }),
-    // The leader's raft loop batches proposals, so fsync does not bound throughput; its CPU per request does.
-    throughputPerSecond: Math.round(1000 / DEFAULT_REQUEST_COST_MS / 2),
+    p50Ms: priced.simulated.p50Ms,
+    p99Ms: priced.simulated.p99Ms,
+    p999Ms: priced.simulated.p999Ms,
+    floorMs: priced.floorMs,
+    quorumFloorMs: priced.quorumFloorMs,
+    upperBoundMs: priced.upperBoundMs,
+    loadedUpperBoundMs: priced.loadedUpperBoundMs,
+    failoverUpperBoundMs: priced.failoverUpperBoundMs,
+    byLeader: priced.byLeader.map((l) => ({
+      leader: l.leader,
+      region: l.region,
+      runs: l.runs,
+      endpoints: l.endpoints,
+      p50Ms: l.simulated?.p50Ms ?? null,
+      p99Ms: l.simulated?.p99Ms ?? null,
+      medianMs: l.medianMs,
+      p99BoundMs: l.p99BoundMs,
+      loadedP99BoundMs: l.loadedP99BoundMs,
+      failoverP99BoundMs: l.failoverP99BoundMs,
+    })),
+    throughputPerSecond: priced.throughputPerSecond,
     regionLoss: {
       worst: worst?.lost ?? null,
       cases: losses.map((l) => ({

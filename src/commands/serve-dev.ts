@@ -47,7 +47,7 @@ export async function runServeDev(options: ServeOptions, io: CliIo): Promise<num
     return await runServe(serve, io, ({ host, port }) => {
       const certs = join(dir, 'certs');
       io.out('Try it from a second terminal:');
-      io.out(`  lockstep lock --arbiter ${host}:${port} --tls-cert ${join(certs, 'ledger-writer.crt')} --tls-key ${join(certs, 'ledger-writer.key')} --ca ${ca.cert} --class ${join(EXAMPLES, 'classes', 'ledger-writes.yaml')} payments/ledger/42 -- sh -c 'echo holding with token fingerprint $LOCKSTEP_TOKEN_FINGERPRINT; sleep 5'`);
+      io.out(`  lockstep lock --arbiter ${host}:${port} --tls-cert ${join(certs, 'ledger-writer.crt')} --tls-key ${join(certs, 'ledger-writer.key')} --ca ${ca.cert} payments/ledger/42 -- sh -c 'echo holding with token fingerprint $LOCKSTEP_TOKEN_FINGERPRINT; sleep 5'`);
       io.out(`Operators' certificates (two are needed for a force-release, ADR-20): ${join(certs, 'operator.crt')} and ${join(certs, 'operator-2.crt')}`);
     });
   } finally {

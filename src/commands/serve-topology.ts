@@ -8,7 +8,7 @@ import type { LockLog } from '../../core/ports/lock-log.js';
 import type { Random } from '../../core/ports/random.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { createRealClock } from '../clock/index.js';
-import { createEtcdLockLog } from '../etcd/index.js';
+import { type EtcdClientTls, createEtcdLockLog } from '../etcd/index.js';
 import { type TopologyServing, startTopologyServing } from '../service/topology-arbiter.js';
 import { formatProblems, readTopology } from '../service/topology-file.js';
 import { oneLine } from '../terminal-text.js';
@@ -19,6 +19,8 @@ export interface TopologyInputs {
   readonly authorizer: Authorizer;
   readonly random: Random;
   readonly wrapLog: (log: LockLog) => LockLog;
+  /** TLS to every cluster of the topology (one CA and client certificate for the region's lock etcd). */
+  readonly etcdTls?: EtcdClientTls | undefined;
 }
 
 export async function openTopology(inputs: TopologyInputs, io: CliIo): Promise<TopologyServing | number> {
@@ -40,7 +42,7 @@ export async function openTopology(inputs: TopologyInputs, io: CliIo): Promise<T
     serving = await startTopologyServing({
       topology,
       openLog: (endpoints) => {
-        const log = createEtcdLockLog({ endpoints: [...endpoints] });
+        const log = createEtcdLockLog({ endpoints: [...endpoints], ...(inputs.etcdTls === undefined ? {} : { tls: inputs.etcdTls }) });
         return { log: inputs.wrapLog(log), close: () => log.close() };
       },
       clock: createRealClock(),

@@ -13,7 +13,9 @@ import { isCivilDate } from '../../core/classes/index.js';
 import { isLockError } from '../../core/lock-error.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { createCryptoRandom, createRealClock } from '../clock/index.js';
-import { EndpointSyntaxError, parseEndpoint, parseEndpointList } from '../etcd/endpoint-address.js';
+import { EndpointSyntaxError, parseEndpoint, parseEtcdEndpoints } from '../etcd/endpoint-address.js';
+import type { EtcdClientTls } from '../etcd/etcd-tls.js';
+import { type EtcdTlsFlags, addEtcdTlsOptions, loadEtcdTls } from './etcd-tls-options.js';
 import { createEtcdLockLog } from '../etcd/index.js';
 import { todayUtc } from '../policy-files.js';
 import { type ServingPolicy as Policy, ServingPolicy, loadPolicy, watchPolicy } from '../service/policy-reload.js';
@@ -25,7 +27,7 @@ import type { LogLevel } from '../logging/index.js';
 import { LOG_LEVELS, createServeTelemetry, serveMetrics } from '../service/serve-telemetry.js';
 import { oneLine } from '../terminal-text.js';
 
-export interface ServeOptions {
+export interface ServeOptions extends EtcdTlsFlags {
   endpoints?: string;
   topology?: string;
   classes?: string;
@@ -34,6 +36,7 @@ export interface ServeOptions {
   tlsCert?: string;
   tlsKey?: string;
   clientCa?: string;
+  trustedProxy: string[];
   drainGrace: string;
   now?: string;
   dev?: boolean;
@@ -48,8 +51,9 @@ export const DEFAULT_LISTEN = '127.0.0.1:7420';
 const DRAIN_GRACE_MS = 10_000;
 
 export function registerServeCommand(program: Command, io: CliIo, setExitCode: (code: number) => void, runDev: (options: ServeOptions, io: CliIo) => Promise<number>): void {
-  program
-    .command('serve')
+  const command = program.command('serve');
+  addEtcdTlsOptions(command);
+  command
     .description(
       'Run an arbiter: lock.v1 and admin.v1 over gRPC (HTTP/2), with the standard grpc.health.v1 service. With --tls-cert, --tls-key ' +
         'and --client-ca it serves mTLS and each caller is the spiffe:// URI SAN of its client certificate (exactly one, ADR-19); without ' +
@@ -58,7 +62,7 @@ export function registerServeCommand(program: Command, io: CliIo, setExitCode: (
         '--dev starts a throwaway etcd, development certificates and the example classes. Exit 0 drained; 2 bad input; 5 the log is ' +
         'not initialised (lockstep init) or sealed, or etcd is unreachable.',
     )
-    .option('--endpoints <list>', 'etcd client endpoints, host:port[,host:port...] (required without --dev)')
+    .option('--endpoints <list>', 'etcd client endpoints, host:port[,host:port...] (required without --dev; https://host:port for a TLS-only etcd)')
     .option('--topology <file>', 'instead of --endpoints: a YAML Topology naming the region, its coord cluster and entity shards (endpoints each); keys are routed by class tier and the watched shard map, other regions\' keys get the redirect error (ADR-07/08/09, docs/seal-and-epochs.md)')
     .option('--classes <dir>', 'directory of YAML files with the LockClass and PauseTestResult documents (required without --dev)')
     .option('--grants <dir>', 'directory of YAML files with the LockGrant documents (required without --dev)')
@@ -66,6 +70,7 @@ export function registerServeCommand(program: Command, io: CliIo, setExitCode: (
     .option('--tls-cert <file>', 'the server certificate (PEM); with --tls-key and --client-ca')
     .option('--tls-key <file>', 'the server certificate\'s private key (PEM)')
     .option('--client-ca <file>', 'the CA (PEM) that signs client certificates; a client without one is refused')
+    .option('--trusted-proxy <spiffe-id>', "a proxy (Envoy) whose x-forwarded-client-cert names the caller; repeatable. From any other peer that header is refused (ADR-18/19)", (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('--drain-grace <ms>', 'on SIGTERM, how long calls in flight may take to finish before waits are ended with unavailable', String(DRAIN_GRACE_MS))
     .option('--now <date>', 'today\'s date (YYYY-MM-DD) for class checks; default today in UTC')
     .option('--metrics-listen <host:port>', 'serve Prometheus metrics (ADR-22) over HTTP at GET /metrics on this address; default none')
@@ -83,6 +88,8 @@ const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[?::1\]?)$/i;
 
 interface ServeSetup {
   endpoints: string[];
+  trustedProxies: string[];
+  etcdTls: EtcdClientTls | undefined;
   host: string;
   port: number;
   tls: ServerTls | undefined;
@@ -103,7 +110,7 @@ async function checkInputs(options: ServeOptions, io: CliIo): Promise<ServeSetup
   let endpoints: string[];
   let listen: URL;
   try {
-    endpoints = options.endpoints === undefined ? [] : parseEndpointList(options.endpoints);
+    endpoints = options.endpoints === undefined ? [] : parseEtcdEndpoints(options.endpoints);
   } catch (error) {
     if (!(error instanceof EndpointSyntaxError)) throw error;
     return fail(`--endpoints ${JSON.stringify(options.endpoints)}: ${error.message}`);
@@ -139,8 +146,12 @@ async function checkInputs(options: ServeOptions, io: CliIo): Promise<ServeSetup
   const logLevel = LOG_LEVELS.find((level) => level === options.logLevel);
   if (logLevel === undefined) return fail(`--log-level ${JSON.stringify(options.logLevel)} is not a level; give one of ${LOG_LEVELS.join(', ')}`);
   if (!/^[A-Za-z0-9_.-]{1,63}$/.test(options.clusterName)) return fail(`--cluster-name ${JSON.stringify(options.clusterName)}: a metric label value of letters, digits, '.', '_' or '-' (at most 63)`);
+  const etcdTls = await loadEtcdTls(options);
+  const notSpiffe = options.trustedProxy.find((id) => !/^spiffe:\/\/[^\s/]+\/\S*$/.test(id));
+  if (notSpiffe !== undefined) return fail(`--trusted-proxy ${JSON.stringify(notSpiffe)} is not a SPIFFE ID; give the proxy's, like spiffe://example.org/ns/lockstep/sa/envoy`);
+  if (options.trustedProxy.length > 0 && tls === undefined) return fail('--trusted-proxy needs mTLS (--tls-cert, --tls-key, --client-ca): a proxy is trusted by the certificate it presents');
   return {
-    endpoints, host: hostOf(listen), port: Number(listen.port), tls, drainGraceMs: Number(options.drainGrace),
+    endpoints, etcdTls, trustedProxies: options.trustedProxy, host: hostOf(listen), port: Number(listen.port), tls, drainGraceMs: Number(options.drainGrace),
     metrics: metrics === undefined ? undefined : { host: hostOf(metrics), port: Number(metrics.port) }, logLevel,
   };
 }
@@ -163,13 +174,13 @@ export async function runServe(options: ServeOptions, io: CliIo, started?: (addr
   const policy: Policy = new ServingPolicy(first.loaded);
   const random = createCryptoRandom();
   const telemetry = createServeTelemetry({ cluster: options.clusterName, classes: policy, json: options.json === true, level: setup.logLevel, write: (line) => io.err(line) });
-  const opened = options.topology === undefined ? await openOne(setup, telemetry.timedLog, policy, random, io) : await openTopology({ file: options.topology, classes: policy, authorizer: policy, random, wrapLog: (log) => telemetry.timedLog(log) }, io);
+  const opened = options.topology === undefined ? await openOne(setup, telemetry.timedLog, policy, random, io) : await openTopology({ file: options.topology, classes: policy, authorizer: policy, random, wrapLog: (log) => telemetry.timedLog(log), etcdTls: setup.etcdTls }, io);
   if (typeof opened === 'number') return opened;
   const arbiter = 'router' in opened ? opened.router : opened.arbiter;
   const metricsServer = await serveMetrics(telemetry, setup.metrics);
   // Issue 28: per-identity quotas inside the telemetry, so their refusals are logged and counted.
   const quotas = new QuotaGate(arbiter, { clock: createRealClock(), limitsOf: (identity) => policy.limitsOf(identity) });
-  const server = await startArbiterServer({ arbiter: telemetry.wrap(quotas), ...('moves' in opened ? { moves: opened.moves } : {}), host: setup.host, port: setup.port, ...(setup.tls === undefined ? {} : { tls: setup.tls }), onUnexpected: (error) => io.err(oneLine(`lockstep serve: unexpected error in a call: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)) });
+  const server = await startArbiterServer({ arbiter: telemetry.wrap(quotas), ...('moves' in opened ? { moves: opened.moves } : {}), host: setup.host, port: setup.port, trustedProxies: setup.trustedProxies, ...(setup.tls === undefined ? {} : { tls: setup.tls }), onUnexpected: (error) => io.err(oneLine(`lockstep serve: unexpected error in a call: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)) });
   if (setup.tls === undefined) io.err(`lockstep serve: WARNING: no TLS: identities are unauthenticated (a caller names itself in the lockstep-identity header) and nobody may act as an operator; serve with --tls-cert, --tls-key and --client-ca for anything but a trial`);
   io.err(oneLine(`lockstep serve: serving lock.v1 and admin.v1 on ${server.host}:${server.port} (${setup.tls === undefined ? 'plaintext' : 'mTLS'}), ${first.loaded.classCount} classes and ${first.loaded.grantCount} grants from ${dirs.classes} and ${dirs.grants}`));
   if (metricsServer !== undefined) io.err(oneLine(`lockstep serve: metrics at http://${metricsServer.address}/metrics`));
@@ -196,7 +207,7 @@ export async function runServe(options: ServeOptions, io: CliIo, started?: (addr
 
 /** Single-cluster serving: one log, one arbiter, its epoch confirmed before anything listens. */
 async function openOne(setup: ServeSetup, wrapLog: (log: LockLog) => LockLog, policy: Policy, random: Random, io: CliIo): Promise<{ arbiter: Arbiter; endWaits: () => void; close: () => Promise<void> } | number> {
-  const log = createEtcdLockLog({ endpoints: setup.endpoints });
+  const log = createEtcdLockLog({ endpoints: setup.endpoints, ...(setup.etcdTls === undefined ? {} : { tls: setup.etcdTls }) });
   const arbiter = new Arbiter({ log: wrapLog(log), clock: createRealClock(), random, classes: policy, authorizer: policy, approvalIdPrefix: `${Math.floor(random.next() * 2 ** 32).toString(16)}-` });
   let closed = false;
   const close = async (): Promise<void> => {

@@ -2,7 +2,7 @@
 // with the same rendezvous hashing the arbiter homes keys with. Every figure says where it comes from.
 import { formatPercent, roundTo } from '../../core/numbers.js';
 import type { Command } from 'commander';
-import { checkDocuments } from '../../core/classes/index.js';
+import { checkDocuments, TTL_DEFAULT_SECONDS } from '../../core/classes/index.js';
 import { BenchFileError, parseBenchText } from '../../core/planner/measured-bench.js';
 import { drainSecondsMax, maxOverMean, movedFraction, shardsNeeded, syntheticUnits } from '../../core/planner/shard-sizing.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
@@ -22,7 +22,6 @@ interface ShardsOptions {
   json?: boolean;
 }
 
-const DEFAULT_TTL_SECONDS = 15; // ADR-11's default, when no class is given
 const MAX_SAMPLE_KEYS = 1_000_000;
 
 function collect(value: string, previous: string[]): string[] {
@@ -115,8 +114,8 @@ async function runShards(options: ShardsOptions, io: CliIo): Promise<number> {
     add: m as number,
     movedFraction: roundTo(movedFraction(units, shardCount, m as number), 4),
     idealMovedFraction: roundTo((m as number) / (shardCount + (m as number)), 4),
-    drainSecondsMax: drainSecondsMax(ttls.length > 0 ? ttls : [DEFAULT_TTL_SECONDS]),
-    ttlSource: ttls.length > 0 ? 'classes' : `default ${DEFAULT_TTL_SECONDS} s (ADR-11)`,
+    drainSecondsMax: drainSecondsMax(ttls.length > 0 ? ttls : [TTL_DEFAULT_SECONDS]),
+    ttlSource: ttls.length > 0 ? 'classes' : `default ${TTL_DEFAULT_SECONDS} s (ADR-11)`,
   };
   if (options.json === true) {
     io.out(JSON.stringify(report));

@@ -1,25 +1,23 @@
 // `lockstep ttl`: what a class's TTL costs and buys (ADR-10/11/12), per class, every figure labelled
 // analytic, simulated (runs, seeds) or measured (a bench profile). `--format md` prints the comment a
 // class pull request carries.
-import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { checkDocuments } from '../../core/classes/index.js';
-import { DEFAULT_ETCD_TIMERS, falseFencesPerSessionHourFromPauses, keepalivesPerSecond, livenessBound, poissonUpper95, quorumLossBound, writesPerSecond } from '../../core/planner/liveness.js';
+import { keepalivesPerSecond, writesPerSecond } from '../../core/planner/liveness.js';
 import { BenchFileError, parseBenchText } from '../../core/planner/measured-bench.js';
 import { formatNumber, formatPercent, formatSeconds, roundTo } from '../../core/numbers.js';
-import { percentile } from '../../core/planner/percentiles.js';
 import { ttlVerdict, type TtlVerdict } from '../../core/planner/ttl-verdict.js';
-import { ADVISORY_TTL_FLOOR_SECONDS, TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../../core/classes/index.js';
+import { ADVISORY_TTL_FLOOR_SECONDS, TTL_DEFAULT_SECONDS, TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../../core/classes/index.js';
 import { compileDistribution, type DistributionSpec } from '../../sim/kernel/distribution.js';
-import { falseFences, GC_PAUSES, type PauseProfile, reacquireRun } from '../../sim/planner/ttl-runs.js';
+import { keepaliveLoadPerSecond, MAX_TTL_RUNS, priceTtl, priceTtlSweep, type TtlPrice, type TtlPriceRequest, ttlPriceProblems, ttlSweepProblems } from '../../sim/planner/ttl-pricing.js';
+import { GC_PAUSES, type PauseProfile } from '../../sim/planner/ttl-runs.js';
 import { BadInput } from '../cli-errors.js';
 import { yieldToHost } from '../host-yield.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { BENCH_FILE } from '../files/bench-file.js';
 import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
 import { oneLine } from '../terminal-text.js';
-import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
+import { expandPolicyPaths, formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
 
 interface TtlOptions {
   sessions: string;
@@ -37,8 +35,6 @@ interface TtlOptions {
 const PAUSE_PROFILE_FILE = { what: 'a JSON pause profile {pausesPerHour, durationMs}', maxBytes: MIB };
 /** A round trip of ten seconds is already past every timeout the simulated client has. */
 const MAX_RTT_MS = 10_000;
-const FALSE_FENCE_SESSIONS = 8;
-const FALSE_FENCE_MS = 10 * 60_000;
 
 export function registerTtlCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   program
@@ -60,7 +56,7 @@ export function registerTtlCommand(program: Command, io: CliIo, setExitCode: (co
     });
 }
 
-type Parsed = { sessions: number; holds: number; runs: number; pauses: PauseProfile | undefined; pauseLabel: string; rpc?: DistributionSpec; fsync?: DistributionSpec; writeCeiling?: number; writeCeilingSource?: string; keepaliveCeiling?: number; sweep?: number[] };
+type Parsed = { sessions: number; holds: number; runs: number; pauses: PauseProfile | undefined; pauseLabel: string; rpc?: DistributionSpec; fsync?: DistributionSpec; writeCeiling?: number; writeCeilingSource?: string; keepaliveCeiling?: number; sweep?: { fromSeconds: number; toSeconds: number } };
 
 async function parseOptions(options: TtlOptions): Promise<Parsed | string> {
   const sessions = Number(options.sessions);
@@ -68,7 +64,7 @@ async function parseOptions(options: TtlOptions): Promise<Parsed | string> {
   const holds = Number(options.holdsPerSession);
   if (!(holds >= 0 && Number.isFinite(holds))) return `--holds-per-session ${JSON.stringify(options.holdsPerSession)} must be a number >= 0 (grants per session per second)`;
   const runs = Number(options.runs);
-  if (!(Number.isInteger(runs) && runs >= 1 && runs <= 50)) return `--runs ${JSON.stringify(options.runs)} must be a whole number from 1 to 50`;
+  if (ttlPriceProblems({ runs }).length > 0) return `--runs ${JSON.stringify(options.runs)} must be a whole number from 1 to ${MAX_TTL_RUNS}`;
   if (!['md', 'json', 'table'].includes(options.format)) return `--format ${JSON.stringify(options.format)} must be md, json or table`;
   if (options.json === true && options.format === 'md') return '--json and --format md exclude each other; choose one';
   const parsed: Parsed = { sessions, holds, runs, pauses: undefined, pauseLabel: 'none' };
@@ -110,127 +106,36 @@ async function parseOptions(options: TtlOptions): Promise<Parsed | string> {
   if (options.sweep !== undefined) {
     const match = /^ttl=(\d+)\.\.(\d+)$/.exec(options.sweep);
     if (match === null || Number(match[1]) > Number(match[2])) return `--sweep ${JSON.stringify(options.sweep)} must be ttl=A..B in seconds with A <= B, e.g. ttl=5..60`;
-    if (Number(match[1]) < TTL_MIN_SECONDS || Number(match[2]) > TTL_MAX_SECONDS) return `--sweep ${JSON.stringify(options.sweep)} leaves ADR-11's TTL range ${TTL_MIN_SECONDS}..${TTL_MAX_SECONDS} s; sweep inside it, e.g. ttl=${TTL_MIN_SECONDS}..60`;
-    const [a, b] = [Number(match[1]), Number(match[2])];
-    parsed.sweep = [...new Set([a, ...[5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300].filter((t) => t > a && t < b), b])];
+    const sweep = { fromSeconds: Number(match[1]), toSeconds: Number(match[2]) };
+    if (ttlSweepProblems({ ...sweep, runs: 1, seed: options.seed }).length > 0) return `--sweep ${JSON.stringify(options.sweep)} leaves ADR-11's TTL range ${TTL_MIN_SECONDS}..${TTL_MAX_SECONDS} s; sweep inside it, e.g. ttl=${TTL_MIN_SECONDS}..60`;
+    parsed.sweep = sweep;
   }
   return parsed;
 }
 
-export interface ClassRow {
+/** One class: its TTL priced (sim/planner/ttl-pricing.ts), the load of its sessions, and ADR-11's verdict. */
+export interface ClassRow extends TtlPrice {
   namespace: string;
   name: string;
   /** fenced or advisory as the class says (ADR-01); the advisory floor applies to advisory classes only. */
   enforcement: string | null;
-  ttlSeconds: number;
   keepalivesPerSecond: number;
   writesPerSecond: number;
   writeCeilingShare: number | null;
   writeCeilingPerSecond: number | null;
   keepaliveCeilingShare: number | null;
-  livenessBoundMs: number;
-  livenessBoundNoLeaderChangeMs: number;
-  livenessPerFailedElectionRoundMs: number;
-  /** From the quorum's return after a quorum loss, with PreVote: one election round + the restarted lease. */
-  livenessAfterQuorumReturnMs: number;
-  // The simulated figures are null for a TTL outside ADR-11's range: the arbiter refuses such a session.
-  reacquireMsP50: number | null;
-  reacquireMsP99: number | null;
-  reacquireLeaderChangeMsP50: number | null;
-  reacquireLeaderChangeMsP99: number | null;
-  /** Simulated leader-change runs whose election needed more than one round. */
-  reacquireLeaderChangeExtraRoundRuns: number | null;
-  falseFencePerSessionHour: number | null;
-  falseFenceAnalyticPerSessionHour: number;
-  falseFenceUpper95PerSessionHour: number | null;
-  simulatedSessionHours: number | null;
   verdict: TtlVerdict;
 }
 
-type Priced = Omit<ClassRow, 'namespace' | 'name' | 'enforcement' | 'verdict' | 'keepalivesPerSecond' | 'writesPerSecond' | 'writeCeilingShare' | 'writeCeilingPerSecond' | 'keepaliveCeilingShare'>;
-
-function analyticOnly(ttlSeconds: number, p: Parsed): Priced {
-  const bound = livenessBound(ttlSeconds, DEFAULT_ETCD_TIMERS);
-  return {
-    ttlSeconds,
-    livenessBoundMs: bound.withLeaderChangeMs,
-    livenessBoundNoLeaderChangeMs: bound.withoutLeaderChangeMs,
-    livenessPerFailedElectionRoundMs: bound.perFailedElectionRoundMs,
-    livenessAfterQuorumReturnMs: afterQuorumReturnMs(ttlSeconds),
-    reacquireMsP50: null,
-    reacquireMsP99: null,
-    reacquireLeaderChangeMsP50: null,
-    reacquireLeaderChangeMsP99: null,
-    reacquireLeaderChangeExtraRoundRuns: null,
-    falseFencePerSessionHour: null,
-    falseFenceAnalyticPerSessionHour: roundTo(p.pauses === undefined ? 0 : falseFencesPerSessionHourFromPauses(ttlSeconds, p.pauses.pausesPerHour, compileDistribution(p.pauses.durationMs)), 6),
-    falseFenceUpper95PerSessionHour: null,
-    simulatedSessionHours: null,
-  };
-}
-
-async function priceTtl(ttlSeconds: number, p: Parsed, seed: string): Promise<Priced> {
-  if (ttlSeconds < TTL_MIN_SECONDS || ttlSeconds > TTL_MAX_SECONDS) return analyticOnly(ttlSeconds, p);
-  const world = { ttlSeconds, yieldToHost, ...(p.rpc === undefined ? {} : { rpcLatency: p.rpc }), ...(p.fsync === undefined ? {} : { walFsync: p.fsync }) };
-  const plain: number[] = [];
-  const changed: number[] = [];
-  let extraRoundRuns = 0;
-  let fences = 0;
-  let sessionHours = 0;
-  for (let r = 0; r < p.runs; r += 1) {
-    plain.push((await reacquireRun({ ...world, seed: `${seed}-${ttlSeconds}-crash-${r}`, leaderChange: false })).reacquireMs ?? Number.POSITIVE_INFINITY);
-    const withLeaderChange = await reacquireRun({ ...world, seed: `${seed}-${ttlSeconds}-leader-${r}`, leaderChange: true });
-    changed.push(withLeaderChange.reacquireMs ?? Number.POSITIVE_INFINITY);
-    if (withLeaderChange.electionRounds > 1) extraRoundRuns += 1;
-    const ff = await falseFences({ ...world, seed: `${seed}-${ttlSeconds}-fence-${r}`, clients: FALSE_FENCE_SESSIONS, durationMs: FALSE_FENCE_MS, ...(p.pauses === undefined ? {} : { pauses: p.pauses }) });
-    fences += ff.fences;
-    sessionHours += ff.sessionHours;
-  }
-  return {
-    ...analyticOnly(ttlSeconds, p),
-    reacquireMsP50: roundTo(percentile(plain, 0.5), 0),
-    reacquireMsP99: roundTo(percentile(plain, 0.99), 0),
-    reacquireLeaderChangeMsP50: roundTo(percentile(changed, 0.5), 0),
-    reacquireLeaderChangeMsP99: roundTo(percentile(changed, 0.99), 0),
-    reacquireLeaderChangeExtraRoundRuns: extraRoundRuns,
-    falseFencePerSessionHour: roundTo(fences / sessionHours, 4),
-    falseFenceUpper95PerSessionHour: roundTo(poissonUpper95(fences, sessionHours), 4),
-    simulatedSessionHours: roundTo(sessionHours, 2),
-  };
-}
-
-/** ADR-04: the quorum's return to the waiter's grant, PreVote on (without it no worst case exists). */
-function afterQuorumReturnMs(ttlSeconds: number): number {
-  const bound = quorumLossBound(ttlSeconds, 0, { preVote: true });
-  return bound.totalMs!;
-}
-
-/** Directories stand for the class files directly in them (examples/classes, not its invalid/ examples); one with none is bad input. */
-async function expandDirectories(paths: readonly string[]): Promise<string[]> {
-  const files: string[] = [];
-  for (const path of paths) {
-    const isDirectory = await stat(path).then(
-      (s) => s.isDirectory(),
-      () => false,
-    );
-    if (!isDirectory) {
-      files.push(path);
-      continue;
-    }
-    const inside = (await readdir(path)).filter((name) => /\.ya?ml$/.test(name)).sort();
-    if (inside.length === 0) throw new BadInput(`${path}: is a directory with no .yaml or .yml files in it; pass class files, e.g. examples/classes/*.yaml, or a directory of them`);
-    for (const name of inside) files.push(join(path, name));
-  }
-  return files;
+/** The procedure's request for one TTL from the parsed flags. */
+function priceRequest(p: Parsed, seed: string): Omit<TtlPriceRequest, 'ttlSeconds'> {
+  return { runs: p.runs, seed, ...(p.pauses === undefined ? {} : { pauses: p.pauses }), ...(p.rpc === undefined ? {} : { rpcLatency: p.rpc }), ...(p.fsync === undefined ? {} : { walFsync: p.fsync }) };
 }
 
 async function runTtl(paths: readonly string[], options: TtlOptions, io: CliIo): Promise<number> {
-  const files = await expandDirectories(paths);
+  const files = await expandPolicyPaths(paths);
   const parsed = await parseOptions(options);
-  if (typeof parsed === 'string') {
-    io.err(`lockstep ttl: ${parsed}`);
-    return ExitCode.badInput;
-  }
+  if (typeof parsed === 'string') throw new BadInput(parsed);
   const { documents, unreadable } = await readDocumentFiles(files, io);
   if (unreadable.length > 0) {
     for (const entry of unreadable) io.err(formatUnreadable(entry));
@@ -246,16 +151,16 @@ async function runTtl(paths: readonly string[], options: TtlOptions, io: CliIo):
   for (const doc of classDocs) {
     const namespace = doc.metadata?.namespace ?? '';
     const name = doc.metadata?.name ?? '';
-    const ttlSeconds = typeof doc.spec?.ttlSeconds === 'number' ? doc.spec.ttlSeconds : 15;
+    const ttlSeconds = typeof doc.spec?.ttlSeconds === 'number' ? doc.spec.ttlSeconds : TTL_DEFAULT_SECONDS;
     const problems = checked.problems.filter((p) => p.namespace === namespace && p.name === name).map((p) => ({ field: p.field, message: p.message, fix: p.fix }));
-    const priced = await priceTtl(ttlSeconds, parsed, options.seed);
+    const priced = await priceTtl({ ...priceRequest(parsed, options.seed), ttlSeconds }, yieldToHost);
     const writes = writesPerSecond(parsed.sessions, parsed.holds);
     rows.push({
       namespace,
       name,
       enforcement: typeof doc.spec?.enforcement === 'string' ? doc.spec.enforcement : null,
       ...priced,
-      keepalivesPerSecond: roundTo(keepalivesPerSecond(parsed.sessions, ttlSeconds), 1),
+      keepalivesPerSecond: keepaliveLoadPerSecond(parsed.sessions, ttlSeconds),
       writesPerSecond: roundTo(writes, 1),
       writeCeilingShare: parsed.writeCeiling === undefined ? null : roundTo(writes / parsed.writeCeiling, 4),
       writeCeilingPerSecond: parsed.writeCeiling === undefined ? null : roundTo(parsed.writeCeiling, 1),
@@ -263,11 +168,8 @@ async function runTtl(paths: readonly string[], options: TtlOptions, io: CliIo):
       verdict: ttlVerdict(ttlSeconds, doc.spec?.enforcement, problems),
     });
   }
-  let sweep: Priced[] | undefined;
-  if (parsed.sweep !== undefined) {
-    sweep = [];
-    for (const ttl of parsed.sweep) sweep.push(await priceTtl(ttl, { ...parsed, runs: 1 }, `${options.seed}-sweep`));
-  }
+  // The sweep is one simulated run per TTL (the page's runs field defaults to the same).
+  const sweep = parsed.sweep === undefined ? undefined : await priceTtlSweep({ ...priceRequest(parsed, options.seed), ...parsed.sweep, runs: 1 }, yieldToHost);
   if (options.format === 'json' || options.json === true) io.out(JSON.stringify({ classes: rows, ...(sweep === undefined ? {} : { sweep }) }));
   else io.out(render(rows, parsed, options.format === 'md', sweep, options.seed));
   return rows.every((r) => r.verdict.ok) ? ExitCode.ok : ExitCode.failed;
@@ -290,7 +192,7 @@ function verdictText(r: ClassRow): string {
   return `OK: ${range}${floor}; no rule problems`;
 }
 
-function render(rows: readonly ClassRow[], p: Parsed, md: boolean, sweep: readonly Priced[] | undefined, seed: string): string {
+function render(rows: readonly ClassRow[], p: Parsed, md: boolean, sweep: readonly TtlPrice[] | undefined, seed: string): string {
   const sim = `simulated, ${p.runs} run${p.runs === 1 ? '' : 's'}`;
   const lines: string[] = [];
   if (md) lines.push(`Figures are **analytic** (closed form), **simulated** (the deterministic simulator, seed \`${seed}\`) or **measured** (a bench file); each row says which.`, '');

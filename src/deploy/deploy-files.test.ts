@@ -33,8 +33,8 @@ describe('deploy/arbiter-deployment.yaml', () => {
   const deployment = documents.find((d) => d['kind'] === 'Deployment') as { spec: { template: { metadata: { annotations: Record<string, string> }; spec: { containers: Array<{ args: string[]; ports: Array<{ name: string; containerPort: number }>; readinessProbe: { exec: { command: string[] } }; livenessProbe: { exec: { command: string[] } } }> } } } };
 
   it('holds a Deployment, a headless Service and a PodDisruptionBudget', () => {
-    expect(documents.map((d) => d['kind'])).toEqual(['Deployment', 'Service', 'PodDisruptionBudget']);
-    expect((documents[1] as { spec: { clusterIP: string } }).spec.clusterIP).toBe('None'); // ring-hash needs the pods
+    expect(documents.map((d) => d['kind'])).toEqual(['Deployment', 'ConfigMap', 'Service', 'PodDisruptionBudget']);
+    expect((documents[2] as { spec: { clusterIP: string } }).spec.clusterIP).toBe('None'); // ring-hash needs the pods
   });
 
   it('runs lockstep serve with mTLS, class and grant directories, metrics, and gRPC health probes on its listener', () => {
@@ -51,8 +51,12 @@ describe('deploy/arbiter-deployment.yaml', () => {
     expect(ports['metrics']).toBe(port('--metrics-listen='));
     expect(Number(deployment.spec.template.metadata.annotations['prometheus.io/port'])).toBe(port('--metrics-listen='));
     for (const probe of [container?.readinessProbe, container?.livenessProbe]) {
-      expect(probe?.exec.command[0]).toBe('grpc_health_probe');
-      expect(probe?.exec.command).toContain(`-addr=127.0.0.1:${port('--listen=')}`);
+      // The image answers its own probe: its entrypoint's program, `lockstep health` (src/commands/health.ts).
+      expect(probe?.exec.command.slice(0, 3)).toEqual(['/usr/bin/node', '/app/bin/lockstep.mjs', 'health']);
+      expect(probe?.exec.command).toContain(`--arbiter=127.0.0.1:${port('--listen=')}`);
+      for (const flag of ['--tls-cert=', '--tls-key=']) {
+        expect(probe?.exec.command.find((a) => a.startsWith(flag))?.slice(flag.length)).toBe(args.find((a) => a.startsWith(flag))?.slice(flag.length));
+      }
     }
   });
 });

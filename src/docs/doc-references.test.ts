@@ -1,21 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type RepoView, anchorsOf, brokenReferences, headingSlug, testTitles } from './doc-references.js';
+import { anchorsOf, brokenReferences, headingSlug, testTitles } from './doc-references.js';
+import { madeUpRepo } from './repo-view.js';
 
-/** A made-up repository: file paths to contents; folders are implied by the paths. */
-function repoOf(files: Record<string, string>): RepoView {
-  const paths = Object.keys(files);
-  return {
-    kind: (path) => (path in files ? 'file' : paths.some((p) => p.startsWith(`${path.replace(/\/$/, '')}/`)) ? 'dir' : undefined),
-    read: (path) => {
-      const text = files[path];
-      if (text === undefined) throw new Error(`no file ${path}`);
-      return text;
-    },
-    list: (dir) => paths.filter((p) => p.startsWith(`${dir}/`)).map((p) => p.slice(dir.length + 1).split('/')[0] ?? ''),
-  };
-}
-
-const REPO = repoOf({
+const REPO = madeUpRepo({
   'README.md': '# lockstep\n',
   'docs/design.md': '# Design\n\n<a id="adr-12"></a>\n## ADR-12 · A holder in the dark\n\n## Overview\n\n## Overview\n',
   'docs/lock-classes.md': '# Classes\n',

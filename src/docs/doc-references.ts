@@ -20,7 +20,7 @@ export interface BrokenReference {
 }
 
 /** Top-level folders whose paths the docs cite. Generated output (dist/, test-artifacts/) is not checked. */
-const SOURCE_FOLDERS = ['core', 'sim', 'scenarios', 'src', 'bench', 'viz', 'examples', 'docs', 'bin'];
+const SOURCE_FOLDERS = ['core', 'sim', 'scenarios', 'src', 'bench', 'viz', 'examples', 'docs', 'bin', 'proto', 'deploy'];
 const PATH_PATTERN = new RegExp(`(?<![\\w./-])((?:${SOURCE_FOLDERS.join('|')})/[\\w./*-]*)(#[\\w-]+)?`, 'g');
 const MARKDOWN_FILE_PATTERN = /(?<![\w./:-])([\w./-]*[\w-]\.md)(#[\w-]+)?(?![\w-])/g;
 const LINK_PATTERN = /\[[^\]]*\]\(([^)\s]+)\)/g;
@@ -82,6 +82,26 @@ function withoutInlineCode(text: string): string {
   return text.replace(/`[^`]*`/g, (code) => ' '.repeat(code.length));
 }
 
+/** A test cited as the docs cite them, on one line: `` `path.test.ts` "part of a test name", "another" ``. */
+export interface TestCitation {
+  readonly file: string;
+  readonly names: readonly string[];
+}
+
+/** The test citations in a piece of Markdown; each must sit on one line, name and all. */
+export function testCitations(text: string): TestCitation[] {
+  return [...text.matchAll(TEST_CITATION_PATTERN)].map((match) => ({
+    file: match[1] ?? '',
+    names: [...(match[2] ?? '').matchAll(/"([^"]+)"/g)].map((quoted) => quoted[1] ?? ''),
+  }));
+}
+
+/** The cited names that no describe, it or test title of the (existing) test file contains. */
+export function missingTestNames(file: string, names: readonly string[], repo: RepoView): string[] {
+  const titles = testTitles(repo.read(file));
+  return names.filter((name) => !titles.some((title) => title.includes(name)));
+}
+
 /** Checks one document's links, cited paths, Markdown file names and test names against the repository. */
 export function brokenReferences(doc: string, markdown: string, repo: RepoView): BrokenReference[] {
   const broken: BrokenReference[] = [];
@@ -129,14 +149,9 @@ export function brokenReferences(doc: string, markdown: string, repo: RepoView):
       const besideDoc = posix.join(docDir, name);
       checkTarget(name, repo.kind(besideDoc) === undefined ? posix.normalize(name) : besideDoc, match[2]?.slice(1));
     }
-    for (const match of line.text.matchAll(TEST_CITATION_PATTERN)) {
-      const file = match[1] ?? '';
+    for (const { file, names } of testCitations(line.text)) {
       if (repo.kind(file) !== 'file') continue; // reported above as a path
-      const titles = testTitles(repo.read(file));
-      for (const quoted of (match[2] ?? '').matchAll(/"([^"]+)"/g)) {
-        const name = quoted[1] ?? '';
-        if (!titles.some((title) => title.includes(name))) report(`${file} "${name}"`, `no describe, it or test title in ${file} contains this text`);
-      }
+      for (const name of missingTestNames(file, names, repo)) report(`${file} "${name}"`, `no describe, it or test title in ${file} contains this text`);
     }
   }
   return broken;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EndpointSyntaxError, parseEndpoint, parseEndpointList } from './endpoint-address.js';
+import { EndpointSyntaxError, parseEndpoint, parseEndpointList, parseEtcdEndpoints } from './endpoint-address.js';
 
 describe('etcd endpoint syntax', () => {
   it.each([
@@ -15,7 +15,7 @@ describe('etcd endpoint syntax', () => {
     ['nonsense', /not host:port \(no port\)/],
     ['127.0.0.1:99999', /port 99999 is not from 1 to 65535/],
     ['127.0.0.1:0', /port 0 is not from 1/],
-    ['https://127.0.0.1:2379', /TLS is not supported/],
+    ['https://127.0.0.1:2379', /https:\/\/ is for etcd endpoints/],
     ['unix:///tmp/etcd.sock', /only http:\/\//],
     ['127.0.0.1:2379/v3', /not host:port/],
     ['user@127.0.0.1:2379', /no path or user/],
@@ -31,5 +31,11 @@ describe('etcd endpoint syntax', () => {
     expect(() => parseEndpointList(' , ')).toThrow(/no endpoint given/);
     expect(() => parseEndpointList('127.0.0.1:1,http://127.0.0.1:1')).toThrow(/given twice/);
     expect(() => parseEndpointList('127.0.0.1:1,nonsense')).toThrow(/"nonsense"/);
+  });
+
+  it('takes https:// for etcd members (a TLS-only etcd), keeping the scheme, and only there', () => {
+    expect(parseEtcdEndpoints('https://etcd-0.etcd:2379,127.0.0.1:2379')).toEqual(['https://etcd-0.etcd:2379', 'http://127.0.0.1:2379']);
+    expect(() => parseEndpointList('https://etcd-0.etcd:2379')).toThrow(/https:\/\/ is for etcd endpoints/);
+    expect(() => parseEtcdEndpoints('https://127.0.0.1:2379,http://127.0.0.1:2379')).not.toThrow();
   });
 });

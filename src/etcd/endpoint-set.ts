@@ -8,6 +8,7 @@ import type { Etcd3 } from 'etcd3';
 import { KEEPALIVE_DEFINITIVE_CODES } from '../../core/ports/keepalive-hedge.js';
 import type { LockLogError } from '../../core/ports/lock-log-error.js';
 import { toLockLogError, wasNeverSent } from './error-mapping.js';
+import type { EtcdClientTls } from './etcd-tls.js';
 import { createMemberClient, normaliseEndpoint } from './member-client.js';
 
 /** Per-call gRPC options: the deadline covers the whole call, failovers included. */
@@ -44,9 +45,10 @@ export class EndpointSet {
   constructor(
     endpoints: readonly string[],
     private readonly requestTimeoutMs: number,
+    tls?: EtcdClientTls,
   ) {
     if (endpoints.length === 0) throw new Error('createEtcdLockLog needs at least one endpoint');
-    this.members = endpoints.map((endpoint) => ({ endpoint: normaliseEndpoint(endpoint), client: createMemberClient(endpoint) }));
+    this.members = endpoints.map((endpoint) => ({ endpoint: normaliseEndpoint(endpoint, tls), client: createMemberClient(endpoint, tls) }));
   }
 
   get currentEndpoint(): string {

@@ -14,6 +14,7 @@ import {
   GRPCUnavailableError,
 } from 'etcd3';
 import { LockLogError, type LockLogErrorCode } from '../../core/ports/lock-log-error.js';
+import { tlsFailureOf } from './tls-failure.js';
 
 /** gRPC status codes (grpc/doc/statuscodes.md). */
 const GrpcStatus = { cancelled: 1, invalidArgument: 3, deadlineExceeded: 4, resourceExhausted: 8, outOfRange: 11, unavailable: 14 } as const;
@@ -109,7 +110,8 @@ export function toLockLogError(error: unknown, context: CallContext): LockLogErr
   const rule = classify(error);
   const outcome = context.mutates && !rule.refused ? 'indeterminate' : 'failed';
   const suffix = outcome === 'indeterminate' ? ' (the write may or may not have taken effect)' : '';
-  return new LockLogError(rule.code, `${context.description}: ${messageOf(error)}${suffix}`, { outcome, cause: error });
+  const message = messageOf(error);
+  return new LockLogError(rule.code, `${context.description}: ${tlsFailureOf(message) ?? message}${suffix}`, { outcome, cause: error });
 }
 
 /** True when the request certainly never reached etcd, so another endpoint may be tried at once. */

@@ -25,6 +25,7 @@ import { type CallOptions, type CallSpec, EndpointSet, type HedgeSpec } from './
 import { decodeRange, decodeTxn, encodeRange, encodeTxn, isReadOnlyTxn } from './kv-codec.js';
 import { keepAliveOnce } from './lease-keepalive.js';
 import { openWatch } from './watch-stream.js';
+import type { EtcdClientTls } from './etcd-tls.js';
 
 /** etcd's ReqTimeout (5 s + 2 x 1 s election timeout, etcd-behaviour.md 0) plus a margin, so etcd's own
  * "request timed out" answer, which says more, normally arrives before our deadline fires. */
@@ -43,6 +44,8 @@ export interface EtcdLockLogOptions {
   readonly keepAliveTimeoutMs?: number;
   /** When a keepalive is also sent to the next member. Default DEFAULT_KEEPALIVE_HEDGE_AFTER_MS. */
   readonly keepAliveHedgeAfterMs?: number;
+  /** TLS to a TLS-only etcd (src/etcd/etcd-tls.ts); default plaintext. */
+  readonly tls?: EtcdClientTls;
 }
 
 export function createEtcdLockLog(options: EtcdLockLogOptions): LockLog {
@@ -51,7 +54,7 @@ export function createEtcdLockLog(options: EtcdLockLogOptions): LockLog {
     timeoutMs: positiveMs(options.keepAliveTimeoutMs ?? Math.min(DEFAULT_KEEPALIVE_TIMEOUT_MS, timeoutMs), 'keepAliveTimeoutMs'),
     hedgeAfterMs: positiveMs(options.keepAliveHedgeAfterMs ?? DEFAULT_KEEPALIVE_HEDGE_AFTER_MS, 'keepAliveHedgeAfterMs'),
   };
-  return new EtcdLockLog(new EndpointSet(options.endpoints, timeoutMs), keepAlive);
+  return new EtcdLockLog(new EndpointSet(options.endpoints, timeoutMs, options.tls), keepAlive);
 }
 
 /** A request's own deadline (TxnRequest.timeoutMs), as a CallSpec field. */

@@ -8,6 +8,7 @@
 // and src/etcd/endpoint-set.ts chooses the endpoint and fails over only when nothing was sent.
 import { Etcd3, type IOptions } from 'etcd3';
 import { parseEndpoint } from './endpoint-address.js';
+import { type EtcdClientTls, withTlsScheme } from './etcd-tls.js';
 
 type FaultPolicy = ReturnType<NonNullable<NonNullable<IOptions['faultHandling']>['host']>>;
 
@@ -28,16 +29,20 @@ const GRPC_CHANNEL_OPTIONS = {
   'grpc.keepalive_permit_without_calls': 0,
 };
 
-/** The endpoint as http://host:port (endpoint-address.ts holds the rule); throws on anything else. */
-export function normaliseEndpoint(endpoint: string): string {
-  return parseEndpoint(endpoint);
+/**
+ * The endpoint as http://host:port, or https:// when given so or when TLS is configured (endpoint-address.ts
+ * and etcd-tls.ts hold the rules); throws on anything else.
+ */
+export function normaliseEndpoint(endpoint: string, tls?: EtcdClientTls): string {
+  return withTlsScheme(parseEndpoint(endpoint, { allowHttps: true }), tls);
 }
 
 /** An etcd3 client bound to exactly one member. Use its `kv`, `leaseClient`, `watchClient`, `maintenance`. */
-export function createMemberClient(endpoint: string): Etcd3 {
+export function createMemberClient(endpoint: string, tls?: EtcdClientTls): Etcd3 {
   return new Etcd3({
-    hosts: [normaliseEndpoint(endpoint)],
+    hosts: [normaliseEndpoint(endpoint, tls)],
     faultHandling: { host: () => passThroughPolicy, global: passThroughPolicy },
     grpcOptions: GRPC_CHANNEL_OPTIONS,
+    ...(tls === undefined ? {} : { credentials: { rootCertificate: tls.ca, ...(tls.key === undefined ? {} : { privateKey: tls.key }), ...(tls.cert === undefined ? {} : { certChain: tls.cert }) } }),
   });
 }

@@ -10,10 +10,13 @@ import { answerFields, callerField, refusalMessage, requestFields } from './call
 import type { LockstepLogger } from './logger.js';
 
 type Method = keyof ArbiterService;
-const METHODS: readonly Method[] = [
-  'openSession', 'keepAlive', 'closeSession', 'acquire', 'release', 'validate', 'inspect',
+const METHODS = [
+  'openSession', 'keepAlive', 'closeSession', 'acquire', 'release', 'validate', 'inspect', 'describeKey',
   'requestForceRelease', 'approveForceRelease', 'requestEpochAdvance', 'approveEpochAdvance', 'status',
-];
+] as const satisfies readonly Method[];
+/** Every method listed: one left out was missing from the logged arbiter, an internal error on every call (issue 29). */
+const EVERY_METHOD_LISTED: [Exclude<Method, (typeof METHODS)[number]>] extends [never] ? true : never = true;
+void EVERY_METHOD_LISTED;
 
 /**
  * Expected, frequent outcomes: logged at debug like answers (a contended key is the queue working; a

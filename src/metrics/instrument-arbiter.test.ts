@@ -7,7 +7,7 @@ import { ClassRegistry } from '../../core/classes/index.js';
 import { LockError } from '../../core/lock-error.js';
 import type { Grant } from '../../core/ports/arbiter-api.js';
 import type { Clock } from '../../core/ports/clock.js';
-import { type FencingToken, leaseId } from '../../core/units.js';
+import { type FencingToken, type LeaseId, leaseId } from '../../core/units.js';
 import { createArbiterMetrics } from './arbiter-metrics.js';
 import { type ArbiterService, authenticated } from '../../core/ports/caller.js';
 
@@ -32,10 +32,10 @@ function grantOf(key: string, token: bigint): Grant {
 }
 
 /** An arbiter whose acquire, release and keepAlive answers come from the test. */
-function stubArbiter(clock: HandClock, script: { acquire?: () => Promise<Grant>; released?: boolean; keepAlive?: () => Promise<{ ttlSeconds: number }>; sealed?: boolean }): ArbiterService {
+function stubArbiter(clock: HandClock, script: { acquire?: () => Promise<Grant>; released?: boolean; keepAlive?: () => Promise<{ ttlSeconds: number }>; sealed?: boolean; heldBy?: () => LeaseId | undefined }): ArbiterService {
   const none = () => Promise.reject(new Error('not used'));
   return {
-    openSession: async ({ identity }, { ttlSeconds }) => ({ sessionId: SESSION, identity, ttlSeconds }),
+    openSession: async ({ identity }, { ttlSeconds }) => ({ sessionId: SESSION, identity, instance: '', ttlSeconds }),
     keepAlive: script.keepAlive ?? (async () => ({ ttlSeconds: 15 })),
     closeSession: async () => undefined,
     acquire: async () => {
@@ -44,7 +44,11 @@ function stubArbiter(clock: HandClock, script: { acquire?: () => Promise<Grant>;
     },
     release: async () => ({ released: script.released ?? true }),
     validate: none,
-    inspect: none,
+    inspect: script.heldBy === undefined ? none : async (_caller, key) => {
+      const sessionId = script.heldBy?.();
+      return { key, holder: sessionId === undefined ? undefined : { identity: ALICE, instance: '', sessionId, className: 'writes', token: (1n << 48n) as FencingToken }, enforcement: 'fenced' };
+    },
+    describeKey: none,
     requestForceRelease: none,
     approveForceRelease: none,
     requestEpochAdvance: none,
@@ -129,6 +133,35 @@ describe('instrumentArbiter', () => {
     await api.keepAlive(authenticated(ALICE), { sessionId: session.sessionId }).catch(() => undefined);
     expect(await value(metrics, 'lockstep_keepalive_failures_total', ORDERS)).toBe(1);
     expect(await value(metrics, 'lockstep_expiries_without_release_total', ORDERS)).toBe(1);
+  });
+
+  it('counts a hold on the arbiter that granted it when the session was opened and is renewed on another (issue 29)', async () => {
+    const clock = new HandClock();
+    const sessionSide = createArbiterMetrics({ cluster: 'entity-1', classes: CLASSES, clock });
+    const keySide = createArbiterMetrics({ cluster: 'entity-1', classes: CLASSES, clock });
+    let inLog: LeaseId | undefined = SESSION;
+    const keys = ['orders/a', 'orders/b'];
+    const opener = sessionSide.instrument(stubArbiter(clock, {}));
+    const granter = keySide.instrument(stubArbiter(clock, { acquire: async () => grantOf(keys.shift() ?? 'orders/z', 1n << 48n), heldBy: () => inLog }));
+    const session = await opener.openSession(authenticated(ALICE), { ttlSeconds: 15 });
+    await granter.acquire(authenticated(ALICE), { sessionId: session.sessionId, key: 'orders/a', className: 'writes', waitMs: 0 });
+    // Before the fix the granting arbiter knew no such session and counted nothing: 0 + 0 while a hold was active.
+    expect([await value(sessionSide, 'lockstep_holds', ORDERS), await value(keySide, 'lockstep_holds', ORDERS)]).toEqual([0, 1]);
+    await opener.keepAlive(authenticated(ALICE), { sessionId: session.sessionId });
+
+    // A TTL on, the log still holds it (the control): it stays counted, and no expiry.
+    clock.nowMs += 16_000;
+    await granter.release(authenticated(ALICE), { sessionId: session.sessionId, key: 'orders/none', token: (1n << 48n) as FencingToken });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([await value(keySide, 'lockstep_holds', ORDERS), await value(keySide, 'lockstep_expiries_without_release_total', ORDERS)]).toEqual([1, 0]);
+
+    // Another TTL on, the log no longer holds it: ended, once, as an expiry without release, with its duration.
+    inLog = undefined;
+    clock.nowMs += 16_000;
+    await granter.release(authenticated(ALICE), { sessionId: session.sessionId, key: 'orders/none', token: (1n << 48n) as FencingToken });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([await value(keySide, 'lockstep_holds', ORDERS), await value(keySide, 'lockstep_expiries_without_release_total', ORDERS)]).toEqual([0, 1]);
+    expect(await value(keySide, 'lockstep_hold_duration_seconds_sum', ORDERS)).toBeCloseTo(32, 0);
   });
 
   it('waiters count acquires in line, and the seal gauge follows status and sealed refusals', async () => {

@@ -8,7 +8,7 @@ import type { AcquireRequest, ArbiterApi, Grant, KeepAliveRequest, ReleaseReques
 import type { ArbiterService, Caller } from '../../core/ports/caller.js';
 import type { Clock } from '../../core/ports/clock.js';
 import { type ClassLabels, classLabels, noClassLabels } from './class-labels.js';
-import { HoldBook, type TrackedHold } from './hold-book.js';
+import { HoldBook, type HoldToConfirm, type TrackedHold } from './hold-book.js';
 import type { ArbiterSignals } from './signals.js';
 
 export interface InstrumentDeps {
@@ -24,12 +24,17 @@ export function instrumentArbiter(api: ArbiterService, deps: InstrumentDeps): Ar
 }
 
 const SWEEP_INTERVAL_MS = 1_000;
+/** Holds read back from the log per sweep (a limit on the reads metrics may cost, issue 29). */
+const MAX_CONFIRMATIONS_PER_SWEEP = 64;
+/** A hold's TTL when its class is no longer in the registry (a reload removed it): the platform default. */
+const FALLBACK_TTL_SECONDS = 15;
 
 type Args<M extends keyof ArbiterService> = Parameters<ArbiterService[M]>;
 
 class InstrumentedArbiter implements ArbiterService {
   private readonly book = new HoldBook();
   private lastSweepMs = Number.NEGATIVE_INFINITY;
+  private confirming = false;
 
   constructor(
     private readonly api: ArbiterService,
@@ -49,7 +54,7 @@ class InstrumentedArbiter implements ArbiterService {
     const sentMs = this.deps.clock.now();
     try {
       const answer = await this.observe(this.api.keepAlive(caller, request));
-      this.book.renewed(request.sessionId, sentMs); // ADR-12: a renewal counts from its send
+      this.book.renewed(request.sessionId, answer.ttlSeconds, sentMs); // ADR-12: a renewal counts from its send
       return answer;
     } catch (error) {
       const held = this.book.classesHeldBy(request.sessionId);
@@ -75,7 +80,11 @@ class InstrumentedArbiter implements ArbiterService {
       const grant = await this.observe(this.api.acquire(caller, request));
       this.deps.signals.grantLatency.observe({ ...labels }, (this.deps.clock.now() - startMs) / 1000);
       this.deps.signals.grants.inc({ ...labels });
-      if (this.book.granted(grant.sessionId, grant.key, { labels, grantedAtMs: this.deps.clock.now() })) this.deps.signals.holds.inc({ ...labels });
+      // Issue 29: counted here, by the arbiter that granted it, whichever arbiter its session was opened on.
+      const ttlSeconds = this.deps.classes.get(grant.key.slice(0, grant.key.indexOf('/')), grant.className)?.ttlSeconds ?? FALLBACK_TTL_SECONDS;
+      const tracked = this.book.granted(grant.sessionId, grant.key, { labels, grantedAtMs: this.deps.clock.now(), ttlSeconds, caller });
+      if (tracked.ended !== undefined) this.expired([tracked.ended]); // the key's last hold ended unseen
+      if (tracked.counted) this.deps.signals.holds.inc({ ...labels });
       return grant;
     } catch (error) {
       if (isLockError(error, 'contended') || isLockError(error, 'wait-timeout')) this.deps.signals.contended.inc({ ...labels });
@@ -87,6 +96,7 @@ class InstrumentedArbiter implements ArbiterService {
   }
 
   async release(caller: Caller, request: ReleaseRequest): Promise<ReleaseResponse> {
+    this.sweep();
     const answer = await this.observe(this.api.release(caller, request));
     const hold = this.book.ended(request.sessionId, request.key);
     if (hold !== undefined) {
@@ -103,6 +113,10 @@ class InstrumentedArbiter implements ArbiterService {
 
   inspect(...args: Args<'inspect'>): ReturnType<ArbiterApi['inspect']> {
     return this.observe(this.api.inspect(...args));
+  }
+
+  describeKey(...args: Args<'describeKey'>): ReturnType<ArbiterApi['describeKey']> {
+    return this.observe(this.api.describeKey(...args));
   }
 
   requestForceRelease(...args: Args<'requestForceRelease'>): ReturnType<ArbiterApi['requestForceRelease']> {
@@ -145,6 +159,26 @@ class InstrumentedArbiter implements ArbiterService {
     if (nowMs - this.lastSweepMs < SWEEP_INTERVAL_MS) return;
     this.lastSweepMs = nowMs;
     this.expired(this.book.sweepExpired(nowMs));
+    if (!this.confirming) void this.confirm(this.book.dueForConfirmation(nowMs, MAX_CONFIRMATIONS_PER_SWEEP));
+  }
+
+  /**
+   * Issue 29: holds whose session renews through another arbiter are read back from the log once a TTL
+   * (inspect, as their own caller); one the log no longer holds ended without a release seen here.
+   */
+  private async confirm(due: readonly HoldToConfirm[]): Promise<void> {
+    if (due.length === 0) return;
+    this.confirming = true;
+    try {
+      for (const hold of due) {
+        // A read that fails says nothing: the hold is asked again a TTL later.
+        const stillHeld = await this.api.inspect(hold.caller, hold.key).then((answer) => answer.holder === undefined ? false : answer.holder.sessionId === hold.sessionId, () => true);
+        const ended = this.book.confirmed(hold, stillHeld, this.deps.clock.now());
+        if (ended !== undefined) this.expired([ended]);
+      }
+    } finally {
+      this.confirming = false;
+    }
   }
 
   private holdEnded(hold: TrackedHold): void {

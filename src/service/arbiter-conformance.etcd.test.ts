@@ -46,6 +46,7 @@ describe('ArbiterApi conformance: the simulated RPC (simulated etcd)', () => {
     openSession: (r) => driver.wait(api.openSession(r)),
     keepAlive: (r) => driver.wait(api.keepAlive(r)),
     closeSession: (r) => driver.wait(api.closeSession(r)),
+    describeKey: (r) => driver.wait(api.describeKey(r)),
     acquire: (r) => driver.wait(api.acquire(r)),
     release: (r) => driver.wait(api.release(r)),
     validate: (r) => driver.wait(api.validate(r)),

@@ -6,7 +6,7 @@ import { parseToken } from '../../core/token.js';
 import { leaseId } from '../../core/units.js';
 import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
 import type { CallGuard } from './call-guard.js';
-import { grantToWire, inspectToWire } from './wire-messages.js';
+import { grantToWire, inspectToWire, keyClassToWire } from './wire-messages.js';
 
 /** Refused while the server drains (call-guard.ts): they would start a session or a hold. */
 const STARTS = true;
@@ -15,8 +15,8 @@ export function lockServiceImpl(arbiter: ArbiterService, guard: CallGuard): Serv
   return {
     openSession: (request, context) =>
       guard.run(context, async (caller) => {
-        const session = await arbiter.openSession(caller, { ttlSeconds: request.ttlSeconds });
-        return { session: { sessionId: session.sessionId, identity: session.identity, ttlSeconds: session.ttlSeconds } };
+        const session = await arbiter.openSession(caller, { ttlSeconds: request.ttlSeconds, instance: request.instance });
+        return { session: { sessionId: session.sessionId, identity: session.identity, instance: session.instance, ttlSeconds: session.ttlSeconds } };
       }, STARTS),
     // One stream per session: each request is one renewal, answered in order (lock.proto).
     async *keepAlive(requests, context) {
@@ -46,5 +46,6 @@ export function lockServiceImpl(arbiter: ArbiterService, guard: CallGuard): Serv
         return { valid: answer.valid, currentToken: answer.currentToken?.toString() ?? '' };
       }),
     inspect: (request, context) => guard.run(context, async (caller) => inspectToWire(await arbiter.inspect(caller, request.key))),
+    describeKey: (request, context) => guard.run(context, async (caller) => keyClassToWire(await arbiter.describeKey(caller, { key: request.key, className: request.className }))),
   };
 }

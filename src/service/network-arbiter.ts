@@ -16,8 +16,9 @@ import { AdminService, type ApproveShardMoveResponse } from '../gen/lockstep/adm
 import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
 import { KeepAliveStream } from './keepalive-stream.js';
 import { IDENTITY_HEADER } from './peer-identity.js';
+import { routingKeyInterceptor } from './routing-key.js';
 import { fromConnectError, sealFromWire } from './wire-errors.js';
-import { enforcementFromWire, grantFromWire, holderFromWire, inspectFromWire } from './wire-messages.js';
+import { enforcementFromWire, grantFromWire, holderFromWire, inspectFromWire, keyClassFromWire } from './wire-messages.js';
 
 export interface ClientTls {
   readonly cert: Buffer;
@@ -65,7 +66,8 @@ export class NetworkArbiter implements Api.ArbiterApi {
   constructor(options: NetworkArbiterOptions) {
     if (options.addresses.length === 0) throw new LockError('invalid-argument', 'a network arbiter needs at least one address (host:port)');
     this.timeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-    const interceptors: Interceptor[] = [];
+    // Behind Envoy, its ring-hash sends a key's calls to one arbiter by this header (routing-key.ts).
+    const interceptors: Interceptor[] = [routingKeyInterceptor];
     const claimed = options.identity;
     if (options.tls === undefined && claimed !== undefined) {
       interceptors.push((next) => (request) => {
@@ -92,10 +94,10 @@ export class NetworkArbiter implements Api.ArbiterApi {
   }
 
   async openSession(request: Api.OpenSessionRequest): Promise<Api.Session> {
-    const answer = await this.call(this.endpoints, 'mutating', (e, o) => e.lock.openSession({ ttlSeconds: request.ttlSeconds }, o));
+    const answer = await this.call(this.endpoints, 'mutating', (e, o) => e.lock.openSession({ ttlSeconds: request.ttlSeconds, instance: request.instance ?? '' }, o));
     const session = answer.session;
     if (session === undefined) throw new LockError('unavailable', 'the arbiter answered openSession without a session');
-    return { sessionId: leaseId(session.sessionId), identity: session.identity, ttlSeconds: session.ttlSeconds };
+    return { sessionId: leaseId(session.sessionId), identity: session.identity, instance: session.instance, ttlSeconds: session.ttlSeconds };
   }
 
   async keepAlive(request: Api.KeepAliveRequest): Promise<Api.KeepAliveResponse> {
@@ -167,6 +169,11 @@ export class NetworkArbiter implements Api.ArbiterApi {
 
   async inspect(key: string): Promise<Api.InspectResponse> {
     return inspectFromWire(await this.call(this.orderFor(key), 'read', (e, o) => e.lock.inspect({ key }, o)));
+  }
+
+  /** Asked of the key's own arbiter, as its acquire would be: every arbiter serves the same registry. */
+  async describeKey(request: Api.DescribeKeyRequest): Promise<Api.KeyClass> {
+    return keyClassFromWire(await this.call(this.orderFor(request.key), 'read', (e, o) => e.lock.describeKey({ key: request.key, className: request.className ?? '' }, o)));
   }
 
   async requestForceRelease(request: Api.ForceReleaseRequest): Promise<Api.ForceReleaseProposal> {

@@ -35,4 +35,28 @@ describe('the caller from the client certificate (ADR-19)', () => {
     const verified = { getPeerCertificate: () => ({ subjectaltname: `URI:${ID}` }), authorized: true };
     expect(callerOf(verified, 'spiffe://dev/alice', true)).toEqual({ identity: ID, authenticated: true });
   });
+
+  describe('behind a trusted proxy (serve --trusted-proxy, ADR-18)', () => {
+    const PROXY = 'spiffe://example.org/ns/lockstep/sa/envoy';
+    const socketOf = (id: string) => ({ getPeerCertificate: () => ({ subjectaltname: `URI:${id}` }), authorized: true });
+    const trusting = (xfcc: string | string[] | undefined) => ({ trustedProxies: new Set([PROXY]), xfcc });
+
+    it("authorises a caller through a trusted proxy as itself, from the proxy's header", () => {
+      expect(callerOf(socketOf(PROXY), undefined, true, trusting(`By=${PROXY};URI=${ID}`))).toEqual({ identity: ID, authenticated: true });
+    });
+
+    it('refuses the same header from a peer that is not a trusted proxy: it would otherwise be believed', () => {
+      const other = 'spiffe://example.org/ns/payments/sa/operator';
+      expect(() => callerOf(socketOf(other), undefined, true, trusting(`URI=${ID}`))).toThrow(/not a trusted proxy .* refused, never believed/);
+      // Control: the same peer without the header is itself.
+      expect(callerOf(socketOf(other), undefined, true, trusting(undefined))).toEqual({ identity: other, authenticated: true });
+    });
+
+    it('refuses a trusted proxy that forwards no caller, a header sent twice, and the header on a server without TLS', () => {
+      expect(() => callerOf(socketOf(PROXY), undefined, true, trusting(undefined))).toThrow(/is missing/);
+      expect(() => callerOf(socketOf(PROXY), undefined, true, trusting([`URI=${ID}`, `URI=${ID}`]))).toThrow(/came 2 times/);
+      expect(() => callerOf({}, 'spiffe://dev/alice', false, trusting(`URI=${ID}`))).toThrow(/only from a trusted proxy over mTLS/);
+    });
+  });
 });
+

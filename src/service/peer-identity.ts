@@ -5,6 +5,7 @@
 import type { TLSSocket } from 'node:tls';
 import { LockError } from '../../core/lock-error.js';
 import { type Caller, authenticated, unauthenticated } from '../../core/ports/caller.js';
+import { XFCC_HEADER, callerFromXfcc } from './xfcc.js';
 
 /** The header an unauthenticated (no TLS) caller names itself in. */
 export const IDENTITY_HEADER = 'lockstep-identity';
@@ -37,15 +38,37 @@ export function spiffeIdOf(subjectAltName: string | undefined): string {
   return spiffe[0] as string;
 }
 
-/** The caller of a request on `socket`: from its verified client certificate, or from the header without TLS. */
-export function callerOf(socket: unknown, identityHeader: string | string[] | undefined, tls: boolean): Caller {
+/** Proxies whose x-forwarded-client-cert names the caller (serve --trusted-proxy), and that header. */
+export interface Forwarded {
+  readonly trustedProxies: ReadonlySet<string>;
+  readonly xfcc: string | string[] | undefined;
+}
+
+const NOT_FORWARDED: Forwarded = { trustedProxies: new Set(), xfcc: undefined };
+
+/**
+ * The caller of a request on `socket`: from its verified client certificate; behind a trusted proxy (its
+ * certificate's SPIFFE ID is one of `forwarded.trustedProxies`), from the proxy's x-forwarded-client-cert
+ * (xfcc.ts); without TLS, from the identity header. The forwarded header from any other peer is refused,
+ * never believed: it is a claim anyone can write.
+ */
+export function callerOf(socket: unknown, identityHeader: string | string[] | undefined, tls: boolean, forwarded: Forwarded = NOT_FORWARDED): Caller {
   if (tls) {
     const peer = (socket as TLSSocket).getPeerCertificate?.();
     if (peer === undefined || peer === null || Object.keys(peer).length === 0 || (socket as TLSSocket).authorized !== true) {
       throw new LockError('unauthenticated', 'the connection presented no client certificate the server trusts; connect with --tls-cert and --tls-key signed by the server\'s --client-ca');
     }
-    return authenticated(spiffeIdOf(peer.subjectaltname));
+    const peerId = spiffeIdOf(peer.subjectaltname);
+    if (forwarded.trustedProxies.has(peerId)) {
+      if (Array.isArray(forwarded.xfcc)) throw new LockError('unauthenticated', `the ${XFCC_HEADER} header came ${forwarded.xfcc.length} times; the trusted proxy must send one`);
+      return authenticated(callerFromXfcc(forwarded.xfcc, peerId));
+    }
+    if (forwarded.xfcc !== undefined) {
+      throw new LockError('unauthenticated', `${peerId} sent an ${XFCC_HEADER} header but is not a trusted proxy (lockstep serve --trusted-proxy): the header is refused, never believed; call without it, or through the proxy`);
+    }
+    return authenticated(peerId);
   }
+  if (forwarded.xfcc !== undefined) throw new LockError('unauthenticated', `the ${XFCC_HEADER} header is taken only from a trusted proxy over mTLS; this server has no TLS`);
   const named = Array.isArray(identityHeader) ? identityHeader[0] : identityHeader;
   if (named === undefined || named === '') {
     throw new LockError('unauthenticated', `a server without TLS takes the caller's identity from the ${IDENTITY_HEADER} header, and this request has none; set it, or serve with mTLS`);

@@ -59,6 +59,10 @@ export class ServingPolicy implements ClassLookup, Authorizer {
     return this.current.classes.get(namespace, name);
   }
 
+  inNamespace(namespace: string): readonly ArbiterClass[] {
+    return this.current.classes.inNamespace(namespace);
+  }
+
   allows(identity: string, key: string): boolean {
     return this.current.grants.allows(identity, key);
   }

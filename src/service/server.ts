@@ -18,6 +18,7 @@ import { CALLER, CallGuard, type CallerOutcome } from './call-guard.js';
 import { HealthState, healthServiceImpl } from './health.js';
 import { lockServiceImpl } from './lock-service.js';
 import { IDENTITY_HEADER, callerOf } from './peer-identity.js';
+import { XFCC_HEADER } from './xfcc.js';
 
 export interface ServerTls {
   readonly cert: Buffer;
@@ -33,6 +34,8 @@ export interface ArbiterServerOptions {
   readonly host: string;
   readonly port: number;
   readonly tls?: ServerTls;
+  /** SPIFFE IDs of proxies whose x-forwarded-client-cert names the caller (serve --trusted-proxy, xfcc.ts). */
+  readonly trustedProxies?: readonly string[];
   readonly onUnexpected: (error: unknown) => void;
 }
 
@@ -56,6 +59,7 @@ export async function startArbiterServer(options: ArbiterServerOptions): Promise
   const guard = new CallGuard(options.onUnexpected);
   const health = new HealthState();
   const tls = options.tls !== undefined;
+  const trustedProxies = new Set(options.trustedProxies ?? []);
   const handler = connectNodeAdapter({
     grpc: true,
     connect: false,
@@ -72,7 +76,7 @@ export async function startArbiterServer(options: ArbiterServerOptions): Promise
     contextValues: (request) => {
       let outcome: CallerOutcome;
       try {
-        outcome = { caller: callerOf(request.socket, request.headers[IDENTITY_HEADER], tls) };
+        outcome = { caller: callerOf(request.socket, request.headers[IDENTITY_HEADER], tls, { trustedProxies, xfcc: request.headers[XFCC_HEADER] }) };
       } catch (error) {
         if (!isLockError(error)) throw error;
         outcome = { refused: error };

@@ -15,7 +15,7 @@
 import { z } from 'zod';
 import { API_VERSION } from '../../core/classes/model.js';
 import { DNS_LABEL, DNS_LABEL_RULE, type FieldProblem, joinPath, readFields, rule } from '../../core/classes/fields.js';
-import { EndpointSyntaxError, parseEndpointList } from '../etcd/endpoint-address.js';
+import { EndpointSyntaxError, parseEtcdEndpoints } from '../etcd/endpoint-address.js';
 import { parse } from 'yaml';
 
 export interface TopologyCluster {
@@ -50,7 +50,7 @@ function readCluster(raw: unknown, path: string, problems: FieldProblem[]): Topo
   const { name, endpoints: list } = reading.values;
   if (name === undefined || list === undefined) return undefined;
   try {
-    return { name, endpoints: parseEndpointList(list.join(',')) };
+    return { name, endpoints: parseEtcdEndpoints(list.join(',')) };
   } catch (error) {
     if (!(error instanceof EndpointSyntaxError)) throw error;
     problems.push({ field: joinPath(path, 'endpoints'), message: error.message, fix: 'give each member as host:port' });

@@ -2,10 +2,10 @@
 // and revisions are decimal strings on the wire (ADR-02); what comes in is parsed by core's own rules.
 import { create } from '@bufbuild/protobuf';
 import { LockError } from '../../core/lock-error.js';
-import type { Grant, Holder, InspectResponse } from '../../core/ports/arbiter-api.js';
+import type { Grant, Holder, InspectResponse, KeyClass } from '../../core/ports/arbiter-api.js';
 import { parseToken } from '../../core/token.js';
 import { leaseId, revision } from '../../core/units.js';
-import { Enforcement, type Grant as WireGrant, GrantSchema, type Holder as WireHolder, HolderSchema, type InspectResponse as WireInspect, InspectResponseSchema } from '../gen/lockstep/lock/v1/lock_pb.js';
+import { type DescribeKeyResponse, DescribeKeyResponseSchema, Enforcement, Fairness, type Grant as WireGrant, GrantSchema, type Holder as WireHolder, HolderSchema, type InspectResponse as WireInspect, InspectResponseSchema } from '../gen/lockstep/lock/v1/lock_pb.js';
 
 export function enforcementToWire(enforcement: 'fenced' | 'advisory' | undefined): Enforcement {
   return enforcement === 'fenced' ? Enforcement.FENCED : enforcement === 'advisory' ? Enforcement.ADVISORY : Enforcement.UNSPECIFIED;
@@ -45,11 +45,30 @@ export function grantFromWire(grant: WireGrant | undefined): Grant {
 }
 
 export function holderToWire(holder: Holder): WireHolder {
-  return create(HolderSchema, { identity: holder.identity, sessionId: holder.sessionId, className: holder.className, token: holder.token.toString() });
+  return create(HolderSchema, { identity: holder.identity, instance: holder.instance, sessionId: holder.sessionId, className: holder.className, token: holder.token.toString() });
 }
 
 export function holderFromWire(holder: WireHolder): Holder {
-  return { identity: holder.identity, sessionId: leaseId(holder.sessionId), className: holder.className, token: parseToken(holder.token) };
+  return { identity: holder.identity, instance: holder.instance, sessionId: leaseId(holder.sessionId), className: holder.className, token: parseToken(holder.token) };
+}
+
+export function keyClassToWire(described: KeyClass): DescribeKeyResponse {
+  return create(DescribeKeyResponseSchema, {
+    key: described.key,
+    namespace: described.namespace,
+    className: described.className,
+    ttlSeconds: described.ttlSeconds,
+    enforcement: enforcementToWire(described.enforcement),
+    fairness: described.fairness === 'durable' ? Fairness.DURABLE : Fairness.MEMORY,
+  });
+}
+
+/** A server's answer is still checked: a class without its enforcement or fairness is not one to lock under. */
+export function keyClassFromWire(described: DescribeKeyResponse): KeyClass {
+  const enforcement = enforcementFromWire(described.enforcement);
+  const fairness = described.fairness === Fairness.DURABLE ? 'durable' : described.fairness === Fairness.MEMORY ? 'memory' : undefined;
+  if (enforcement === undefined || fairness === undefined || described.className === '') throw new LockError('unavailable', `the arbiter described ${described.key.slice(0, 80)} without its class, enforcement or fairness; it is not a lockstep lock.v1 server of this version`);
+  return { key: described.key, namespace: described.namespace, className: described.className, ttlSeconds: described.ttlSeconds, enforcement, fairness };
 }
 
 export function inspectToWire(response: InspectResponse): WireInspect {

@@ -107,7 +107,7 @@ export interface ArbiterWorld {
   /** A key under NAMESPACE (or `namespace`) that no other test of this file uses (each file has its own cluster). */
   key(label: string, namespace?: string): string;
   /** Opens a session, closed again after the test so its lease cannot expire (a write) during a later one. */
-  session(arbiter: ArbiterService, identity: string, ttlSeconds: number): Promise<Session>;
+  session(arbiter: ArbiterService, identity: string, ttlSeconds: number, instance?: string): Promise<Session>;
   /** The cluster's current revision, from a Maintenance.Status header. */
   revision(log?: LockLog): Promise<bigint>;
   /** The holder record of `key` as etcd stores it, or undefined. */
@@ -169,8 +169,8 @@ export function useArbiterWorld(): ArbiterWorld {
       keyCount += 1;
       return `${namespace}/${label}-${keyCount}`;
     },
-    async session(arbiter, identity, ttlSeconds) {
-      const session = await arbiter.openSession(authenticated(identity), { ttlSeconds });
+    async session(arbiter, identity, ttlSeconds, instance) {
+      const session = await arbiter.openSession(authenticated(identity), { ttlSeconds, ...(instance === undefined ? {} : { instance }) });
       sessions.push({ arbiter, session });
       return session;
     },

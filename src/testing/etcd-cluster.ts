@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { EtcdClientTls } from '../etcd/etcd-tls.js';
 import { ensureEtcdBinary } from './etcd-binary.js';
 import { waitUntilHealthy } from './etcd-health.js';
 import { DEFAULT_LOG_TAIL_LINES, EtcdMemberProcess, readLogTail } from './etcd-member-process.js';
@@ -26,6 +27,21 @@ export interface StartEtcdClusterOptions {
   readonly startTimeoutMs?: number;
   /** Member names are `${namePrefix}0`, `${namePrefix}1`, … Default 'm'. */
   readonly namePrefix?: string;
+  /** Serve clients over TLS only (https client URLs), as a production lock etcd does (ADR-06). */
+  readonly clientTls?: EtcdServerTls;
+}
+
+/** A TLS-only etcd's files, and what the kit's own health probes present to it. */
+export interface EtcdServerTls {
+  /** etcd's --cert-file and --key-file. */
+  readonly certFile: string;
+  readonly keyFile: string;
+  /** etcd's --trusted-ca-file: the CA of the client certificates it accepts. */
+  readonly caFile: string;
+  /** --client-cert-auth: refuse a client without a certificate that CA signed. */
+  readonly clientCertAuth: boolean;
+  /** The kit's probes' credentials (a client certificate when clientCertAuth). */
+  readonly probe: EtcdClientTls;
 }
 
 export interface EtcdClusterMember {
@@ -92,6 +108,11 @@ function memberArgs(name: string, dataDir: string, clientUrl: string, peerUrl: s
   ];
 }
 
+function tlsArgs(tls: EtcdServerTls | undefined): string[] {
+  if (tls === undefined) return [];
+  return [`--cert-file=${tls.certFile}`, `--key-file=${tls.keyFile}`, `--trusted-ca-file=${tls.caFile}`, ...(tls.clientCertAuth ? ['--client-cert-auth'] : [])];
+}
+
 async function buildMembers(binary: string, rootDir: string, token: string, options: StartEtcdClusterOptions): Promise<MemberState[]> {
   const count = options.members;
   const ports = await freePorts(2 * count);
@@ -101,7 +122,7 @@ async function buildMembers(binary: string, rootDir: string, token: string, opti
       const peerPort = ports[2 * i + 1] as number;
       const peerUrl = `http://${LOOPBACK_HOST}:${peerPort}`;
       const advertisedPeerUrl = options.advertisePeer === undefined ? peerUrl : await options.advertisePeer(name, peerPort);
-      return { name, clientUrl: `http://${LOOPBACK_HOST}:${ports[2 * i]}`, peerUrl, advertisedPeerUrl };
+      return { name, clientUrl: `${options.clientTls === undefined ? 'http' : 'https'}://${LOOPBACK_HOST}:${ports[2 * i]}`, peerUrl, advertisedPeerUrl };
     }),
   );
   const initialCluster = specs.map((s) => `${s.name}=${s.advertisedPeerUrl}`).join(',');
@@ -109,7 +130,7 @@ async function buildMembers(binary: string, rootDir: string, token: string, opti
     const dataDir = join(rootDir, spec.name);
     mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // etcd 3.4 wants 0700 on its data dir
     const logFile = join(dataDir, 'etcd.log'); // etcd warns once about the extra file and carries on
-    const args = [...memberArgs(spec.name, dataDir, spec.clientUrl, spec.peerUrl, spec.advertisedPeerUrl, initialCluster, token), ...(options.extraArgs ?? [])];
+    const args = [...memberArgs(spec.name, dataDir, spec.clientUrl, spec.peerUrl, spec.advertisedPeerUrl, initialCluster, token), ...tlsArgs(options.clientTls), ...(options.extraArgs ?? [])];
     const process = new EtcdMemberProcess(binary, args, logFile);
     return {
       ...spec,
@@ -139,7 +160,7 @@ async function startOnce(binary: string, options: StartEtcdClusterOptions): Prom
   const members = await buildMembers(binary, rootDir, token, options);
   try {
     for (const member of members) member.process.start();
-    await waitUntilHealthy(members.map((m) => m.clientUrl), options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS, () => deadMemberReport(members));
+    await waitUntilHealthy(members.map((m) => m.clientUrl), options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS, () => deadMemberReport(members), options.clientTls?.probe);
     return { rootDir, members, token };
   } catch (error) {
     const tails = members.map((m) => `--- ${m.name} (${m.logFile}) ---\n${readLogTail(m.logFile, 20)}`).join('\n');
@@ -157,7 +178,7 @@ export async function startEtcdCluster(options: StartEtcdClusterOptions): Promis
   for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
     try {
       const started = await startOnce(binary, options);
-      return clusterHandle(started.rootDir, started.members, started.token);
+      return clusterHandle(started.rootDir, started.members, started.token, options.clientTls?.probe);
     } catch (error) {
       lastError = error;
       if (!String(error).includes('address already in use')) break;
@@ -166,7 +187,7 @@ export async function startEtcdCluster(options: StartEtcdClusterOptions): Promis
   throw lastError;
 }
 
-function clusterHandle(rootDir: string, members: MemberState[], clusterToken: string): EtcdCluster {
+function clusterHandle(rootDir: string, members: MemberState[], clusterToken: string, probeTls: EtcdClientTls | undefined): EtcdCluster {
   const member = (index: number): MemberState => {
     const found = members[index];
     if (found === undefined) throw new Error(`no member ${index}: the cluster has ${members.length}`);
@@ -190,7 +211,7 @@ function clusterHandle(rootDir: string, members: MemberState[], clusterToken: st
     async startMember(index) {
       const target = member(index);
       target.process.start();
-      await waitUntilHealthy([target.clientUrl], DEFAULT_START_TIMEOUT_MS, () => deadMemberReport([target]));
+      await waitUntilHealthy([target.clientUrl], DEFAULT_START_TIMEOUT_MS, () => deadMemberReport([target]), probeTls);
     },
     async wipeMember(index) {
       const target = member(index);
@@ -202,7 +223,7 @@ function clusterHandle(rootDir: string, members: MemberState[], clusterToken: st
     pauseMember: (index) => member(index).process.signal('SIGSTOP'),
     resumeMember: (index) => member(index).process.signal('SIGCONT'),
     waitUntilHealthy: (timeoutMs = DEFAULT_START_TIMEOUT_MS) =>
-      waitUntilHealthy(members.filter((m) => m.running).map((m) => m.clientUrl), timeoutMs, () => undefined),
+      waitUntilHealthy(members.filter((m) => m.running).map((m) => m.clientUrl), timeoutMs, () => undefined, probeTls),
     logTail: (index, lines = DEFAULT_LOG_TAIL_LINES) => readLogTail(member(index).logFile, lines),
   };
 }

@@ -1,5 +1,6 @@
 // "Healthy" for a test cluster member, as etcd's own /health endpoint means it: the member knows a leader
 // and a linearizable read (a ReadIndex round through the leader) completes.
+import type { EtcdClientTls } from '../etcd/etcd-tls.js';
 import { createMemberClient } from '../etcd/member-client.js';
 
 const PROBE_DEADLINE_MS = 2_000;
@@ -8,8 +9,8 @@ const POLL_INTERVAL_MS = 100;
 const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** One probe; returns undefined when healthy, else why not. */
-export async function probeMember(clientUrl: string): Promise<string | undefined> {
-  const client = createMemberClient(clientUrl);
+export async function probeMember(clientUrl: string, tls?: EtcdClientTls): Promise<string | undefined> {
+  const client = createMemberClient(clientUrl, tls);
   try {
     const deadline = () => ({ deadline: Date.now() + PROBE_DEADLINE_MS });
     const status = await client.maintenance.status(deadline());
@@ -27,7 +28,7 @@ export async function probeMember(clientUrl: string): Promise<string | undefined
  * Polls every member until each is healthy. `stillAlive` is asked between probes and returns a reason
  * when a member process has died, so a broken start fails at once instead of at the timeout.
  */
-export async function waitUntilHealthy(clientUrls: readonly string[], timeoutMs: number, stillAlive: () => string | undefined): Promise<void> {
+export async function waitUntilHealthy(clientUrls: readonly string[], timeoutMs: number, stillAlive: () => string | undefined, tls?: EtcdClientTls): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const pending = new Set(clientUrls);
   let lastProblem = 'not probed yet';
@@ -35,7 +36,7 @@ export async function waitUntilHealthy(clientUrls: readonly string[], timeoutMs:
     const dead = stillAlive();
     if (dead !== undefined) throw new Error(dead);
     for (const url of [...pending]) {
-      const problem = await probeMember(url);
+      const problem = await probeMember(url, tls);
       if (problem === undefined) pending.delete(url);
       else lastProblem = `${url}: ${problem}`;
     }

@@ -5,7 +5,7 @@ import { p99Reading, pinningNote, settingLine } from './quorum-reading.js';
 const latency = (p99Ms: number): SimulatedLatency => ({ samplesMs: [p99Ms / 2, p99Ms], p50Ms: p99Ms / 2, p99Ms, p999Ms: p99Ms });
 
 function leader(name: string, region: string, p99Ms: number | null): LeaderPricing {
-  return { leader: name, region, runs: p99Ms === null ? 0 : 1, endpoints: p99Ms === null ? [] : ['etcd-use'], simulated: p99Ms === null ? null : latency(p99Ms), medianMs: 1, p99BoundMs: 2, loadedP99BoundMs: 3 };
+  return { leader: name, region, runs: p99Ms === null ? 0 : 1, endpoints: p99Ms === null ? [] : ['etcd-use'], simulated: p99Ms === null ? null : latency(p99Ms), medianMs: 1, p99BoundMs: 2, loadedP99BoundMs: 3, failoverP99BoundMs: 4 };
 }
 
 function topology(p99Ms: number, byLeader: readonly LeaderPricing[] = []): TopologyPricing {
@@ -16,11 +16,14 @@ function topology(p99Ms: number, byLeader: readonly LeaderPricing[] = []): Topol
     runs: 3,
     samplesPerRun: 10,
     setting: { clients: 8, clientsHall: 'use-a', arbiterHall: 'use-a', regionOfHall: { 'use-a': 'us-east' }, homeEndpoint: 'etcd-use' },
+    leaders: ['etcd-use', 'etcd-usw', 'etcd-euw'],
     simulated: latency(p99Ms),
     floorMs: 30,
+    quorumFloorMs: 25,
     upperBoundMs: 100,
     loadedUpperBoundMs: 120,
     failoverUpperBoundMs: 150,
+    throughputPerSecond: 1000,
     byLeader,
   };
 }

@@ -60,7 +60,7 @@ export class TtlView {
       series: [
         { id: 'liveness-bound', label: 'liveness bound, with a leader change', source: 'analytic', points: p.map((x) => ({ x: x.ttlSeconds, y: x.livenessBoundMs / 1000 })) },
         { id: 'liveness-bound-no-leader-change', label: 'liveness bound, same leader', source: 'analytic', points: p.map((x) => ({ x: x.ttlSeconds, y: x.livenessBoundNoLeaderChangeMs / 1000 })) },
-        { id: 'reacquire-simulated', label: 'reacquire p50, leader crashes too', source: 'simulated', points: p.map((x) => ({ x: x.ttlSeconds, y: x.reacquireLeaderChangeMsP50 === null ? null : x.reacquireLeaderChangeMsP50 / 1000 })) },
+        { id: 'reacquire-simulated', label: 'reacquire p50, leader crashes too', source: 'simulated', points: p.map((x) => ({ x: x.ttlSeconds, y: x.reacquireLeaderChangeMsP50 === null || !Number.isFinite(x.reacquireLeaderChangeMsP50) ? null : x.reacquireLeaderChangeMsP50 / 1000 })) },
       ],
     });
   }

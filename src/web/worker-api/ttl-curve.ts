@@ -1,13 +1,8 @@
-// The TTL sizing view's data (ADR-10/11/12): for each TTL of a sweep, the false-fence rate per
-// session-hour (simulated, with its 95% upper bound, and analytic from the pause profile), the liveness
-// bound after a holder crash (analytic, with and without an etcd leader change, beside the simulated
-// reacquire time), and the keepalive load of N sessions. The same planner functions and seeds as
-// `lockstep ttl --sweep` (src/commands/ttl.ts), so the page and the CLI agree.
-import { DEFAULT_ETCD_TIMERS, falseFencesPerSessionHourFromPauses, keepalivesPerSecond, livenessBound, poissonUpper95 } from '../../../core/planner/liveness.js';
-import { roundTo } from '../../../core/numbers.js';
-import { percentile } from '../../../core/planner/percentiles.js';
-import { compileDistribution } from '../../../sim/kernel/distribution.js';
-import { falseFences, GC_PAUSES, reacquireAfterCrash } from '../../../sim/planner/ttl-runs.js';
+// The TTL sizing view's data (ADR-10/11/12): the page's form adapted to sim/planner/ttl-pricing.ts's
+// sweep, the procedure `lockstep ttl --sweep` runs too, so the page and the CLI give the same figures for
+// the same question (ttl-curve.test.ts asks both). This file adds only the page's limits and progress.
+import { FALSE_FENCE_MINUTES, FALSE_FENCE_SESSIONS, keepaliveLoadPerSecond, priceTtlSweep, type TtlPrice, type TtlSweepRequest, ttlSweepProblems } from '../../../sim/planner/ttl-pricing.js';
+import { GC_PAUSES } from '../../../sim/planner/ttl-runs.js';
 import { type OnProgress, safeProgress } from './progress.js';
 
 export interface TtlCurveRequest {
@@ -18,83 +13,48 @@ export interface TtlCurveRequest {
   /** Simulated runs (seeds) per TTL. */
   readonly runs: number;
   readonly pauses: 'gc' | 'none';
-  /** Simulated minutes of live holders per run, for the false-fence rate. Default 10, as the CLI. */
+  /** Simulated minutes of live holders per run, for the false-fence rate. Default: the procedure's. */
   readonly minutesPerRun?: number;
+  /** Default `ttl`, as the CLI's --seed. */
   readonly seed?: string;
 }
 
-export interface TtlPoint {
-  readonly ttlSeconds: number;
-  readonly falseFencePerSessionHour: number;
-  readonly falseFenceUpper95PerSessionHour: number;
-  readonly falseFenceAnalyticPerSessionHour: number;
-  readonly simulatedSessionHours: number;
-  readonly livenessBoundMs: number;
-  readonly livenessBoundNoLeaderChangeMs: number;
-  /** Crash to the waiter's grant, the etcd leader crashing with the holder; null if never within the run. */
-  readonly reacquireLeaderChangeMsP50: number | null;
-  readonly keepalivesPerSecond: number;
-}
+/** One TTL as the procedure priced it, and the keepalive load of the request's sessions. */
+export type TtlPoint = TtlPrice & { readonly keepalivesPerSecond: number };
 
 export interface TtlCurve {
   readonly request: TtlCurveRequest;
   readonly points: readonly TtlPoint[];
 }
 
-const TTL_MIN_SECONDS = 5; // ADR-11's range
-const TTL_MAX_SECONDS = 300;
-const MAX_RUNS = 10; // a page-sized bound; the CLI goes to 50
-const FALSE_FENCE_SESSIONS = 8; // as the CLI: 8 live holders per run
-const STANDARD_TTLS = [5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300];
+/** A page-sized bound: each run is three simulations per TTL (the CLI goes to the procedure's 50). */
+const MAX_PAGE_RUNS = 10;
+const MAX_SESSIONS = 1_000_000;
+/** The form's field names, for the procedure's problems. */
+const FORM_FIELD: Readonly<Record<string, string>> = { fromSeconds: 'TTL from', toSeconds: 'TTL to', falseFenceMinutes: 'minutes per run' };
 
-/** The TTLs a sweep from..to visits: both ends and the standard TTLs between (as `lockstep ttl --sweep`). */
-export function sweepTtls(fromSeconds: number, toSeconds: number): number[] {
-  return [...new Set([fromSeconds, ...STANDARD_TTLS.filter((t) => t > fromSeconds && t < toSeconds), toSeconds])];
+/** The procedure's request for the page's; the seed as the CLI's default. */
+export function sweepRequest(r: TtlCurveRequest): TtlSweepRequest {
+  return { fromSeconds: r.ttlFromSeconds, toSeconds: r.ttlToSeconds, runs: r.runs, seed: r.seed ?? 'ttl', ...(r.pauses === 'gc' ? { pauses: GC_PAUSES } : {}), ...(r.minutesPerRun === undefined ? {} : { falseFenceMinutes: r.minutesPerRun }) };
 }
 
 export function checkTtlRequest(r: TtlCurveRequest): void {
-  const whole = (v: number, min: number, max: number): boolean => Number.isInteger(v) && v >= min && v <= max;
-  if (!whole(r.sessions, 1, 1_000_000)) throw new RangeError(`sessions ${r.sessions} must be a whole number from 1 to 1000000 (sessions of the class at peak)`);
-  if (!whole(r.ttlFromSeconds, TTL_MIN_SECONDS, TTL_MAX_SECONDS)) throw new RangeError(`TTL from ${r.ttlFromSeconds} s must be a whole number of seconds from ${TTL_MIN_SECONDS} to ${TTL_MAX_SECONDS} (ADR-11)`);
-  if (!whole(r.ttlToSeconds, r.ttlFromSeconds, TTL_MAX_SECONDS)) throw new RangeError(`TTL to ${r.ttlToSeconds} s must be a whole number of seconds from TTL from (${r.ttlFromSeconds}) to ${TTL_MAX_SECONDS}`);
-  if (!whole(r.runs, 1, MAX_RUNS)) throw new RangeError(`runs ${r.runs} must be a whole number from 1 to ${MAX_RUNS}`);
-  if (r.pauses !== 'gc' && r.pauses !== 'none') throw new RangeError(`pauses ${JSON.stringify(r.pauses)} must be gc or none`);
-  if (r.minutesPerRun !== undefined && !(r.minutesPerRun > 0 && r.minutesPerRun <= 60)) throw new RangeError(`minutes per run ${r.minutesPerRun} must be above 0 and at most 60`);
+  const problems = ttlSweepProblems(sweepRequest(r)).map((p) => `${FORM_FIELD[p.field] ?? p.field} ${p.message}`);
+  if (!(Number.isInteger(r.sessions) && r.sessions >= 1 && r.sessions <= MAX_SESSIONS)) problems.push(`sessions ${r.sessions} must be a whole number from 1 to ${MAX_SESSIONS} (sessions of the class at peak)`);
+  if (!(r.runs <= MAX_PAGE_RUNS)) problems.push(`runs ${r.runs} must be a whole number from 1 to ${MAX_PAGE_RUNS}`);
+  if (r.pauses !== 'gc' && r.pauses !== 'none') problems.push(`pauses ${JSON.stringify(r.pauses)} must be gc or none`);
+  if (problems.length > 0) throw new RangeError(problems.join('; '));
 }
 
 export async function ttlCurve(request: TtlCurveRequest, yieldToHost: () => Promise<void>, onProgress?: OnProgress): Promise<TtlCurve> {
   checkTtlRequest(request);
   const progress = safeProgress(onProgress);
-  const seed = request.seed ?? 'ttl';
-  const pauses = request.pauses === 'gc' ? GC_PAUSES : undefined;
-  const durationMs = (request.minutesPerRun ?? 10) * 60_000;
-  const ttls = sweepTtls(request.ttlFromSeconds, request.ttlToSeconds);
-  const points: TtlPoint[] = [];
-  for (const [i, ttlSeconds] of ttls.entries()) {
-    progress({ label: `TTL ${ttlSeconds} s: ${request.runs} run(s) of ${FALSE_FENCE_SESSIONS} holders for ${durationMs / 60_000} simulated min, and a holder crash`, done: i, total: ttls.length });
-    let fences = 0;
-    let sessionHours = 0;
-    const reacquire: number[] = [];
-    for (let r = 0; r < request.runs; r += 1) {
-      const ff = await falseFences({ ttlSeconds, yieldToHost, seed: `${seed}-${ttlSeconds}-fence-${r}`, clients: FALSE_FENCE_SESSIONS, durationMs, ...(pauses === undefined ? {} : { pauses }) });
-      fences += ff.fences;
-      sessionHours += ff.sessionHours;
-      reacquire.push((await reacquireAfterCrash({ ttlSeconds, yieldToHost, seed: `${seed}-${ttlSeconds}-leader-${r}`, leaderChange: true })) ?? Number.POSITIVE_INFINITY);
-    }
-    const bound = livenessBound(ttlSeconds, DEFAULT_ETCD_TIMERS);
-    const reacquireP50 = percentile(reacquire, 0.5);
-    points.push({
-      ttlSeconds,
-      falseFencePerSessionHour: roundTo(fences / sessionHours, 4),
-      falseFenceUpper95PerSessionHour: roundTo(poissonUpper95(fences, sessionHours), 4),
-      falseFenceAnalyticPerSessionHour: pauses === undefined ? 0 : roundTo(falseFencesPerSessionHourFromPauses(ttlSeconds, pauses.pausesPerHour, compileDistribution(pauses.durationMs)), 6),
-      simulatedSessionHours: roundTo(sessionHours, 3),
-      livenessBoundMs: bound.withLeaderChangeMs,
-      livenessBoundNoLeaderChangeMs: bound.withoutLeaderChangeMs,
-      reacquireLeaderChangeMsP50: Number.isFinite(reacquireP50) ? roundTo(reacquireP50, 0) : null,
-      keepalivesPerSecond: roundTo(keepalivesPerSecond(request.sessions, ttlSeconds), 2),
-    });
-  }
-  progress({ label: 'TTL sweep done', done: ttls.length, total: ttls.length });
-  return { request, points };
+  const minutes = request.minutesPerRun ?? FALSE_FENCE_MINUTES;
+  let total = 0;
+  const priced = await priceTtlSweep(sweepRequest(request), yieldToHost, (ttlSeconds, done, count) => {
+    total = count;
+    progress({ label: `TTL ${ttlSeconds} s: ${request.runs} run(s) of ${FALSE_FENCE_SESSIONS} holders for ${minutes} simulated min, and two holder crashes`, done, total: count });
+  });
+  progress({ label: 'TTL sweep done', done: total, total });
+  return { request, points: priced.map((p) => ({ ...p, keepalivesPerSecond: keepaliveLoadPerSecond(request.sessions, p.ttlSeconds) })) };
 }

@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file lockstep/lock/v1/lock.proto.
  */
 export const file_lockstep_lock_v1_lock: GenFile = /*@__PURE__*/
-  fileDesc("Chtsb2Nrc3RlcC9sb2NrL3YxL2xvY2sucHJvdG8SEGxvY2tzdGVwLmxvY2sudjEiKQoST3BlblNlc3Npb25SZXF1ZXN0EhMKC3R0bF9zZWNvbmRzGAEgASgNIkQKB1Nlc3Npb24SEgoKc2Vzc2lvbl9pZBgBIAEoAxIQCghpZGVudGl0eRgCIAEoCRITCgt0dGxfc2Vjb25kcxgDIAEoDSJBChNPcGVuU2Vzc2lvblJlc3BvbnNlEioKB3Nlc3Npb24YASABKAsyGS5sb2Nrc3RlcC5sb2NrLnYxLlNlc3Npb24iJgoQS2VlcEFsaXZlUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgDIjwKEUtlZXBBbGl2ZVJlc3BvbnNlEhIKCnNlc3Npb25faWQYASABKAMSEwoLdHRsX3NlY29uZHMYAiABKA0iKQoTQ2xvc2VTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgDIhYKFENsb3NlU2Vzc2lvblJlc3BvbnNlIlYKDkFjcXVpcmVSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAMSCwoDa2V5GAIgASgJEhIKCmNsYXNzX25hbWUYAyABKAkSDwoHd2FpdF9tcxgEIAEoDSKRAQoFR3JhbnQSCwoDa2V5GAEgASgJEg0KBXRva2VuGAIgASgJEg0KBWVwb2NoGAMgASgNEhAKCHJldmlzaW9uGAQgASgJEhIKCnNlc3Npb25faWQYBSABKAMSEAoIaWRlbnRpdHkYBiABKAkSEgoKY2xhc3NfbmFtZRgHIAEoCRIRCglyZWVudGVyZWQYCCABKAgiOQoPQWNxdWlyZVJlc3BvbnNlEiYKBWdyYW50GAEgASgLMhcubG9ja3N0ZXAubG9jay52MS5HcmFudCJACg5SZWxlYXNlUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgDEgsKA2tleRgCIAEoCRINCgV0b2tlbhgDIAEoCSIjCg9SZWxlYXNlUmVzcG9uc2USEAoIcmVsZWFzZWQYASABKAgiLQoPVmFsaWRhdGVSZXF1ZXN0EgsKA2tleRgBIAEoCRINCgV0b2tlbhgCIAEoCSI4ChBWYWxpZGF0ZVJlc3BvbnNlEg0KBXZhbGlkGAEgASgIEhUKDWN1cnJlbnRfdG9rZW4YAiABKAkiHQoOSW5zcGVjdFJlcXVlc3QSCwoDa2V5GAEgASgJIlEKBkhvbGRlchIQCghpZGVudGl0eRgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgDEhIKCmNsYXNzX25hbWUYAyABKAkSDQoFdG9rZW4YBCABKAkifAoPSW5zcGVjdFJlc3BvbnNlEgsKA2tleRgBIAEoCRIoCgZob2xkZXIYAiABKAsyGC5sb2Nrc3RlcC5sb2NrLnYxLkhvbGRlchIyCgtlbmZvcmNlbWVudBgDIAEoDjIdLmxvY2tzdGVwLmxvY2sudjEuRW5mb3JjZW1lbnQi7QEKClNlYWxSZWFzb24SLwoEa2luZBgBIAEoDjIhLmxvY2tzdGVwLmxvY2sudjEuU2VhbFJlYXNvbi5LaW5kEhAKCGV4cGVjdGVkGAIgASgJEgwKBHNlZW4YAyABKAkijQEKBEtpbmQSFAoQS0lORF9VTlNQRUNJRklFRBAAEhwKGEtJTkRfQ0xVU1RFUl9JRF9NSVNNQVRDSBABEhwKGEtJTkRfUkVWSVNJT05fUkVHUkVTU0lPThACEhkKFUtJTkRfRVBPQ0hfUkVHUkVTU0lPThADEhgKFEtJTkRfTk9fRVBPQ0hfUkVDT1JEEAQihQEKC0Vycm9yRGV0YWlsEikKBGNvZGUYASABKA4yGy5sb2Nrc3RlcC5sb2NrLnYxLkVycm9yQ29kZRIPCgdtZXNzYWdlGAIgASgJEg4KBnJlZ2lvbhgDIAEoCRIqCgRzZWFsGAQgASgLMhwubG9ja3N0ZXAubG9jay52MS5TZWFsUmVhc29uKlwKC0VuZm9yY2VtZW50EhsKF0VORk9SQ0VNRU5UX1VOU1BFQ0lGSUVEEAASFgoSRU5GT1JDRU1FTlRfRkVOQ0VEEAESGAoURU5GT1JDRU1FTlRfQURWSVNPUlkQAiqIBAoJRXJyb3JDb2RlEhoKFkVSUk9SX0NPREVfVU5TUEVDSUZJRUQQABIfChtFUlJPUl9DT0RFX0lOVkFMSURfQVJHVU1FTlQQARIVChFFUlJPUl9DT0RFX0RFTklFRBACEhwKGEVSUk9SX0NPREVfVU5LTk9XTl9DTEFTUxADEhgKFEVSUk9SX0NPREVfQ09OVEVOREVEEAQSGwoXRVJST1JfQ09ERV9XQUlUX1RJTUVPVVQQBRITCg9FUlJPUl9DT0RFX0xFQUsQBhIVChFFUlJPUl9DT0RFX1NFQUxFRBAHEhcKE0VSUk9SX0NPREVfUkVESVJFQ1QQCBIXChNFUlJPUl9DT0RFX0RSQUlOSU5HEAkSHgoaRVJST1JfQ09ERV9TRVNTSU9OX0VYUElSRUQQChIfChtFUlJPUl9DT0RFX1NFU1NJT05fTUlTTUFUQ0gQCxIaChZFUlJPUl9DT0RFX1VOQVZBSUxBQkxFEAwSHAoYRVJST1JfQ09ERV9JTkRFVEVSTUlOQVRFEA0SIAocRVJST1JfQ09ERV9BUFBST1ZBTF9SRVFVSVJFRBAOEhQKEEVSUk9SX0NPREVfU1RBTEUQDxIeChpFUlJPUl9DT0RFX1VOQVVUSEVOVElDQVRFRBAQEiEKHUVSUk9SX0NPREVfUkVTT1VSQ0VfRVhIQVVTVEVEEBEy5QQKC0xvY2tTZXJ2aWNlEloKC09wZW5TZXNzaW9uEiQubG9ja3N0ZXAubG9jay52MS5PcGVuU2Vzc2lvblJlcXVlc3QaJS5sb2Nrc3RlcC5sb2NrLnYxLk9wZW5TZXNzaW9uUmVzcG9uc2USWAoJS2VlcEFsaXZlEiIubG9ja3N0ZXAubG9jay52MS5LZWVwQWxpdmVSZXF1ZXN0GiMubG9ja3N0ZXAubG9jay52MS5LZWVwQWxpdmVSZXNwb25zZSgBMAESXQoMQ2xvc2VTZXNzaW9uEiUubG9ja3N0ZXAubG9jay52MS5DbG9zZVNlc3Npb25SZXF1ZXN0GiYubG9ja3N0ZXAubG9jay52MS5DbG9zZVNlc3Npb25SZXNwb25zZRJOCgdBY3F1aXJlEiAubG9ja3N0ZXAubG9jay52MS5BY3F1aXJlUmVxdWVzdBohLmxvY2tzdGVwLmxvY2sudjEuQWNxdWlyZVJlc3BvbnNlEk4KB1JlbGVhc2USIC5sb2Nrc3RlcC5sb2NrLnYxLlJlbGVhc2VSZXF1ZXN0GiEubG9ja3N0ZXAubG9jay52MS5SZWxlYXNlUmVzcG9uc2USUQoIVmFsaWRhdGUSIS5sb2Nrc3RlcC5sb2NrLnYxLlZhbGlkYXRlUmVxdWVzdBoiLmxvY2tzdGVwLmxvY2sudjEuVmFsaWRhdGVSZXNwb25zZRJOCgdJbnNwZWN0EiAubG9ja3N0ZXAubG9jay52MS5JbnNwZWN0UmVxdWVzdBohLmxvY2tzdGVwLmxvY2sudjEuSW5zcGVjdFJlc3BvbnNlYgZwcm90bzM");
+  fileDesc("Chtsb2Nrc3RlcC9sb2NrL3YxL2xvY2sucHJvdG8SEGxvY2tzdGVwLmxvY2sudjEiOwoST3BlblNlc3Npb25SZXF1ZXN0EhMKC3R0bF9zZWNvbmRzGAEgASgNEhAKCGluc3RhbmNlGAIgASgJIlYKB1Nlc3Npb24SEgoKc2Vzc2lvbl9pZBgBIAEoAxIQCghpZGVudGl0eRgCIAEoCRITCgt0dGxfc2Vjb25kcxgDIAEoDRIQCghpbnN0YW5jZRgEIAEoCSJBChNPcGVuU2Vzc2lvblJlc3BvbnNlEioKB3Nlc3Npb24YASABKAsyGS5sb2Nrc3RlcC5sb2NrLnYxLlNlc3Npb24iJgoQS2VlcEFsaXZlUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgDIjwKEUtlZXBBbGl2ZVJlc3BvbnNlEhIKCnNlc3Npb25faWQYASABKAMSEwoLdHRsX3NlY29uZHMYAiABKA0iKQoTQ2xvc2VTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgDIhYKFENsb3NlU2Vzc2lvblJlc3BvbnNlIlYKDkFjcXVpcmVSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAMSCwoDa2V5GAIgASgJEhIKCmNsYXNzX25hbWUYAyABKAkSDwoHd2FpdF9tcxgEIAEoDSKRAQoFR3JhbnQSCwoDa2V5GAEgASgJEg0KBXRva2VuGAIgASgJEg0KBWVwb2NoGAMgASgNEhAKCHJldmlzaW9uGAQgASgJEhIKCnNlc3Npb25faWQYBSABKAMSEAoIaWRlbnRpdHkYBiABKAkSEgoKY2xhc3NfbmFtZRgHIAEoCRIRCglyZWVudGVyZWQYCCABKAgiOQoPQWNxdWlyZVJlc3BvbnNlEiYKBWdyYW50GAEgASgLMhcubG9ja3N0ZXAubG9jay52MS5HcmFudCJACg5SZWxlYXNlUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgDEgsKA2tleRgCIAEoCRINCgV0b2tlbhgDIAEoCSIjCg9SZWxlYXNlUmVzcG9uc2USEAoIcmVsZWFzZWQYASABKAgiLQoPVmFsaWRhdGVSZXF1ZXN0EgsKA2tleRgBIAEoCRINCgV0b2tlbhgCIAEoCSI4ChBWYWxpZGF0ZVJlc3BvbnNlEg0KBXZhbGlkGAEgASgIEhUKDWN1cnJlbnRfdG9rZW4YAiABKAkiHQoOSW5zcGVjdFJlcXVlc3QSCwoDa2V5GAEgASgJImMKBkhvbGRlchIQCghpZGVudGl0eRgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgDEhIKCmNsYXNzX25hbWUYAyABKAkSDQoFdG9rZW4YBCABKAkSEAoIaW5zdGFuY2UYBSABKAkifAoPSW5zcGVjdFJlc3BvbnNlEgsKA2tleRgBIAEoCRIoCgZob2xkZXIYAiABKAsyGC5sb2Nrc3RlcC5sb2NrLnYxLkhvbGRlchIyCgtlbmZvcmNlbWVudBgDIAEoDjIdLmxvY2tzdGVwLmxvY2sudjEuRW5mb3JjZW1lbnQiNQoSRGVzY3JpYmVLZXlSZXF1ZXN0EgsKA2tleRgBIAEoCRISCgpjbGFzc19uYW1lGAIgASgJIsABChNEZXNjcmliZUtleVJlc3BvbnNlEgsKA2tleRgBIAEoCRIRCgluYW1lc3BhY2UYAiABKAkSEgoKY2xhc3NfbmFtZRgDIAEoCRITCgt0dGxfc2Vjb25kcxgEIAEoDRIyCgtlbmZvcmNlbWVudBgFIAEoDjIdLmxvY2tzdGVwLmxvY2sudjEuRW5mb3JjZW1lbnQSLAoIZmFpcm5lc3MYBiABKA4yGi5sb2Nrc3RlcC5sb2NrLnYxLkZhaXJuZXNzIu0BCgpTZWFsUmVhc29uEi8KBGtpbmQYASABKA4yIS5sb2Nrc3RlcC5sb2NrLnYxLlNlYWxSZWFzb24uS2luZBIQCghleHBlY3RlZBgCIAEoCRIMCgRzZWVuGAMgASgJIo0BCgRLaW5kEhQKEEtJTkRfVU5TUEVDSUZJRUQQABIcChhLSU5EX0NMVVNURVJfSURfTUlTTUFUQ0gQARIcChhLSU5EX1JFVklTSU9OX1JFR1JFU1NJT04QAhIZChVLSU5EX0VQT0NIX1JFR1JFU1NJT04QAxIYChRLSU5EX05PX0VQT0NIX1JFQ09SRBAEIoUBCgtFcnJvckRldGFpbBIpCgRjb2RlGAEgASgOMhsubG9ja3N0ZXAubG9jay52MS5FcnJvckNvZGUSDwoHbWVzc2FnZRgCIAEoCRIOCgZyZWdpb24YAyABKAkSKgoEc2VhbBgEIAEoCzIcLmxvY2tzdGVwLmxvY2sudjEuU2VhbFJlYXNvbipcCgtFbmZvcmNlbWVudBIbChdFTkZPUkNFTUVOVF9VTlNQRUNJRklFRBAAEhYKEkVORk9SQ0VNRU5UX0ZFTkNFRBABEhgKFEVORk9SQ0VNRU5UX0FEVklTT1JZEAIqTwoIRmFpcm5lc3MSGAoURkFJUk5FU1NfVU5TUEVDSUZJRUQQABITCg9GQUlSTkVTU19NRU1PUlkQARIUChBGQUlSTkVTU19EVVJBQkxFEAIqiAQKCUVycm9yQ29kZRIaChZFUlJPUl9DT0RFX1VOU1BFQ0lGSUVEEAASHwobRVJST1JfQ09ERV9JTlZBTElEX0FSR1VNRU5UEAESFQoRRVJST1JfQ09ERV9ERU5JRUQQAhIcChhFUlJPUl9DT0RFX1VOS05PV05fQ0xBU1MQAxIYChRFUlJPUl9DT0RFX0NPTlRFTkRFRBAEEhsKF0VSUk9SX0NPREVfV0FJVF9USU1FT1VUEAUSEwoPRVJST1JfQ09ERV9MRUFLEAYSFQoRRVJST1JfQ09ERV9TRUFMRUQQBxIXChNFUlJPUl9DT0RFX1JFRElSRUNUEAgSFwoTRVJST1JfQ09ERV9EUkFJTklORxAJEh4KGkVSUk9SX0NPREVfU0VTU0lPTl9FWFBJUkVEEAoSHwobRVJST1JfQ09ERV9TRVNTSU9OX01JU01BVENIEAsSGgoWRVJST1JfQ09ERV9VTkFWQUlMQUJMRRAMEhwKGEVSUk9SX0NPREVfSU5ERVRFUk1JTkFURRANEiAKHEVSUk9SX0NPREVfQVBQUk9WQUxfUkVRVUlSRUQQDhIUChBFUlJPUl9DT0RFX1NUQUxFEA8SHgoaRVJST1JfQ09ERV9VTkFVVEhFTlRJQ0FURUQQEBIhCh1FUlJPUl9DT0RFX1JFU09VUkNFX0VYSEFVU1RFRBARMsEFCgtMb2NrU2VydmljZRJaCgtPcGVuU2Vzc2lvbhIkLmxvY2tzdGVwLmxvY2sudjEuT3BlblNlc3Npb25SZXF1ZXN0GiUubG9ja3N0ZXAubG9jay52MS5PcGVuU2Vzc2lvblJlc3BvbnNlElgKCUtlZXBBbGl2ZRIiLmxvY2tzdGVwLmxvY2sudjEuS2VlcEFsaXZlUmVxdWVzdBojLmxvY2tzdGVwLmxvY2sudjEuS2VlcEFsaXZlUmVzcG9uc2UoATABEl0KDENsb3NlU2Vzc2lvbhIlLmxvY2tzdGVwLmxvY2sudjEuQ2xvc2VTZXNzaW9uUmVxdWVzdBomLmxvY2tzdGVwLmxvY2sudjEuQ2xvc2VTZXNzaW9uUmVzcG9uc2USTgoHQWNxdWlyZRIgLmxvY2tzdGVwLmxvY2sudjEuQWNxdWlyZVJlcXVlc3QaIS5sb2Nrc3RlcC5sb2NrLnYxLkFjcXVpcmVSZXNwb25zZRJOCgdSZWxlYXNlEiAubG9ja3N0ZXAubG9jay52MS5SZWxlYXNlUmVxdWVzdBohLmxvY2tzdGVwLmxvY2sudjEuUmVsZWFzZVJlc3BvbnNlElEKCFZhbGlkYXRlEiEubG9ja3N0ZXAubG9jay52MS5WYWxpZGF0ZVJlcXVlc3QaIi5sb2Nrc3RlcC5sb2NrLnYxLlZhbGlkYXRlUmVzcG9uc2USTgoHSW5zcGVjdBIgLmxvY2tzdGVwLmxvY2sudjEuSW5zcGVjdFJlcXVlc3QaIS5sb2Nrc3RlcC5sb2NrLnYxLkluc3BlY3RSZXNwb25zZRJaCgtEZXNjcmliZUtleRIkLmxvY2tzdGVwLmxvY2sudjEuRGVzY3JpYmVLZXlSZXF1ZXN0GiUubG9ja3N0ZXAubG9jay52MS5EZXNjcmliZUtleVJlc3BvbnNlYgZwcm90bzM");
 
 /**
  * @generated from message lockstep.lock.v1.OpenSessionRequest
@@ -29,6 +29,16 @@ export type OpenSessionRequest = Message<"lockstep.lock.v1.OpenSessionRequest"> 
    * @generated from field: uint32 ttl_seconds = 1;
    */
   ttlSeconds: number;
+
+  /**
+   * Which replica of the caller's workload opens the session (a pod name, host name and process id).
+   * Replicas share a SPIFFE ID; a holder is (identity, instance), so replicas queue as distinct holders,
+   * and a second session of one (identity, instance) on a key it holds is refused as a leak (ADR-13).
+   * A label, never a credential: authorisation is by the certificate's identity alone. Empty: unnamed.
+   *
+   * @generated from field: string instance = 2;
+   */
+  instance: string;
 };
 
 /**
@@ -62,6 +72,13 @@ export type Session = Message<"lockstep.lock.v1.Session"> & {
    * @generated from field: uint32 ttl_seconds = 3;
    */
   ttlSeconds: number;
+
+  /**
+   * The instance the session was opened for (empty when none was named).
+   *
+   * @generated from field: string instance = 4;
+   */
+  instance: string;
 };
 
 /**
@@ -410,6 +427,13 @@ export type Holder = Message<"lockstep.lock.v1.Holder"> & {
    * @generated from field: string token = 4;
    */
   token: string;
+
+  /**
+   * The holding replica's instance label (empty when it named none, or for a hold granted before instances).
+   *
+   * @generated from field: string instance = 5;
+   */
+  instance: string;
 };
 
 /**
@@ -451,6 +475,78 @@ export const InspectResponseSchema: GenMessage<InspectResponse> = /*@__PURE__*/
   messageDesc(file_lockstep_lock_v1_lock, 16);
 
 /**
+ * @generated from message lockstep.lock.v1.DescribeKeyRequest
+ */
+export type DescribeKeyRequest = Message<"lockstep.lock.v1.DescribeKeyRequest"> & {
+  /**
+   * namespace/path.
+   *
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * Which LockClass of the key's namespace; empty when the namespace has exactly one.
+   *
+   * @generated from field: string class_name = 2;
+   */
+  className: string;
+};
+
+/**
+ * Describes the message lockstep.lock.v1.DescribeKeyRequest.
+ * Use `create(DescribeKeyRequestSchema)` to create a new message.
+ */
+export const DescribeKeyRequestSchema: GenMessage<DescribeKeyRequest> = /*@__PURE__*/
+  messageDesc(file_lockstep_lock_v1_lock, 17);
+
+/**
+ * @generated from message lockstep.lock.v1.DescribeKeyResponse
+ */
+export type DescribeKeyResponse = Message<"lockstep.lock.v1.DescribeKeyResponse"> & {
+  /**
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * @generated from field: string namespace = 2;
+   */
+  namespace: string;
+
+  /**
+   * The LockClass name, in the key's namespace.
+   *
+   * @generated from field: string class_name = 3;
+   */
+  className: string;
+
+  /**
+   * The class's TTL: a session for the key is opened with it (ADR-10/11).
+   *
+   * @generated from field: uint32 ttl_seconds = 4;
+   */
+  ttlSeconds: number;
+
+  /**
+   * @generated from field: lockstep.lock.v1.Enforcement enforcement = 5;
+   */
+  enforcement: Enforcement;
+
+  /**
+   * @generated from field: lockstep.lock.v1.Fairness fairness = 6;
+   */
+  fairness: Fairness;
+};
+
+/**
+ * Describes the message lockstep.lock.v1.DescribeKeyResponse.
+ * Use `create(DescribeKeyResponseSchema)` to create a new message.
+ */
+export const DescribeKeyResponseSchema: GenMessage<DescribeKeyResponse> = /*@__PURE__*/
+  messageDesc(file_lockstep_lock_v1_lock, 18);
+
+/**
  * Why an arbiter is sealed (ADR-03).
  *
  * @generated from message lockstep.lock.v1.SealReason
@@ -479,7 +575,7 @@ export type SealReason = Message<"lockstep.lock.v1.SealReason"> & {
  * Use `create(SealReasonSchema)` to create a new message.
  */
 export const SealReasonSchema: GenMessage<SealReason> = /*@__PURE__*/
-  messageDesc(file_lockstep_lock_v1_lock, 17);
+  messageDesc(file_lockstep_lock_v1_lock, 19);
 
 /**
  * @generated from enum lockstep.lock.v1.SealReason.Kind
@@ -515,7 +611,7 @@ export enum SealReason_Kind {
  * Describes the enum lockstep.lock.v1.SealReason.Kind.
  */
 export const SealReason_KindSchema: GenEnum<SealReason_Kind> = /*@__PURE__*/
-  enumDesc(file_lockstep_lock_v1_lock, 17, 0);
+  enumDesc(file_lockstep_lock_v1_lock, 19, 0);
 
 /**
  * @generated from message lockstep.lock.v1.ErrorDetail
@@ -553,7 +649,7 @@ export type ErrorDetail = Message<"lockstep.lock.v1.ErrorDetail"> & {
  * Use `create(ErrorDetailSchema)` to create a new message.
  */
 export const ErrorDetailSchema: GenMessage<ErrorDetail> = /*@__PURE__*/
-  messageDesc(file_lockstep_lock_v1_lock, 18);
+  messageDesc(file_lockstep_lock_v1_lock, 20);
 
 /**
  * @generated from enum lockstep.lock.v1.Enforcement
@@ -580,6 +676,32 @@ export enum Enforcement {
  */
 export const EnforcementSchema: GenEnum<Enforcement> = /*@__PURE__*/
   enumDesc(file_lockstep_lock_v1_lock, 0);
+
+/**
+ * @generated from enum lockstep.lock.v1.Fairness
+ */
+export enum Fairness {
+  /**
+   * @generated from enum value: FAIRNESS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: FAIRNESS_MEMORY = 1;
+   */
+  MEMORY = 1,
+
+  /**
+   * @generated from enum value: FAIRNESS_DURABLE = 2;
+   */
+  DURABLE = 2,
+}
+
+/**
+ * Describes the enum lockstep.lock.v1.Fairness.
+ */
+export const FairnessSchema: GenEnum<Fairness> = /*@__PURE__*/
+  enumDesc(file_lockstep_lock_v1_lock, 1);
 
 /**
  * lockstep's own error code (core/lock-error.ts), carried in the gRPC status details.
@@ -684,14 +806,14 @@ export enum ErrorCode {
  * Describes the enum lockstep.lock.v1.ErrorCode.
  */
 export const ErrorCodeSchema: GenEnum<ErrorCode> = /*@__PURE__*/
-  enumDesc(file_lockstep_lock_v1_lock, 1);
+  enumDesc(file_lockstep_lock_v1_lock, 2);
 
 /**
  * @generated from service lockstep.lock.v1.LockService
  */
 export const LockService: GenService<{
   /**
-   * A session is one etcd lease per (identity, TTL); every hold attaches to it (ADR-10).
+   * A session is one etcd lease per (identity, instance, TTL); every hold attaches to it (ADR-10).
    *
    * @generated from rpc lockstep.lock.v1.LockService.OpenSession
    */
@@ -756,6 +878,17 @@ export const LockService: GenService<{
     methodKind: "unary";
     input: typeof InspectRequestSchema;
     output: typeof InspectResponseSchema;
+  },
+  /**
+   * The LockClass that governs a key, from the arbiter's registry (ADR-24): a client needs no class file.
+   * Refused as Acquire refuses a key outside the caller's grants (ADR-19).
+   *
+   * @generated from rpc lockstep.lock.v1.LockService.DescribeKey
+   */
+  describeKey: {
+    methodKind: "unary";
+    input: typeof DescribeKeyRequestSchema;
+    output: typeof DescribeKeyResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_lockstep_lock_v1_lock, 0);
