@@ -34,7 +34,9 @@ export type LockErrorCode =
   /** Force-release or epoch advance without the approvals or acknowledgements they need (ADR-20). */
   | 'approval-required'
   /** The hold named is not the one there now (force-release of a hold that changed). */
-  | 'stale';
+  | 'stale'
+  /** The caller is at one of its limits (core/limits.ts, docs/limits.md): nothing happened; retry later or ask for a raise. */
+  | 'resource-exhausted';
 
 export class LockError extends Error {
   override readonly name = 'LockError';
@@ -43,8 +45,10 @@ export class LockError extends Error {
   readonly region: string | undefined;
   /** For `sealed`: why. */
   readonly seal: SealReason | undefined;
+  /** Kept off the error's own enumerable fields, so a serializer that copies them (pino's err) cannot write it. */
+  readonly #tokens: readonly string[];
 
-  constructor(code: LockErrorCode, message: string, details: { region?: string; seal?: SealReason; cause?: unknown } = {}) {
+  constructor(code: LockErrorCode, message: string, details: { region?: string; seal?: SealReason; cause?: unknown; tokens?: readonly string[] } = {}) {
     // An expected refusal: no stack (expected-error.ts).
     const limit = suspendStackTraces();
     super(`${code}: ${message}`);
@@ -52,7 +56,16 @@ export class LockError extends Error {
     this.code = code;
     this.region = details.region;
     this.seal = details.seal;
+    this.#tokens = details.tokens ?? [];
     if (details.cause !== undefined) (this as { cause?: unknown }).cause = details.cause;
+  }
+
+  /**
+   * ADR-22: token text the message quotes. The caller may be shown it (it sent it); a log line may not, so
+   * the logger censors these values wherever they appear (src/logging/call-fields.ts, issue 28).
+   */
+  get tokens(): readonly string[] {
+    return this.#tokens;
   }
 }
 

@@ -3,8 +3,9 @@
 import { BoundedCache } from './bounded-cache.js';
 import { keyCharacterProblem, showKeyText } from './key-characters.js';
 import { LockError } from './lock-error.js';
+import { MAX_KEY_LENGTH } from './limits.js';
 
-export const MAX_KEY_LENGTH = 256;
+export { MAX_KEY_LENGTH };
 const NAMESPACE = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export const HOLDER_PREFIX = '/l/';

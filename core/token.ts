@@ -34,11 +34,12 @@ export function formatToken(token: FencingToken): string {
  */
 export function parseToken(text: string): FencingToken {
   if (typeof text !== 'string' || !/^(0|[1-9][0-9]*)$/.test(text) || text.length > MAX_TOKEN_DIGITS) {
-    throw new LockError('invalid-argument', `token ${JSON.stringify(String(text).slice(0, 40))} is not a decimal integer below 2^63; pass the token exactly as the grant returned it`);
+    const shown = JSON.stringify(String(text).slice(0, 40));
+    throw new LockError('invalid-argument', `token ${shown} is not a decimal integer below 2^63; pass the token exactly as the grant returned it`, { tokens: [String(text).slice(0, 40)] });
   }
   const value = BigInt(text);
   if (value >> REVISION_BITS >= BigInt(EPOCH_LIMIT)) {
-    throw new LockError('invalid-argument', `token ${text} has an epoch of 2^15 or more, which no grant mints (ADR-02)`);
+    throw new LockError('invalid-argument', `token ${text} has an epoch of 2^15 or more, which no grant mints (ADR-02)`, { tokens: [text] });
   }
   return value as FencingToken;
 }

@@ -30,6 +30,7 @@ import { DeadlineProbe } from './deadline-probe.js';
 import { disturbancesOf } from './disturbances.js';
 import { collectHistory } from './history.js';
 import { MUTANTS, type Mutant, mutantNamed } from './mutants.js';
+import { noisyGrant, startNoisyNeighbour } from './noisy-neighbour.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, type ViolationVariant, namingChecks, worldBasics } from './scenario.js';
 import { type Counters, Floor, type WorkerParameters, work } from './swarm-worker.js';
 
@@ -78,6 +79,8 @@ export interface SwarmParameters extends WorkerParameters {
    * service account shares its SPIFFE ID), each naming its instance: they queue as distinct holders.
    */
   readonly replicasPerIdentity: number;
+  /** Issue 28: a tenant flooding within its limits beside the clients (noisy-neighbour.ts). Pinned only, never drawn. */
+  readonly noisyNeighbour?: boolean;
 }
 
 /** The workload a seed draws (its own stream: the world's streams are not shifted by it). */
@@ -158,7 +161,10 @@ export async function runSwarm(context: ScenarioContext, mutant: Mutant | undefi
   const world = new World({
     ...worldBasics(context),
     classes: new ClassRegistry([cls]),
-    authorizer: new PrefixGrants([...new Set(names.map((_, i) => swarmHolderOf(names, i, parameters.replicasPerIdentity).identity))].map((identity) => namespaceGrant(identity, NAMESPACE))),
+    authorizer: new PrefixGrants([
+      ...[...new Set(names.map((_, i) => swarmHolderOf(names, i, parameters.replicasPerIdentity).identity))].map((identity) => namespaceGrant(identity, NAMESPACE)),
+      ...(parameters.noisyNeighbour === true ? [noisyGrant(NAMESPACE)] : []),
+    ]),
     arbiters: SWARM_ARBITERS.length,
     // ADR-10 pins an etcd that confirms leadership before it renews a lease, and so before it revokes an
     // expired one (3.5.13): 3.4.23's deposed leader, its disk stalled, revokes a lease its successor has
@@ -187,6 +193,7 @@ export async function runSwarm(context: ScenarioContext, mutant: Mutant | undefi
   const keys = swarmKeys(parameters);
   const options = { parameters, className: cls.name, ttlSeconds: SWARM_TTL_SECONDS, keys, resource, stopAtMs: startMs + WORKLOAD_MS, beliefs, interests, counters, floor };
   for (const node of nodes) for (let task = 0; task < parameters.tasksPerClient; task += 1) void work(node, task, options);
+  const noisy = parameters.noisyNeighbour === true ? startNoisyNeighbour(world, { arbiter: 0, namespace: NAMESPACE, victimKeys: keys, stopAtMs: options.stopAtMs, wrapApi: probe.wrapApi }) : undefined;
   await world.runUntil(startMs + WORKLOAD_MS + TAIL_MS);
   const ttlMs = SWARM_TTL_SECONDS * 1_000;
   const disturbances = disturbancesOf(faults, { startMs, ttlMs, waitMs: parameters.waitMs, recoverMs: RECOVER_MS }, drains);
@@ -220,6 +227,7 @@ export async function runSwarm(context: ScenarioContext, mutant: Mutant | undefi
       answersLost: logFaults.reduce((n, c) => n + (c?.answersLost ?? 0), 0),
       watchBatchesDropped: logFaults.reduce((n, c) => n + (c?.watchBatchesDropped ?? 0), 0),
       interestsInDoubt: interests.filter((i) => i.outcome === 'in-doubt' || i.release === 'in-doubt').length,
+      ...noisy,
     },
   };
 }

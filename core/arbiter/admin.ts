@@ -44,7 +44,7 @@ export async function proposeForceRelease(classes: ClassLookup, request: ForceRe
   const expected = parseToken(request.expectedToken);
   const { holder, token } = await readHold(key);
   if (holder === undefined || token !== expected) {
-    throw new LockError('stale', `${key.text} is no longer held with token ${request.expectedToken}; inspect it again before requesting a release`);
+    throw new LockError('stale', `${key.text} is no longer held with token ${request.expectedToken}; inspect it again before requesting a release`, { tokens: [request.expectedToken] });
   }
   const enforcement = checkEnforcement(classes, key, holder.className, request.acknowledgeUnfenced);
   return { holder: { ...holder, token }, enforcement };
@@ -72,7 +72,7 @@ export async function forceRelease(gateway: LogGateway, classes: ClassLookup, re
   const holderKey = holderKeyOf(key);
   const { kv, holder, token } = await readHold(key);
   if (kv === undefined || holder === undefined || token !== expected) {
-    throw new LockError('stale', `${key.text} is no longer held with token ${request.expectedToken}; inspect it again before releasing`);
+    throw new LockError('stale', `${key.text} is no longer held with token ${request.expectedToken}; inspect it again before releasing`, { tokens: [request.expectedToken] });
   }
   const enforcement = checkEnforcement(classes, key, holder.className, request.acknowledgeUnfenced);
   const lease = await gateway.leaseGrant(FORCE_RECORD_TTL_SECONDS);

@@ -3,6 +3,7 @@
 // one approves it by the proposal's id. Proposals live in the arbiter's memory only: losing one (a
 // restart) costs a new request, never a wrong release, since the approved action re-reads the log.
 import { assert } from '../assert.js';
+import { MAX_PENDING_APPROVALS, MAX_PENDING_APPROVALS_PER_NAMESPACE, MAX_PENDING_APPROVALS_PER_OPERATOR } from '../limits.js';
 import { LockError } from '../lock-error.js';
 import type { Caller } from '../ports/caller.js';
 import type { Clock } from '../ports/clock.js';
@@ -10,9 +11,8 @@ import { checkIdentity } from './sessions.js';
 
 /** How long a proposal waits for its approver: long enough to reach a second person at night. */
 export const APPROVAL_WINDOW_MS = 30 * 60 * 1000;
-/** A bound on proposals waiting at once (TigerStyle: a limit on everything). */
-export const MAX_PENDING_APPROVALS = 1000;
 export const MIN_REASON_LENGTH = 10;
+export { MAX_PENDING_APPROVALS };
 
 export interface Proposal<T> {
   readonly requestId: string;
@@ -22,6 +22,8 @@ export interface Proposal<T> {
 
 interface Pending<T> extends Proposal<T> {
   readonly expiresAtMs: number;
+  /** The namespace of the key it acts on; undefined for one that acts on the whole log (an epoch advance). */
+  readonly namespace: string | undefined;
 }
 
 export function checkReason(reason: unknown): string {
@@ -54,23 +56,47 @@ export class PendingApprovals<T> {
     private readonly idPrefix: string,
   ) {}
 
-  propose(requester: string, value: T): Proposal<T> {
+  /**
+   * Bounded three ways (core/limits.ts, issue 28): in all, per requester and per namespace, so one
+   * operator or one namespace's owners cannot fill the table another needs (an epoch advance, the only
+   * way to reopen a sealed log, was refused for 30 minutes behind one operator's requests).
+   */
+  propose(requester: string, value: T, namespace?: string): Proposal<T> {
     const nowMs = this.clock.now();
     this.expire(nowMs);
-    if (this.#pending.size >= MAX_PENDING_APPROVALS) {
-      throw new LockError('unavailable', `${MAX_PENDING_APPROVALS} ${this.kind} requests are already waiting for approval on this arbiter; approve or let some expire (${APPROVAL_WINDOW_MS / 60_000} min) first`);
-    }
+    this.checkRoom(requester, namespace);
     const requestId = `${this.idPrefix}${this.kind}-${this.#next++}`;
-    const pending: Pending<T> = { requestId, requester, value, expiresAtMs: nowMs + APPROVAL_WINDOW_MS };
+    const pending: Pending<T> = { requestId, requester, value, namespace, expiresAtMs: nowMs + APPROVAL_WINDOW_MS };
     this.#pending.set(requestId, pending);
     return { requestId, requester, value };
   }
 
+  private checkRoom(requester: string, namespace: string | undefined): void {
+    const waitMin = APPROVAL_WINDOW_MS / 60_000;
+    if (this.#pending.size >= MAX_PENDING_APPROVALS) {
+      throw new LockError('resource-exhausted', `${MAX_PENDING_APPROVALS} ${this.kind} requests are already waiting for approval on this arbiter (MAX_PENDING_APPROVALS); approve or let some expire (${waitMin} min) first`);
+    }
+    let byRequester = 0;
+    let byNamespace = 0;
+    for (const pending of this.#pending.values()) {
+      if (pending.requester === requester) byRequester += 1;
+      if (namespace !== undefined && pending.namespace === namespace) byNamespace += 1;
+    }
+    if (byRequester >= MAX_PENDING_APPROVALS_PER_OPERATOR) {
+      throw new LockError('resource-exhausted', `${requester} already has ${byRequester} ${this.kind} requests waiting (MAX_PENDING_APPROVALS_PER_OPERATOR ${MAX_PENDING_APPROVALS_PER_OPERATOR}); have them approved or let them expire (${waitMin} min) first`);
+    }
+    if (byNamespace >= MAX_PENDING_APPROVALS_PER_NAMESPACE) {
+      throw new LockError('resource-exhausted', `namespace ${namespace} already has ${byNamespace} ${this.kind} requests waiting (MAX_PENDING_APPROVALS_PER_NAMESPACE ${MAX_PENDING_APPROVALS_PER_NAMESPACE}); have them approved or let them expire (${waitMin} min) first`);
+    }
+  }
+
   /**
    * Takes the proposal out, if `approver` may approve it: it is used up whether or not the log then
-   * accepts the action, and two approvals racing for one proposal cannot both run it.
+   * accepts the action, and two approvals racing for one proposal cannot both run it. Check, then change
+   * (issue 28): `authorise` (the approver's authority over what the proposal acts on) runs before the
+   * proposal leaves the table, so a refused approval consumes nothing and the proposal keeps waiting.
    */
-  claim(approver: string, requestId: string): Proposal<T> {
+  claim(approver: string, requestId: string, authorise: (proposal: Proposal<T>) => void = () => undefined): Proposal<T> {
     this.expire(this.clock.now());
     const pending = this.#pending.get(requestId);
     if (pending === undefined) {
@@ -79,9 +105,15 @@ export class PendingApprovals<T> {
     if (pending.requester === approver) {
       throw new LockError('approval-required', `${approver} requested ${requestId} and cannot approve it too; a second, different operator must approve (ADR-20)`);
     }
+    authorise(pending);
     this.#pending.delete(requestId);
     assert(pending.requester !== approver, 'a proposal is claimed only by someone other than its requester');
     return pending;
+  }
+
+  /** Proposals waiting now (for tests and status). */
+  get size(): number {
+    return this.#pending.size;
   }
 
   private expire(nowMs: number): void {

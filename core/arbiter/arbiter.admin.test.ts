@@ -3,7 +3,7 @@
 // the hold the operator saw; one txn that deletes the hold and writes a /sys/force record on its own lease.
 import { authenticated, unauthenticated } from '../ports/caller.js';
 import { describe, expect, it } from 'vitest';
-import { ADVISORY, ALICE, BOB, FENCED, lockErrorOf, useArbiterWorld, OPERATORS, OPERATOR_IDS } from '../../src/testing/arbiter-fixture.js';
+import { ADVISORY, ALICE, BOB, FENCED, fixtureGrants, lockErrorOf, useArbiterWorld, OPERATORS, OPERATOR_IDS } from '../../src/testing/arbiter-fixture.js';
 import { holderKeyOf, parseLockKey } from '../lock-key.js';
 import { formatToken } from '../token.js';
 import { revision } from '../units.js';
@@ -62,6 +62,21 @@ describe('force-release on real etcd', () => {
     expect((await lockErrorOf(arbiter.approveForceRelease(unauthenticated(APPROVER), { requestId: proposal.requestId }))).code).toBe('unauthenticated');
     expect((await lockErrorOf(arbiter.approveForceRelease(authenticated(BOB), { requestId: proposal.requestId }))).code).toBe('denied');
     expect(await world.revision()).toBe(revisionBefore);
+  });
+
+  it('check, then change: an approval refused for want of authority over the key leaves the request waiting (issue 28)', async () => {
+    // An operator of another namespace only: an operator, but not of this key.
+    const foreign = 'spiffe://ops/olga';
+    const base = fixtureGrants();
+    const authorizer = { allows: base.allows.bind(base), operates: (identity: string, k: string | undefined) => (identity === foreign ? k === undefined || k.startsWith('elsewhere/') : base.operates(identity, k)) };
+    const arbiter = world.arbiter({ authorizer });
+    const { key, grant } = await held(arbiter, 'check-first', FENCED.name, FENCED.ttlSeconds);
+    const proposal = await arbiter.requestForceRelease(OPERATORS[0], { key, reason: REASON, expectedToken: formatToken(grant.token) });
+    expect((await lockErrorOf(arbiter.approveForceRelease(authenticated(foreign), { requestId: proposal.requestId }))).code).toBe('denied');
+    expect((await lockErrorOf(arbiter.approveForceRelease(authenticated(BOB), { requestId: proposal.requestId }))).code).toBe('denied');
+    // Both refusals consumed nothing: the right operator's approval still finds the request (before issue 28
+    // the first refusal took it off the list and this answered `stale`).
+    expect((await arbiter.approveForceRelease(OPERATORS[1], { requestId: proposal.requestId })).released).toBe(true);
   });
 
   it('shows an advisory class and requires acknowledging the unfenced risk before releasing it', async () => {

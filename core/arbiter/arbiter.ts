@@ -243,15 +243,18 @@ export class Arbiter implements ArbiterService {
     checkReason(request.reason);
     this.checkPlacement(key);
     const shown = await proposeForceRelease(this.options.classes, request, (read) => readHold(this.epoch, read));
-    const proposal = this.forceReleases.propose(caller.identity, { key: key.text, holder: shown.holder, enforcement: shown.enforcement, requester: caller.identity, reason: request.reason.trim() });
+    const proposal = this.forceReleases.propose(caller.identity, { key: key.text, holder: shown.holder, enforcement: shown.enforcement, requester: caller.identity, reason: request.reason.trim() }, key.namespace);
     return { ...proposal.value, requestId: proposal.requestId };
   }
 
   /** ADR-20: a second, different operator; one txn deletes the hold and writes the force record. */
   async approveForceRelease(caller: Caller, request: ApproveForceReleaseRequest): Promise<ForceReleaseResponse> {
+    // Check, then change (issue 28): an approver with no operator grant is refused before the table is
+    // even looked at, and one without a grant over the proposal's key before the proposal is taken out.
     const approver = checkAuthenticated(caller, 'approver');
-    const proposal = this.forceReleases.claim(approver, String(request.requestId));
-    const key = this.checkKeyOperator(caller, 'approver', proposal.value.key);
+    this.checkLogOperator(caller, 'approver');
+    const proposal = this.forceReleases.claim(approver, String(request.requestId), (pending) => this.checkKeyOperator(caller, 'approver', pending.value.key));
+    const key = parseLockKey(proposal.value.key);
     // The hold is read again in the release's own txn: a proposal is never trusted to still be true.
     const response = await forceRelease(
       this.gateway,

@@ -8,6 +8,7 @@
 // "/" to grant a subtree only. Grant documents must start every prefix with `namespace/`
 // (core/classes/grant-rules.ts), so no grant reaches past its namespace.
 import type { LockGrant } from '../classes/model.js';
+import { DEFAULT_IDENTITY_LIMITS, IDENTITY_LIMIT_NAMES, type IdentityLimits } from '../limits.js';
 import { type PrefixMatch, RadixTree } from './radix-tree.js';
 
 /** The grant that allowed a key, for diagnostics: which document, and which of its prefixes. */
@@ -17,6 +18,8 @@ export class PrefixGrants {
   readonly #byIdentity = new Map<string, RadixTree<LockGrant>>();
   /** ADR-20: the operator grants alone, so a workload grant never makes its identity an operator. */
   readonly #operators = new Map<string, RadixTree<LockGrant>>();
+  /** Grants that set `limits`, by identity. */
+  readonly #limitGrants = new Map<string, LockGrant[]>();
 
   /** When two grants of one identity list the same prefix, the first in `grants` is the one reported. */
   constructor(grants: readonly LockGrant[]) {
@@ -27,6 +30,7 @@ export class PrefixGrants {
         this.#byIdentity.set(grant.identity, tree);
       }
       for (const prefix of grant.prefixes) tree.insert(prefix, grant);
+      if (grant.limits !== undefined) this.#limitGrants.set(grant.identity, [...(this.#limitGrants.get(grant.identity) ?? []), grant]);
       if (grant.role !== 'operator') continue;
       let operated = this.#operators.get(grant.identity);
       if (operated === undefined) {
@@ -56,6 +60,21 @@ export class PrefixGrants {
   matchingGrant(identity: string, key: string): GrantMatch | undefined {
     const match: PrefixMatch<LockGrant> | undefined = this.#byIdentity.get(identity)?.longestPrefixOf(key);
     return match === undefined ? undefined : { prefix: match.prefix, grant: match.value };
+  }
+
+  /**
+   * Issue 28: the identity's quotas. A limit set by any of its grants replaces the platform default; set
+   * by several, the largest wins (two teams granting one workload each raise it, neither lowers the other's).
+   */
+  limitsOf(identity: string): IdentityLimits {
+    const grants = this.#limitGrants.get(identity);
+    if (grants === undefined) return DEFAULT_IDENTITY_LIMITS;
+    const limits: { -readonly [K in keyof IdentityLimits]: number } = { ...DEFAULT_IDENTITY_LIMITS };
+    for (const name of IDENTITY_LIMIT_NAMES) {
+      const set = grants.flatMap((grant) => (grant.limits?.[name] === undefined ? [] : [grant.limits[name]]));
+      if (set.length > 0) limits[name] = Math.max(...set);
+    }
+    return limits;
   }
 
   /** Every prefix granted to `identity`, in lexicographic order (for `inspect` and error hints). */

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkFixture, lockGrantDocument } from './fixtures.js';
+import { PrefixGrants } from '../authz/prefix-grants.js';
+import { DEFAULT_IDENTITY_LIMITS } from '../limits.js';
 import { prefixNamespace } from './grant-rules.js';
 
 describe('LockGrant documents (ADR-19, ADR-24)', () => {
@@ -56,5 +58,31 @@ describe('LockGrant prefixes and look-alike keys (issue 18)', () => {
     ]);
     expect(result.problems[0]?.message).not.toContain('\u202E');
     expect(checkFixture([lockGrantDocument({ identity: 'x', prefixes: ['payments/regdel/'] })]).problems).toEqual([]);
+  });
+});
+
+describe('LockGrant limits (issue 28)', () => {
+  it('accepts limits that raise or lower quotas, and the identity gets the largest each grant sets', () => {
+    const result = checkFixture([
+      lockGrantDocument({ identity: 'spiffe://example.org/ledger', prefixes: ['payments/'], limits: { sessions: 512, callsPerSecond: 20_000 } }),
+      lockGrantDocument({ identity: 'spiffe://example.org/ledger', prefixes: ['payments/ledger/'], limits: { sessions: 300, holds: 10 } }, { name: 'ledger-second', namespace: 'payments' }),
+    ]);
+    expect(result.problems).toEqual([]);
+    expect(result.grants[0]?.limits).toEqual({ sessions: 512, callsPerSecond: 20_000 });
+    const limits = new PrefixGrants(result.grants).limitsOf('spiffe://example.org/ledger');
+    expect(limits).toEqual({ ...DEFAULT_IDENTITY_LIMITS, sessions: 512, holds: 10, callsPerSecond: 20_000 });
+    expect(new PrefixGrants(result.grants).limitsOf('spiffe://example.org/other')).toEqual(DEFAULT_IDENTITY_LIMITS);
+  });
+
+  it.each([
+    ['an unknown limit', { sesions: 5 }],
+    ['zero', { sessions: 0 }],
+    ['a fraction', { holds: 1.5 }],
+    ['over the bound', { waiters: 10_000_000 }],
+    ['not a mapping', 100],
+  ])('refuses %s, naming spec.limits', (_what, limits) => {
+    const result = checkFixture([lockGrantDocument({ identity: 'x', prefixes: ['payments/'], limits })]);
+    expect(result.problems.map((p) => p.field)).toEqual(['spec.limits']);
+    expect(result.problems[0]?.message).toMatch(/sessions, holds, waiters, concurrentCalls, callsPerSecond, callBurst/);
   });
 });

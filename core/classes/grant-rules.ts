@@ -48,7 +48,15 @@ function prefixProblems(prefix: unknown, field: string, draft: LockGrantDraft): 
 }
 
 export function lockGrantFromDraft(draft: LockGrantDraft): LockGrant | undefined {
-  const { identity, prefixes, role } = draft.spec;
+  const { identity, prefixes, role, limits } = draft.spec;
   if (identity === undefined || prefixes === undefined) return undefined;
-  return { namespace: draft.namespace, name: draft.name, identity, prefixes: prefixes.filter((p): p is string => typeof p === 'string'), ...(role === 'operator' ? { role } : {}) };
+  const given = limits === undefined ? undefined : Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined));
+  return {
+    namespace: draft.namespace,
+    name: draft.name,
+    identity,
+    prefixes: prefixes.filter((p): p is string => typeof p === 'string'),
+    ...(role === 'operator' ? { role } : {}),
+    ...(given === undefined ? {} : { limits: given }),
+  };
 }

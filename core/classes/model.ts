@@ -1,6 +1,8 @@
 // The shapes of the documents lockstep reads (ADR-24): LockClass, PauseTestResult and LockGrant, as
 // plain data after validation, plus what `checkDocuments` reports when a document is wrong.
 
+import type { IdentityLimits } from '../limits.js';
+
 export const API_VERSION = 'lockstep.dev/v1';
 
 /** ADR-11: the platform's TTL range, its default, and the floor for advisory classes. */
@@ -58,6 +60,8 @@ export type LockGrant = {
   prefixes: string[];
   /** ADR-20: absent means workload. An operator may also request and approve force-releases under the prefixes. */
   role?: 'workload' | 'operator';
+  /** Issue 28: the identity's quotas, over the platform defaults (core/limits.ts, docs/limits.md). */
+  limits?: Partial<IdentityLimits>;
 };
 
 /** One YAML document, with where it came from, so a problem can name its file and line. */

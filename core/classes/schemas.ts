@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { isCivilDate } from './civil-date.js';
 import { RAN_AT_RULE, isRanAt } from './ran-at.js';
+import { IDENTITY_LIMIT_NAMES, MAX_GRANTED_LIMIT } from '../limits.js';
 import { API_VERSION, TTL_DEFAULT_SECONDS, TTL_MAX_SECONDS, TTL_MIN_SECONDS } from './model.js';
 import { DNS_LABEL, DNS_LABEL_RULE, isMapping, rule } from './fields.js';
 
@@ -14,6 +15,8 @@ const mapping = z.custom<Record<string, unknown>>(isMapping);
 const text = z.string().trim().min(1);
 const dnsLabel = z.string().regex(DNS_LABEL);
 const civilDate = z.string().refine(isCivilDate);
+const grantLimit = z.number().int().min(1).max(MAX_GRANTED_LIMIT);
+const grantLimits = z.object(Object.fromEntries(IDENTITY_LIMIT_NAMES.map((name) => [name, grantLimit.optional()])) as Record<(typeof IDENTITY_LIMIT_NAMES)[number], z.ZodOptional<typeof grantLimit>>).strict();
 const ranAt = z.string().refine(isRanAt);
 
 export const envelopeFields = {
@@ -119,5 +122,12 @@ export const lockGrantFields = {
     required: false,
     expected: 'workload (the default: may lock keys under the prefixes) or operator (may also request and approve force-releases of them, ADR-20)',
     fix: 'set role: operator for a person who may break locks, or leave role out',
+  }),
+  // Issue 28: the identity's quotas on each arbiter (core/limits.ts), raised or lowered from the platform
+  // defaults; with several grants for one identity, the largest value set wins.
+  limits: rule(grantLimits, {
+    required: false,
+    expected: `a mapping of whole numbers 1..${MAX_GRANTED_LIMIT} for any of ${IDENTITY_LIMIT_NAMES.join(', ')} (docs/limits.md)`,
+    fix: `write e.g. limits: {sessions: 512, callsPerSecond: 10000}, using only ${IDENTITY_LIMIT_NAMES.join(', ')}`,
   }),
 };

@@ -59,12 +59,14 @@ export class ShardMoveDesk {
   /** The second operator: runs (or resumes) the move; resolves with its final record once the map flipped. */
   async approve(caller: Caller, requestId: string, expected: RangeMove): Promise<MoveDone> {
     const approver = this.checkOperator(caller, 'approver');
-    const proposal = this.pending.claim(approver, requestId);
+    // The approver approves what they name, never a request they did not read. Checked before the
+    // request leaves the table (issue 28: check, then change), so a refused approval leaves it waiting.
+    const proposal = this.pending.claim(approver, requestId, ({ value }) => {
+      if (value.range !== expected.range || value.from !== expected.from || value.to !== expected.to) {
+        throw new LockError('invalid-argument', `${requestId} moves ${value.range} from ${value.from} to ${value.to}, not ${expected.range} from ${expected.from} to ${expected.to}; nothing was done, and the request still waits for the approval of what it names`);
+      }
+    });
     const { range, from, to, reason, requester } = proposal.value;
-    if (range !== expected.range || from !== expected.from || to !== expected.to) {
-      // The approver approves what they name, never a request they did not read (the request is used up).
-      throw new LockError('invalid-argument', `${requestId} moves ${range} from ${from} to ${to}, not ${expected.range} from ${expected.from} to ${expected.to}; nothing was done, and the first operator requests the move again`);
-    }
     // Both were proven by the transport when they called (checkOperator): the advance inside is theirs.
     const operators = [authenticated(requester), authenticated(approver)] as const;
     const record = await runShardMove(this.ports, { range, from, to, reason, operators }, this.options);

@@ -99,7 +99,7 @@ describe('lockstep serve --metrics-listen', () => {
     expect(tokenLeaks(integerParts(text), tokens)).toEqual([]);
     expect(text).not.toContain('metered');
 
-    // The log is serve's stderr: at debug every call is a JSON line, requests and answers in full.
+    // The log is serve's stderr: at debug every call is a JSON line of bounded fields (issue 28), never a request.
     const entries = server.stderr().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { call?: string; code?: string });
     expect(entries.filter((e) => e.call === 'acquire' && e.code === undefined)).toHaveLength(3);
     expect(entries.some((e) => e.call === 'release')).toBe(true);

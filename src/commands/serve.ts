@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { Arbiter } from '../../core/arbiter/arbiter.js';
 import { EPOCH_KEY } from '../../core/arbiter/records.js';
+import { QuotaGate } from '../../core/arbiter/quotas.js';
 import { isCivilDate } from '../../core/classes/index.js';
 import { isLockError } from '../../core/lock-error.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
@@ -185,7 +186,9 @@ export async function runServe(options: ServeOptions, io: CliIo, started?: (addr
   const arbiter = 'router' in opened ? opened.router : opened.arbiter;
   const metricsServer = await serveMetrics(telemetry, setup.metrics);
   const refusals = new HandshakeRefusals({ nowMs: () => Date.now(), log: (refusal) => telemetry.logger.warn({ ...refusal }, 'refused a TLS handshake (once per peer a minute)') });
-  const server = await startArbiterServer({ arbiter: telemetry.wrap(arbiter), ...('moves' in opened ? { moves: opened.moves } : {}), host: setup.host, port: setup.port, trustedProxies: setup.trustedProxies, ...(setup.tls === undefined ? {} : { tls: setup.tls }), handshakeRefusals: refusals, onUnexpected: (error) => io.err(oneLine(`lockstep serve: unexpected error in a call: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)) });
+  // Issue 28: per-identity quotas inside the telemetry, so their refusals are logged and counted.
+  const quotas = new QuotaGate(arbiter, { clock: createRealClock(), limitsOf: (identity) => policy.limitsOf(identity) });
+  const server = await startArbiterServer({ arbiter: telemetry.wrap(quotas), ...('moves' in opened ? { moves: opened.moves } : {}), host: setup.host, port: setup.port, trustedProxies: setup.trustedProxies, ...(setup.tls === undefined ? {} : { tls: setup.tls }), handshakeRefusals: refusals, onUnexpected: (error) => io.err(oneLine(`lockstep serve: unexpected error in a call: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)) });
   if (setup.tls === undefined) io.err(`lockstep serve: WARNING: no TLS: identities are unauthenticated (a caller names itself in the lockstep-identity header) and nobody may act as an operator; serve with --tls-cert, --tls-key and --client-ca for anything but a trial`);
   io.err(oneLine(`lockstep serve: serving lock.v1 and admin.v1 on ${server.host}:${server.port} (${setup.tls === undefined ? 'plaintext' : 'mTLS'}), ${first.loaded.classCount} classes and ${first.loaded.grantCount} grants from ${dirs.classes} and ${dirs.grants}`));
   if (metricsServer !== undefined) io.err(oneLine(`lockstep serve: metrics at http://${metricsServer.address}/metrics`));

@@ -49,7 +49,7 @@ describe('deploy/crds', () => {
       const spec = crd.spec.versions[0]?.schema.openAPIV3Schema.properties.spec;
       expect(Object.keys(spec?.properties ?? {}).sort()).toEqual(Object.keys(kind.fields).sort());
       for (const [name, property] of Object.entries(spec?.properties ?? {})) {
-        expect(property.type, name).toMatch(/^(string|integer|number|boolean|array)$/);
+        expect(property.type, name).toMatch(/^(string|integer|number|boolean|array|object)$/);
         expect(property.description, name).toBe(kind.fields[name]?.expected);
       }
       expect(spec?.required.sort()).toEqual(Object.entries(kind.fields).filter(([, r]) => r.required).map(([n]) => n).sort());

@@ -40,6 +40,9 @@ function fieldSchema(name: string, rule: FieldTable[string]): JsonSchema {
   // in grant-rules.ts so that every bad prefix gets its own line.
   if (out['type'] === 'array' && (out['items'] === undefined || Object.keys(out['items'] as object).length === 0)) out['items'] = { type: 'string' };
   if (name === 'waiverExpires') out['format'] = 'date';
+  // A structural schema may not combine properties with additionalProperties (LockGrant limits, issue 28):
+  // the API server prunes unknown fields, and `class check` refuses them by name.
+  if (out['properties'] !== undefined) delete out['additionalProperties'];
   if (rule.defaultValue !== undefined) out['default'] = rule.defaultValue;
   return out;
 }

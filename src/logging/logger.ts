@@ -1,7 +1,8 @@
 // The structured logger of the lock service (ADR-22): pino, JSON lines for machines (`--json`), and a
 // short human line otherwise. Token fields are censored before a line is written (token-redaction.ts),
-// in both forms, so neither output can carry a capability; bigints (lease ids) are written with all their
-// digits (pino's safe-stable-stringify), never rounded to a float.
+// in both forms, so neither output can carry a capability; bigints (lease ids, revisions) are written as
+// decimal strings (issue 28): a JSON number of 19 digits is rounded by every reader, this one's humanLine
+// included, so a logged session id could not be matched to its session.
 import { Writable } from 'node:stream';
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 import { REDACTED, tokenRedactionPaths } from './token-redaction.js';
@@ -27,10 +28,19 @@ export function createLogger(options: CreateLoggerOptions): LockstepLogger {
     redact: { paths: tokenRedactionPaths(), censor: REDACTED },
     // A LockError's fields (code, message) are what a reader needs; pino's err serializer keeps them.
     serializers: { err: pino.stdSerializers.err },
-    formatters: { level: (label) => ({ level: label }) },
+    formatters: { level: (label) => ({ level: label }), log: (entry) => idsAsStrings(entry) as Record<string, unknown> },
   };
   const stream: DestinationStream = options.json ? (destination as DestinationStream) : humanLines(destination);
   return pino(settings, stream);
+}
+
+/** Every bigint in `value`, a few objects deep (as deep as a log call of this code base goes), as a decimal string. */
+export function idsAsStrings(value: unknown, depth = 0): unknown {
+  if (typeof value === 'bigint') return value.toString(10);
+  if (depth >= 4 || typeof value !== 'object' || value === null || value instanceof Error) return value;
+  if (Array.isArray(value)) return value.map((item: unknown) => idsAsStrings(item, depth + 1));
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, idsAsStrings(item, depth + 1)]));
 }
 
 /** Renders each JSON line pino writes as `LEVEL message key=value ...` (already redacted). */

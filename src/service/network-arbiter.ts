@@ -5,6 +5,7 @@
 // and the server marks it unauthenticated (peer-identity.ts).
 import { Code, ConnectError, type Client, type Interceptor, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
+import { MAX_MESSAGE_BYTES } from '../../core/limits.js';
 import { LockError } from '../../core/lock-error.js';
 import type * as Api from '../../core/ports/arbiter-api.js';
 import { rendezvousScore } from '../../core/shards/rendezvous.js';
@@ -84,6 +85,8 @@ export class NetworkArbiter implements Api.ArbiterApi {
       const transport = createGrpcTransport({
         baseUrl: `${options.tls === undefined ? 'http' : 'https'}://${options.dialAddresses?.[i] ?? address}`,
         interceptors,
+        readMaxBytes: MAX_MESSAGE_BYTES, // issue 28: the same bound both ways (core/limits.ts)
+        writeMaxBytes: MAX_MESSAGE_BYTES,
         ...(options.tls === undefined ? {} : { nodeOptions: { cert: options.tls.cert, key: options.tls.key, ca: options.tls.ca } }),
       });
       return { address, dialAddress: options.dialAddresses?.[i] ?? address, lock: createClient(LockService, transport), admin: createClient(AdminService, transport) };
@@ -295,6 +298,8 @@ function classify(error: unknown, kind: Mutating, address: string): { error: Loc
   if (!(error instanceof ConnectError)) throw error;
   const answered = fromConnectError(error);
   if (answered !== undefined) return { error: answered, tryNext: answered.code === 'unavailable' };
+  // A message over MAX_MESSAGE_BYTES, refused by this client before sending or by the server before reading it: nothing happened.
+  if (error.code === Code.ResourceExhausted) return { error: new LockError('resource-exhausted', `${error.rawMessage.slice(0, 200)} (MAX_MESSAGE_BYTES ${MAX_MESSAGE_BYTES}); nothing was done`), tryNext: false };
   const cause = (error.cause as { code?: unknown } | undefined)?.code;
   if (error.code === Code.Unavailable && typeof cause === 'string' && NOT_SENT.has(cause)) {
     return { error: new LockError('unavailable', `arbiter ${address} is not reachable (${cause}); nothing was sent`), tryNext: true };

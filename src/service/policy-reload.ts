@@ -7,6 +7,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArbiterClass, Authorizer, ClassLookup } from '../../core/arbiter/policy.js';
 import { PrefixGrants } from '../../core/authz/index.js';
+import type { IdentityLimits } from '../../core/limits.js';
 import { ClassRegistry, checkDocuments } from '../../core/classes/index.js';
 import { formatProblem } from '../commands/class-check.js';
 import { formatUnreadable, readDocumentFiles } from '../policy-files.js';
@@ -68,6 +69,11 @@ export class ServingPolicy implements ClassLookup, Authorizer {
 
   operates(identity: string, key: string | undefined): boolean {
     return this.current.grants.operates(identity, key);
+  }
+
+  /** Issue 28: the identity's quotas from the grants serving now (core/arbiter/quotas.ts). */
+  limitsOf(identity: string): IdentityLimits {
+    return this.current.grants.limitsOf(identity);
   }
 
   get serving(): LoadedPolicy {

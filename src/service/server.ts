@@ -7,6 +7,7 @@ import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { createContextValues } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { MAX_MESSAGE_BYTES } from '../../core/limits.js';
 import { isLockError } from '../../core/lock-error.js';
 import type { ArbiterService } from '../../core/ports/caller.js';
 import { Health } from '../gen/grpc/health/v1/health_pb.js';
@@ -74,6 +75,10 @@ export async function startArbiterServer(options: ArbiterServerOptions): Promise
     grpc: true,
     connect: false,
     grpcWeb: false,
+    // Issue 28: a message over the limit is refused (resource-exhausted) from its length prefix, before it
+    // is read whole; the default (~4 GiB) let one tenant's 128 MiB key stall serve for every tenant.
+    readMaxBytes: MAX_MESSAGE_BYTES,
+    writeMaxBytes: MAX_MESSAGE_BYTES,
     routes: (router) => {
       router.service(LockService, lockServiceImpl(options.arbiter, guard));
       router.service(AdminService, adminServiceImpl(options.arbiter, guard, options.moves));

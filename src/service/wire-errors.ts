@@ -24,6 +24,7 @@ const TABLE: Record<LockErrorCode, readonly [ErrorCode, Code]> = {
   indeterminate: [ErrorCode.INDETERMINATE, Code.DeadlineExceeded],
   'approval-required': [ErrorCode.APPROVAL_REQUIRED, Code.FailedPrecondition],
   stale: [ErrorCode.STALE, Code.Aborted],
+  'resource-exhausted': [ErrorCode.RESOURCE_EXHAUSTED, Code.ResourceExhausted],
 };
 
 const BY_WIRE = new Map<ErrorCode, LockErrorCode>(Object.entries(TABLE).map(([code, [wire]]) => [wire, code as LockErrorCode]));
