@@ -1,4 +1,4 @@
-import { KEEPALIVE_TIMEOUT_MS } from '../core/ports/keepalive-hedge.js';
+import { KEEPALIVE_TIMEOUT_MS } from '../core/ports/hedge.js';
 import { describe, expect, it } from 'vitest';
 import { type RunArtifact, runScenario } from './runner.js';
 import { stuckLeader } from './stuck-leader.js';
@@ -51,7 +51,7 @@ describe('stuck-leader (etcd#15247, ADR-10)', () => {
     expect(artifact.asDeclared).toBe(true);
     expect(metric(artifact, 'keepalivesRenewedAfterMajorityExpiry')).toBe(0);
     // The stuck leader's ensureLeadership ReadIndex round would take 7 s to refuse the keepalive; the
-    // client gives a keepalive up at its own deadline, over every member (keepalive-hedge.ts, issue 11 L6).
+    // client gives a keepalive up at its own deadline, over every member (core/ports/hedge.ts, issue 11 L6).
     expect(metric(artifact, 'firstFailedKeepaliveAfterFaultMs')).toBeGreaterThanOrEqual(KEEPALIVE_TIMEOUT_MS);
     expect(metric(artifact, 'firstFailedKeepaliveAfterFaultMs')).toBeLessThan(7_000);
     const fencedMs = metric(artifact, 'firstHolderFencedAfterFaultMs');

@@ -123,4 +123,21 @@ describe('swarm (the explorer\'s scenario)', () => {
     expect(failed(artifact)).toEqual({});
     expect(artifact.asDeclared).toBe(true);
   });
+
+  // A finding of `lockstep explore --seed 70001 --runs 2000` (seed 71316, issue 35), fixed in both etcd
+  // clients: etcd-1, the leader, takes the arbiters' requests and answers none for 2 s. client-3's and
+  // client-4's sessions were opened through arbiter-2; their first keepalive reached arbiter-1, which had
+  // not seen them and read each session's record (core/arbiter/sessions.ts ownedBy) from etcd-1: the read
+  // waited its whole 8 s deadline there, the keepalive behind it, and at 4,413.9 ms both libraries fenced
+  // holds their holders still wanted, with a healthy quorum (false-fence, ADR-12). Reads are now hedged
+  // over the members as keepalives are (core/ports/hedge.ts); sim/cluster/lock-log.test.ts has the
+  // unhedged read as the negative control, src/etcd/keepalive-failover.test.ts the same shape on real etcd.
+  it('fixed finding (seed 71316): one stuck member holds no session read, so no wanted hold is fenced', async () => {
+    const faults = [{ atMs: 500, kind: 'stuck-member', target: '@member-1', forMs: 2_000 }] as const;
+    const artifact = await runScenario(swarm, undefined, '71316', { yieldToHost, faults });
+    expect(artifact.appliedFaults[0]).toContain('etcd-1 is stuck for 2000 ms');
+    expect(failed(artifact)).toEqual({});
+    expect(artifact.metrics['fenced']).toBe(0);
+    expect(artifact.metrics['granted']).toBeGreaterThan(10);
+  });
 });

@@ -3,17 +3,17 @@
 import { describe, expect, it } from 'vitest';
 import { isLockLogError, type LockLogError } from '../../core/ports/lock-log-error.js';
 import type { TxnRequest, WatchBatch } from '../../core/ports/lock-log.js';
-import { KEEPALIVE_HEDGE_AFTER_MS, KEEPALIVE_TIMEOUT_MS } from '../../core/ports/keepalive-hedge.js';
+import { HEDGE_AFTER_MS, KEEPALIVE_TIMEOUT_MS } from '../../core/ports/hedge.js';
 import { UNHEDGED_KEEPALIVE, clusterWorld, rejectionOf, settledLeader } from './test-world.js';
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 const put = (key: string, value: string): TxnRequest => ({ compare: [], success: [{ type: 'put', key, value }], failure: [] });
 
-async function twoEndpointWorld(seed: string) {
+async function twoEndpointWorld(seed: string, options: { hedgeAfterMs?: number } = {}) {
   const world = clusterWorld(yieldToHost, seed, {}, true);
   const leader = await settledLeader(world);
   const [first, second] = world.cluster.members.filter((m) => m.name !== leader);
-  const { log, process } = world.client('client', { endpoints: [first!, second!] });
+  const { log, process } = world.client('client', { endpoints: [first!, second!], ...options });
   // One call opens the connection to the first endpoint.
   await world.driver.wait(log.status());
   return { world, leader, first: first!, second: second!, log, process };
@@ -40,15 +40,35 @@ describe('SimLockLog endpoints', () => {
     expect(error.message).toContain('reset');
   });
 
-  it('times out on a member that lost power (no reset arrives), then the next call moves on', async () => {
+  it('times out a write on a member that lost power (no reset arrives), then the next call moves on', async () => {
     const { world, first, second, log } = await twoEndpointWorld('power-loss');
+    world.cluster.crash(first.name, { powerLoss: true });
+    const started = world.kernel.now();
+    const error = (await world.driver.wait(rejectionOf(log.txn(put('/k', 'v'))))) as LockLogError;
+    expect([error.code, error.outcome]).toEqual(['timeout', 'indeterminate']);
+    expect(world.kernel.now() - started).toBeCloseTo(8_000, 0);
+    const next = await world.driver.wait(log.range({ key: '/k' }));
+    expect(next.header.memberId).toBe(second.memberId);
+  });
+
+  it('a read on a member that lost power is answered by the next one after the hedge delay, which serves later calls (issue 35)', async () => {
+    const { world, first, second, log } = await twoEndpointWorld('power-loss-read');
+    world.cluster.crash(first.name, { powerLoss: true });
+    const started = world.kernel.now();
+    const read = await world.driver.wait(log.range({ key: '/k' }));
+    expect(read.header.memberId).toBe(second.memberId);
+    expect(world.kernel.now() - started).toBeGreaterThanOrEqual(HEDGE_AFTER_MS);
+    expect(world.kernel.now() - started).toBeLessThan(HEDGE_AFTER_MS + 100);
+    expect(log.currentEndpoint).toBe(second.name);
+  });
+
+  it('negative control: unhedged, the same read waits out its whole deadline on the silent member', async () => {
+    const { world, first, log } = await twoEndpointWorld('power-loss-read-unhedged', { hedgeAfterMs: Number.POSITIVE_INFINITY });
     world.cluster.crash(first.name, { powerLoss: true });
     const started = world.kernel.now();
     const error = (await world.driver.wait(rejectionOf(log.range({ key: '/k' })))) as LockLogError;
     expect([error.code, error.outcome]).toEqual(['timeout', 'failed']);
     expect(world.kernel.now() - started).toBeCloseTo(8_000, 0);
-    const next = await world.driver.wait(log.range({ key: '/k' }));
-    expect(next.header.memberId).toBe(second.memberId);
   });
 
   it('a txn with its own shorter deadline times out at it (indeterminate), and the next call moves on (issue 12)', async () => {
@@ -124,9 +144,9 @@ describe('SimLockLog watches that break', () => {
   });
 });
 
-describe('SimLockLog keepalive hedge (core/ports/keepalive-hedge.ts, issue 11 L6)', () => {
+describe('SimLockLog keepalive hedge (core/ports/hedge.ts, issue 11 L6)', () => {
   /** The first endpoint takes requests and answers none (the swarm's stuck-member fault); the second is healthy. */
-  async function stuckFirst(seed: string, options: { keepAliveHedgeAfterMs?: number; keepAliveTimeoutMs?: number } = {}) {
+  async function stuckFirst(seed: string, options: { hedgeAfterMs?: number; keepAliveTimeoutMs?: number } = {}) {
     const world = clusterWorld(yieldToHost, seed, {}, true);
     const leader = await settledLeader(world);
     const [first, second] = world.cluster.members.filter((m) => m.name !== leader);
@@ -142,7 +162,7 @@ describe('SimLockLog keepalive hedge (core/ports/keepalive-hedge.ts, issue 11 L6
     const renewed = await world.driver.wait(log.leaseKeepAlive(lease.id));
     const tookMs = world.kernel.now() - sentAt;
     expect(renewed.ttlSeconds).toBe(5);
-    expect(tookMs).toBeGreaterThanOrEqual(KEEPALIVE_HEDGE_AFTER_MS);
+    expect(tookMs).toBeGreaterThanOrEqual(HEDGE_AFTER_MS);
     expect(tookMs).toBeLessThan(KEEPALIVE_TIMEOUT_MS);
     expect(log.currentEndpoint).toBe(second.name); // the member that answered serves the next call
   });

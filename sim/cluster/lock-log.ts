@@ -1,7 +1,8 @@
 // The LockLog port over the simulated network: what src/etcd/ is to real etcd, SimLockLog is to the
 // simulated cluster, and it behaves the same way:
 // - one request message per call, on the current endpoint; no retries (a retried write could apply twice),
-//   except a keepalive, hedged over the members as the real adapter hedges it (keepalive-hedge.ts, L6);
+//   except the calls safe to send twice (a keepalive, a read), hedged over the members by the rule the real
+//   adapter uses too (core/ports/hedge.ts: issue 11 L6, issue 35);
 // - a deadline per call on the client's own clock (default 8 s: etcd's 7 s ReqTimeout plus a margin, so
 //   etcd's own timeout answer normally arrives first) → `timeout`, indeterminate for writes;
 // - errors from the member keep etcd's classification: refused ones failed, the others indeterminate
@@ -16,7 +17,7 @@
 // - watches are message streams (lock-log-watch.ts); while any is open on an endpoint, the connection is
 //   pinged like the real adapter's gRPC keepalive (every 10 s, 5 s to answer).
 // A crash of the client process loses this object with the rest of its memory: pending calls never settle.
-import { KEEPALIVE_DEFINITIVE_CODES, KEEPALIVE_HEDGE_AFTER_MS, KEEPALIVE_TIMEOUT_MS } from '../../core/ports/keepalive-hedge.js';
+import { HEDGE_AFTER_MS, KEEPALIVE_TIMEOUT_MS, hedgedCall, type HedgeTimers } from '../../core/ports/hedge.js';
 import { LockLogError } from '../../core/ports/lock-log-error.js';
 import type {
   LeaseGrantResponse, LeaseKeepAliveResponse, LeaseTimeToLiveResponse, LockLog, RangeRequest, RangeResponse, ResponseHeader,
@@ -40,10 +41,10 @@ export interface SimLockLogOptions {
   readonly endpoints: readonly (EtcdMember | string)[];
   /** Deadline of each call (and of a watch's creation). Default 8000 ms. */
   readonly requestTimeoutMs?: number;
-  /** Deadline of a keepalive over every member (keepalive-hedge.ts). Default KEEPALIVE_TIMEOUT_MS, at most requestTimeoutMs. */
+  /** Deadline of a keepalive over every member (core/ports/hedge.ts). Default KEEPALIVE_TIMEOUT_MS, at most requestTimeoutMs. */
   readonly keepAliveTimeoutMs?: number;
-  /** When a keepalive is also sent to the next member; Infinity: never. Default KEEPALIVE_HEDGE_AFTER_MS. */
-  readonly keepAliveHedgeAfterMs?: number;
+  /** When a hedged call (a keepalive, a read) is also sent to the next member; Infinity: never. Default HEDGE_AFTER_MS. */
+  readonly hedgeAfterMs?: number;
   /** How long an endpoint whose connection broke is skipped. Default 1000 ms. */
   readonly reconnectBackoffMs?: number;
   /** gRPC keepalive while watches are open: ping interval and answer timeout. Default 10 s and 5 s. */
@@ -92,7 +93,9 @@ class SimLockLogClient implements SimLockLog {
   private readonly pending = new Map<number, PendingCall>();
   private readonly watches: ClientWatches;
   private readonly requestTimeoutMs: number;
-  private readonly keepAlive: { readonly timeoutMs: number; readonly hedgeAfterMs: number };
+  private readonly keepAliveTimeoutMs: number;
+  private readonly hedgeAfterMs: number;
+  private readonly timers: HedgeTimers;
   private readonly incarnation: number;
   private nextRequestId = 0;
   private closed = false;
@@ -105,9 +108,15 @@ class SimLockLogClient implements SimLockLog {
     this.client = options.client;
     this.incarnation = options.client.incarnation;
     this.requestTimeoutMs = positive(options.requestTimeoutMs ?? DEFAULT_SIM_REQUEST_TIMEOUT_MS, 'requestTimeoutMs');
-    this.keepAlive = {
-      timeoutMs: Math.min(positive(options.keepAliveTimeoutMs ?? KEEPALIVE_TIMEOUT_MS, 'keepAliveTimeoutMs'), this.requestTimeoutMs),
-      hedgeAfterMs: positiveOrNever(options.keepAliveHedgeAfterMs ?? KEEPALIVE_HEDGE_AFTER_MS, 'keepAliveHedgeAfterMs'),
+    this.keepAliveTimeoutMs = Math.min(positive(options.keepAliveTimeoutMs ?? KEEPALIVE_TIMEOUT_MS, 'keepAliveTimeoutMs'), this.requestTimeoutMs);
+    this.hedgeAfterMs = positiveOrNever(options.hedgeAfterMs ?? HEDGE_AFTER_MS, 'hedgeAfterMs');
+    const client = options.client;
+    this.timers = {
+      now: () => client.localNow(),
+      after: (ms, fire) => {
+        const timer = client.setTimer(ms, fire);
+        return () => void client.cancelTimer(timer);
+      },
     };
     const count = (portCounts.get(options.client) ?? 0) + 1;
     portCounts.set(options.client, count);
@@ -151,14 +160,16 @@ class SimLockLogClient implements SimLockLog {
   async txn(request: TxnRequest): Promise<TxnResponse> {
     // The request's own deadline is the client's business: the member is sent the txn alone.
     const { timeoutMs, ...sent } = request;
-    const { header, body } = await this.call({ op: 'txn', txn: sent }, 'txn', timeoutMs);
+    const txnRequest: ClientRequest = { op: 'txn', txn: sent };
+    // A read-only txn changes nothing: hedged like every read (core/ports/hedge.ts).
+    const { header, body } = await (mutates(txnRequest) ? this.call(txnRequest, 'txn', timeoutMs) : this.hedged(txnRequest, 'txn', this.deadlineOf(timeoutMs)));
     const txn = expectBody(body, 'txn');
     return { header, succeeded: txn.succeeded, responses: txn.responses };
   }
 
   async range(request: RangeRequest): Promise<RangeResponse> {
     const { timeoutMs, ...sent } = request;
-    const { header, body } = await this.call({ op: 'range', range: sent }, `range of ${request.key}`, timeoutMs);
+    const { header, body } = await this.hedged({ op: 'range', range: sent }, `range of ${request.key}`, this.deadlineOf(timeoutMs));
     const range = expectBody(body, 'range');
     return { header, kvs: range.kvs, count: range.count, more: range.more };
   }
@@ -171,7 +182,7 @@ class SimLockLogClient implements SimLockLog {
 
   /** Hedged over the members, as the real adapter does: one stuck member must not cost a false fence (L6). */
   async leaseKeepAlive(id: LeaseId): Promise<LeaseKeepAliveResponse> {
-    const { header, body } = await this.hedged({ op: 'lease-keepalive', id }, `keepalive of lease ${id}`);
+    const { header, body } = await this.hedged({ op: 'lease-keepalive', id }, `keepalive of lease ${id}`, this.keepAliveTimeoutMs);
     return { header, id, ttlSeconds: expectBody(body, 'lease-keepalive').ttlSeconds };
   }
 
@@ -182,7 +193,7 @@ class SimLockLogClient implements SimLockLog {
   }
 
   async leaseTimeToLive(id: LeaseId, options?: { readonly keys?: boolean }): Promise<LeaseTimeToLiveResponse> {
-    const { header, body } = await this.call({ op: 'lease-ttl', id, keys: options?.keys === true }, `time-to-live of lease ${id}`);
+    const { header, body } = await this.hedged({ op: 'lease-ttl', id, keys: options?.keys === true }, `time-to-live of lease ${id}`, this.requestTimeoutMs);
     const ttl = expectBody(body, 'lease-ttl');
     return { header, id, ttlSeconds: ttl.ttlSeconds, grantedTtlSeconds: ttl.grantedTtlSeconds, keys: ttl.keys };
   }
@@ -223,8 +234,12 @@ class SimLockLogClient implements SimLockLog {
     if (unusable !== undefined) return Promise.reject(unusable);
     const endpoint = this.endpoints.pick();
     if (endpoint === undefined) return Promise.reject(this.noConnection(what));
-    const deadlineMs = timeoutMs !== undefined && timeoutMs > 0 && timeoutMs < this.requestTimeoutMs ? timeoutMs : this.requestTimeoutMs;
-    return this.callOn(endpoint, request, what, deadlineMs, this.endpoints.count - 1).answer.promise;
+    return this.callOn(endpoint, request, what, this.deadlineOf(timeoutMs), this.endpoints.count - 1).answer.promise;
+  }
+
+  /** A call's deadline: the client's, or the call's own when shorter (TxnRequest.timeoutMs). */
+  private deadlineOf(timeoutMs: number | undefined): number {
+    return timeoutMs !== undefined && timeoutMs > 0 && timeoutMs < this.requestTimeoutMs ? timeoutMs : this.requestTimeoutMs;
   }
 
   /** One request on `endpoint`, with its own deadline; `failoversLeft` other endpoints if the connection is refused. */
@@ -239,55 +254,22 @@ class SimLockLogClient implements SimLockLog {
   }
 
   /**
-   * A call safe to apply twice (a keepalive renews, it writes no log entry), as src/etcd/endpoint-set.ts
-   * runHedged makes it (core/ports/keepalive-hedge.ts): on the current member, then also on the next one
-   * each time the last one asked has not answered within the hedge delay, or failed, until every member
-   * was asked; the first answer wins, the member that gave it serves later calls, and the whole call
-   * ends at the keepalive deadline.
+   * A call safe to send twice (a keepalive renews, a read changes nothing), spread over the members by the
+   * rule the real adapter uses too (core/ports/hedge.ts hedgedCall); the member that answers first serves
+   * later calls. `timeoutMs`: the deadline of the whole call, every member's attempt included.
    */
-  private hedged(request: ClientRequest, what: string): Promise<Answer> {
+  private async hedged(request: ClientRequest, what: string, timeoutMs: number): Promise<Answer> {
     const unusable = this.unusable(what);
-    if (unusable !== undefined) return Promise.reject(unusable);
+    if (unusable !== undefined) throw unusable;
     const first = this.endpoints.pick();
-    if (first === undefined) return Promise.reject(this.noConnection(what));
-    const result = this.kernel.deferred<Answer>();
-    const startedLocalMs = this.client.localNow();
-    const asked: number[] = [];
-    let failures = 0;
-    let settled = false;
-    let hedgeTimer: TimerId | undefined;
-    const finish = (outcome: Answer | LockLogError, answeredBy?: number): void => {
-      if (settled) return;
-      settled = true;
-      if (hedgeTimer !== undefined) this.client.cancelTimer(hedgeTimer);
-      for (const requestId of asked) this.abandon(requestId); // their late answers are ignored
-      if (answeredBy !== undefined) this.endpoints.makeCurrent(answeredBy);
-      if (outcome instanceof LockLogError) result.reject(outcome);
-      else result.resolve(outcome);
-    };
-    const askNext = (): boolean => {
-      const leftMs = this.keepAlive.timeoutMs - (this.client.localNow() - startedLocalMs);
-      if (settled || asked.length >= this.endpoints.count || leftMs <= 0) return false;
-      const endpoint = (first + asked.length) % this.endpoints.count;
-      if (hedgeTimer !== undefined) this.client.cancelTimer(hedgeTimer);
-      hedgeTimer = Number.isFinite(this.keepAlive.hedgeAfterMs) ? this.client.setTimer(this.keepAlive.hedgeAfterMs, askNext) : undefined;
+    if (first === undefined) throw this.noConnection(what);
+    const plan = { members: this.endpoints.count, first, hedgeAfterMs: this.hedgeAfterMs, timeoutMs };
+    const { value, member } = await hedgedCall(plan, this.timers, (endpoint, leftMs) => {
       const { requestId, answer } = this.callOn(endpoint, request, what, leftMs, 0);
-      asked.push(requestId);
-      answer.promise.then(
-        (value) => finish(value, endpoint),
-        (error: unknown) => {
-          if (settled) return;
-          failures += 1;
-          const failed = error instanceof LockLogError ? error : new LockLogError('internal', `${what}: ${String(error)}`);
-          if (KEEPALIVE_DEFINITIVE_CODES.has(failed.code)) return finish(failed);
-          // A member that failed is replaced at once; when none is left to ask, the last failure is the answer.
-          if (!askNext() && failures === asked.length) finish(failed);
-        },
-      );
-      return true;
-    };
-    askNext();
-    return result.promise;
+      return { answer: answer.promise, abandon: () => this.abandon(requestId) };
+    });
+    this.endpoints.makeCurrent(member);
+    return value;
   }
 
   /** Forgets a request whose answer is no longer wanted (another member answered a hedged call first). */

@@ -41,7 +41,7 @@ export function clusterWorld(yieldToHost: () => Promise<void>, seed: string, opt
  * Client options for tests of what a member answers to a keepalive (its forwarding, its own timeouts):
  * the client waits for the member as long as any call, on that member alone, instead of hedging.
  */
-export const UNHEDGED_KEEPALIVE = { keepAliveTimeoutMs: DEFAULT_SIM_REQUEST_TIMEOUT_MS, keepAliveHedgeAfterMs: Number.POSITIVE_INFINITY } as const;
+export const UNHEDGED_KEEPALIVE = { keepAliveTimeoutMs: DEFAULT_SIM_REQUEST_TIMEOUT_MS, hedgeAfterMs: Number.POSITIVE_INFINITY } as const;
 
 /** Runs until a leader is elected and has applied its term's entry (so it serves and leases expire). */
 export async function settledLeader(world: ClusterWorld, withinMs = 5_000): Promise<string> {

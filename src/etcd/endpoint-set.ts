@@ -1,11 +1,12 @@
 // Which etcd member a call goes to. All calls go to one "current" member; a call that could not even be
 // sent (no connection) moves on to the next member at once, while one that may have reached etcd is
 // never retried here (a retried write could apply twice): it fails with its outcome, and the next call
-// starts from the next member. The exception is a call that is safe to apply twice, a lease keepalive
-// (it renews; it writes no log entry): runHedged asks the next member too when the current one is slow,
-// so that one stuck member cannot hold a renewal for a whole request timeout (issue 11 L6).
+// starts from the next member. The exception is a call that is safe to send twice, a lease keepalive (it
+// renews; it writes no log entry) or a read: runHedged asks the next member too when the current one is
+// slow, so that one stuck member cannot hold a renewal, or the read before one, for a whole request
+// timeout (issue 11 L6, issue 35). The rule is core/ports/hedge.ts, which the simulator's client uses too.
 import type { Etcd3 } from 'etcd3';
-import { KEEPALIVE_DEFINITIVE_CODES } from '../../core/ports/keepalive-hedge.js';
+import { hedgedCall, type HedgeTimers } from '../../core/ports/hedge.js';
 import type { LockLogError } from '../../core/ports/lock-log-error.js';
 import { toLockLogError, wasNeverSent } from './error-mapping.js';
 import type { EtcdClientTls } from './etcd-tls.js';
@@ -18,13 +19,23 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
 }
 
-/** How a call safe to apply twice is spread over members (runHedged). */
+/** How a call safe to send twice is spread over members (runHedged). */
 export interface HedgeSpec {
   /** Ask the next member too when the last one asked has not answered in this long. */
   readonly hedgeAfterMs: number;
   /** Deadline of the whole call, every member's attempt included. */
   readonly timeoutMs: number;
 }
+
+/** The host's timers, for the hedge (a delay beyond setTimeout's limit never fires: the hedge that never comes). */
+const HOST_TIMERS: HedgeTimers = {
+  now: () => Date.now(),
+  after: (ms, fire) => {
+    if (!(ms < MAX_TIMER_MS)) return () => undefined;
+    const timer = setTimeout(fire, ms);
+    return () => clearTimeout(timer);
+  },
+};
 
 export interface CallSpec {
   readonly operation: string;
@@ -55,10 +66,14 @@ export class EndpointSet {
     return this.member(this.current).endpoint;
   }
 
-  /** The deadline of a call starting now: the request timeout, or the call's own shorter one. */
+  /** How long a call may take: the request timeout, or the call's own shorter one. */
+  timeoutOf(timeoutMs?: number): number {
+    return timeoutMs !== undefined && timeoutMs > 0 && timeoutMs < this.requestTimeoutMs ? timeoutMs : this.requestTimeoutMs;
+  }
+
+  /** The deadline of a call starting now (timeoutOf). */
   deadline(timeoutMs?: number): Date {
-    const ms = timeoutMs !== undefined && timeoutMs > 0 && timeoutMs < this.requestTimeoutMs ? timeoutMs : this.requestTimeoutMs;
-    return new Date(Date.now() + ms);
+    return new Date(Date.now() + this.timeoutOf(timeoutMs));
   }
 
   /** Runs `call` on the current member, failing over only while nothing has been sent. */
@@ -79,54 +94,24 @@ export class EndpointSet {
   }
 
   /**
-   * Runs `call`, which must be safe to apply twice, on the current member; when that member has not
-   * answered within `hedgeAfterMs`, or failed, on the next member as well, and so on until every member
-   * has been asked. The first answer wins, the others are cancelled, and the member that gave it becomes
-   * current for every later call. Fails when every member asked has failed, or at the deadline.
+   * Runs `call`, which must be safe to send twice, on the current member and, when it is slow or fails, on
+   * the next ones too, by the hedge rule (core/ports/hedge.ts hedgedCall); the member that answers first
+   * becomes current for every later call.
    */
-  runHedged<T>(spec: CallSpec, call: (client: Etcd3, options: CallOptions, endpoint: string) => Promise<T>, hedge: HedgeSpec): Promise<T> {
-    const deadline = new Date(Date.now() + hedge.timeoutMs);
-    const first = this.current;
-    return new Promise<T>((resolve, reject) => {
-      const attempts: AbortController[] = [];
-      let failures = 0;
-      let settled = false;
-      let hedgeTimer: NodeJS.Timeout | undefined;
-      const settle = (finish: () => void) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(hedgeTimer);
-        for (const attempt of attempts) attempt.abort();
-        finish();
-      };
-      const askNext = (): boolean => {
-        if (settled || attempts.length >= this.members.length || Date.now() >= deadline.getTime()) return false;
-        const index = (first + attempts.length) % this.members.length;
-        const attempt = new AbortController();
-        attempts.push(attempt);
-        const { client, endpoint } = this.member(index);
-        clearTimeout(hedgeTimer);
-        if (hedge.hedgeAfterMs < MAX_TIMER_MS) hedgeTimer = setTimeout(askNext, hedge.hedgeAfterMs); // Infinity: no hedge
-        call(client, { deadline, signal: attempt.signal }, endpoint).then(
-          (value) =>
-            settle(() => {
-              this.current = index;
-              resolve(value);
-            }),
-          (error: unknown) => {
-            if (settled) return;
-            failures += 1;
-            const mapped = toLockLogError(error, { description: `${spec.operation} on ${endpoint}`, mutates: spec.mutates });
-            if (MOVE_ON_CODES.has(mapped.code)) this.moveOn(index);
-            if (KEEPALIVE_DEFINITIVE_CODES.has(mapped.code)) return settle(() => reject(mapped));
-            // A member that failed is replaced at once; when none is left to ask, the last failure is the answer.
-            if (!askNext() && failures === attempts.length) settle(() => reject(mapped));
-          },
-        );
-        return true;
-      };
-      askNext();
+  async runHedged<T>(spec: CallSpec, call: (client: Etcd3, options: CallOptions, endpoint: string) => Promise<T>, hedge: HedgeSpec): Promise<T> {
+    const plan = { members: this.members.length, first: this.current, hedgeAfterMs: hedge.hedgeAfterMs, timeoutMs: hedge.timeoutMs };
+    const { value, member } = await hedgedCall(plan, HOST_TIMERS, (index, leftMs) => {
+      const attempt = new AbortController();
+      const { client, endpoint } = this.member(index);
+      const answer = call(client, { deadline: new Date(Date.now() + leftMs), signal: attempt.signal }, endpoint).catch((error: unknown) => {
+        const mapped = toLockLogError(error, { description: `${spec.operation} on ${endpoint}`, mutates: spec.mutates });
+        if (MOVE_ON_CODES.has(mapped.code) && !attempt.signal.aborted) this.moveOn(index); // an abandoned attempt says nothing of its member
+        throw mapped;
+      });
+      return { answer, abandon: () => attempt.abort() };
     });
+    this.current = member;
+    return value;
   }
 
   /** The next call goes to the member after `failedIndex`, unless another call already moved on. */

@@ -1,7 +1,7 @@
 // The LockLog port over real etcd, through the etcd3 package's raw RPC clients (ARCHITECTURE.md, ports).
 // Thin by design: each method is one etcd RPC; conversions live in convert.ts and kv-codec.ts, failure
 // classification in error-mapping.ts, member choice in endpoint-set.ts.
-import { KEEPALIVE_HEDGE_AFTER_MS, KEEPALIVE_TIMEOUT_MS } from '../../core/ports/keepalive-hedge.js';
+import { HEDGE_AFTER_MS, KEEPALIVE_TIMEOUT_MS } from '../../core/ports/hedge.js';
 import type { Etcd3 } from 'etcd3';
 import { LockLogError } from '../../core/ports/lock-log-error.js';
 import type {
@@ -31,9 +31,9 @@ import type { EtcdClientTls } from './etcd-tls.js';
  * "request timed out" answer, which says more, normally arrives before our deadline fires. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 7_000 + 1_000;
 
-/** The keepalive hedge's defaults: the rule and its reasons are core/ports/keepalive-hedge.ts, shared with the simulator. */
+/** The hedge's defaults: the rule and its reasons are core/ports/hedge.ts, shared with the simulator. */
 export const DEFAULT_KEEPALIVE_TIMEOUT_MS = KEEPALIVE_TIMEOUT_MS;
-export const DEFAULT_KEEPALIVE_HEDGE_AFTER_MS = KEEPALIVE_HEDGE_AFTER_MS;
+export const DEFAULT_HEDGE_AFTER_MS = HEDGE_AFTER_MS;
 
 export interface EtcdLockLogOptions {
   /** Client URLs of the cluster's members, e.g. ['http://127.0.0.1:2379']. Calls start at the first. */
@@ -42,8 +42,8 @@ export interface EtcdLockLogOptions {
   readonly requestTimeoutMs?: number;
   /** Deadline of a keepalive over every member. Default DEFAULT_KEEPALIVE_TIMEOUT_MS, at most requestTimeoutMs. */
   readonly keepAliveTimeoutMs?: number;
-  /** When a keepalive is also sent to the next member. Default DEFAULT_KEEPALIVE_HEDGE_AFTER_MS. */
-  readonly keepAliveHedgeAfterMs?: number;
+  /** When a hedged call (a keepalive, a read) is also sent to the next member; Infinity: never. Default DEFAULT_HEDGE_AFTER_MS. */
+  readonly hedgeAfterMs?: number;
   /** TLS to a TLS-only etcd (src/etcd/etcd-tls.ts); default plaintext. */
   readonly tls?: EtcdClientTls;
 }
@@ -52,7 +52,7 @@ export function createEtcdLockLog(options: EtcdLockLogOptions): LockLog {
   const timeoutMs = positiveMs(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, 'requestTimeoutMs');
   const keepAlive: HedgeSpec = {
     timeoutMs: positiveMs(options.keepAliveTimeoutMs ?? Math.min(DEFAULT_KEEPALIVE_TIMEOUT_MS, timeoutMs), 'keepAliveTimeoutMs'),
-    hedgeAfterMs: positiveMs(options.keepAliveHedgeAfterMs ?? DEFAULT_KEEPALIVE_HEDGE_AFTER_MS, 'keepAliveHedgeAfterMs'),
+    hedgeAfterMs: positiveMs(options.hedgeAfterMs ?? DEFAULT_HEDGE_AFTER_MS, 'hedgeAfterMs'),
   };
   return new EtcdLockLog(new EndpointSet(options.endpoints, timeoutMs, options.tls), keepAlive);
 }
@@ -78,11 +78,13 @@ class EtcdLockLog implements LockLog {
   ) {}
 
   txn(request: TxnRequest): Promise<TxnResponse> {
-    return this.call({ operation: 'txn', mutates: !isReadOnlyTxn(request), ...timeoutOf(request) }, async (client, options) => decodeTxn(await client.kv.txn(encodeTxn(request), options), request));
+    const spec = { operation: 'txn', mutates: !isReadOnlyTxn(request), ...timeoutOf(request) };
+    const run = async (client: Etcd3, options: CallOptions) => decodeTxn(await client.kv.txn(encodeTxn(request), options), request);
+    return spec.mutates ? this.call(spec, run) : this.read(spec, run);
   }
 
   range(request: RangeRequest): Promise<RangeResponse> {
-    return this.call({ operation: 'range', mutates: false, ...timeoutOf(request) }, async (client, options) => decodeRange(await client.kv.range(encodeRange(request), options)));
+    return this.read({ operation: 'range', mutates: false, ...timeoutOf(request) }, async (client, options) => decodeRange(await client.kv.range(encodeRange(request), options)));
   }
 
   leaseGrant(ttlSeconds: number): Promise<LeaseGrantResponse> {
@@ -112,7 +114,7 @@ class EtcdLockLog implements LockLog {
   }
 
   leaseTimeToLive(id: LeaseId, options?: { readonly keys?: boolean }): Promise<LeaseTimeToLiveResponse> {
-    return this.call({ operation: `time-to-live of lease ${id}`, mutates: false }, async (client, callOptions) => {
+    return this.read({ operation: `time-to-live of lease ${id}`, mutates: false }, async (client, callOptions) => {
       const response = await client.leaseClient.leaseTimeToLive({ ID: int64ToWire(id, 'lease id'), keys: options?.keys === true }, callOptions);
       return {
         header: toHeader(response.header),
@@ -184,5 +186,11 @@ class EtcdLockLog implements LockLog {
   private async call<T>(spec: CallSpec, run: (client: Etcd3, options: CallOptions, endpoint: string) => Promise<T>): Promise<T> {
     if (this.closed) throw new LockLogError('cancelled', `${spec.operation}: this LockLog is closed`);
     return this.endpoints.run(spec, run);
+  }
+
+  /** A read changes nothing: hedged over the members like a keepalive, within its own deadline (core/ports/hedge.ts, issue 35). */
+  private async read<T>(spec: CallSpec, run: (client: Etcd3, options: CallOptions, endpoint: string) => Promise<T>): Promise<T> {
+    if (this.closed) throw new LockLogError('cancelled', `${spec.operation}: this LockLog is closed`);
+    return this.endpoints.runHedged(spec, run, { hedgeAfterMs: this.keepAlive.hedgeAfterMs, timeoutMs: this.endpoints.timeoutOf(spec.timeoutMs) });
   }
 }

@@ -39,15 +39,24 @@ describe('keepalives with one stuck member on a real 3-member etcd', () => {
     await initEtcdLog(cluster.endpoints);
     for (const endpoint of cluster.endpoints) {
       const log = createEtcdLockLog({ endpoints: [endpoint] });
-      const status = await log.status();
-      memberIds.push(status.header.memberId);
-      leader = memberIds.indexOf(status.leader) >= 0 ? memberIds.indexOf(status.leader) : leader;
+      memberIds.push((await log.status()).header.memberId);
       await log.close();
     }
+    leader = await leaderNow();
   });
   afterAll(async () => {
     await cluster?.stop();
   });
+
+  /** The member leading now: a test that stopped the leader moved leadership on. */
+  async function leaderNow(): Promise<number> {
+    const log = createEtcdLockLog({ endpoints: [...cluster.endpoints] });
+    try {
+      return memberIds.indexOf((await log.status()).leader);
+    } finally {
+      await log.close();
+    }
+  }
 
   /**
    * Holds a key with the stuck member first in the client's endpoint list, SIGSTOPs that member for
@@ -89,7 +98,7 @@ describe('keepalives with one stuck member on a real 3-member etcd', () => {
 
   it('the control: with the old keepalive (8 s deadline, no hedge) the same holder is fenced', async () => {
     const follower = [0, 1, 2].find((i) => i !== leader) ?? 0;
-    const held = await holdWhileStuck(follower, FENCED_SHORT, 8_000, { keepAliveTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS, keepAliveHedgeAfterMs: Number.POSITIVE_INFINITY });
+    const held = await holdWhileStuck(follower, FENCED_SHORT, 8_000, { keepAliveTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS, hedgeAfterMs: Number.POSITIVE_INFINITY });
     expect(held.fences).toEqual(['deadline']);
   }, REAL_CLUSTER_TIMEOUT_MS);
 
@@ -98,5 +107,52 @@ describe('keepalives with one stuck member on a real 3-member etcd', () => {
     expect(held.fences).toEqual([]);
     expect(held.afterStop.length).toBeGreaterThanOrEqual(3);
     expect(held.afterStop.map((k) => k.memberId)).not.toContain(held.stuckId);
+  }, REAL_CLUSTER_TIMEOUT_MS);
+
+  /**
+   * Issue 35 (swarm seed 71316): a keepalive that reaches an arbiter which did not open the session first
+   * reads the session's record (core/arbiter/sessions.ts ownedBy). Arbiter A, whose endpoints leave the
+   * stuck member last, opens the session and grants the hold; arbiter B, whose first endpoint is the
+   * stuck member, serves every keepalive, so its first call is that read, sent to the stopped member.
+   */
+  async function renewThroughAnotherArbiter(stuck: number, holdMs: number, logOptions: Partial<EtcdLockLogOptions> = {}) {
+    const healthy = [0, 1, 2].filter((i) => i !== stuck);
+    const opener = createEtcdLockLog({ endpoints: [...healthy, stuck].map((i) => cluster.endpoints[i] ?? '') });
+    const witness = new KeepAliveWitness(createEtcdLockLog({ endpoints: [stuck, ...healthy].map((i) => cluster.endpoints[i] ?? ''), ...logOptions }));
+    const [arbiterA, arbiterB] = [fixtureArbiter(opener), fixtureArbiter(witness as LockLog)];
+    const renewer = actingAs(arbiterB, authenticated(ALICE));
+    const client = new LockClient({ arbiter: { ...actingAs(arbiterA, authenticated(ALICE)), keepAlive: (request) => renewer.keepAlive(request) }, clock, identity: ALICE });
+    const fences: FenceReason[] = [];
+    cluster.pauseMember(stuck);
+    try {
+      const handle = await client.acquire({ key: `${NAMESPACE}/issue35-${stuck}-${Date.now()}`, className: FENCED_SHORT.name, ttlSeconds: FENCED_SHORT.ttlSeconds, onFence: (reason) => fences.push(reason) });
+      await clock.sleep(holdMs);
+      return { fences: [...fences], canStart: handle.canStart(), renewals: [...witness.answered], stuckId: memberIds[stuck] }; // before close() fences it
+    } finally {
+      cluster.resumeMember(stuck);
+      await client.close().catch(() => undefined);
+      arbiterA.close();
+      arbiterB.close();
+      await Promise.all([opener.close(), witness.target.close()]);
+      await cluster.waitUntilHealthy();
+    }
+  }
+
+  it('a TTL-5 s holder renewed through an arbiter that must first read its session is not fenced when that arbiter\'s member stops (issue 35)', async () => {
+    const current = await leaderNow();
+    const follower = [0, 1, 2].find((i) => i !== current) ?? 0;
+    const held = await renewThroughAnotherArbiter(follower, 8_000);
+    expect(held.fences).toEqual([]);
+    expect(held.canStart).toBe(true);
+    expect(held.renewals.length).toBeGreaterThanOrEqual(3); // one every TTL/3 = 1.67 s
+    expect(held.renewals.map((k) => k.memberId)).not.toContain(held.stuckId);
+  }, REAL_CLUSTER_TIMEOUT_MS);
+
+  it('the control: with reads unhedged, the session read waits on the stopped member and the same holder is fenced', async () => {
+    const current = await leaderNow();
+    const follower = [0, 1, 2].find((i) => i !== current) ?? 0;
+    const held = await renewThroughAnotherArbiter(follower, 6_000, { hedgeAfterMs: Number.POSITIVE_INFINITY });
+    expect(held.fences).toEqual(['deadline']);
+    expect(held.renewals).toEqual([]);
   }, REAL_CLUSTER_TIMEOUT_MS);
 });
