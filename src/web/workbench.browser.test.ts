@@ -273,7 +273,8 @@ describe('the web workbench in Chromium', () => {
     await page.fill('#ttl-to', '10');
     await page.click('#view-ttl button[type=submit]');
     await page.waitForSelector('#error:not([hidden])');
-    expect(await page.textContent('#error')).toMatch(/TTL to 10 s must be .* from TTL from \(30\)/);
+    // The procedure's rule (sim/planner/ttl-pricing.ts), under the form's field name.
+    expect(await page.textContent('#error')).toMatch(/TTL to 10 must be .* at or above the sweep's start \(30\)/);
     await page.fill('#ttl-from', '5');
     await page.fill('#ttl-to', '20');
     await page.click('#view-ttl button[type=submit]');
