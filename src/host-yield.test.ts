@@ -3,6 +3,9 @@ import { runScenario } from '../scenarios/runner.js';
 import { swarm } from '../scenarios/swarm.js';
 import { hostYield, TURN_EVERY } from './host-yield.js';
 
+/** Far longer than a swarm run of seed 3 takes here (about a second, several under load). */
+const STALL_MS = 15_000;
+
 /** An await chain `depth` microtask hops deep (each level two awaits): flags `finished` at its end. */
 function startChain(depth: number): { readonly finished: () => boolean } {
   let finished = false;
@@ -84,8 +87,11 @@ describe('the node host yield (issue 16)', () => {
     expect(immediate.yields).toBeGreaterThan(10 * TURN_EVERY); // long enough for many turns of the loop between ticks
     expect((await hashWith(hostYield())).hash).toBe(immediate.hash);
     expect((await hashWith(hostYield(7))).hash).toBe(immediate.hash);
-    // The negative control: a yield that does not drain (one microtask hop) runs continuations late: the run breaks or its hash differs.
-    const undrained = await hashWith(() => Promise.resolve()).then((run) => run.hash, (error: unknown) => String(error));
+    // The negative control: a yield that does not drain (one microtask hop) runs continuations late: the run
+    // breaks, stalls (since reads are hedged, it waits for ever after a few yields: no virtual timer is due
+    // and no real one is pending), or its hash differs. A stall is taken after STALL_MS of real time.
+    const stalled = new Promise<string>((done) => setTimeout(() => done('stalled'), STALL_MS).unref());
+    const undrained = await Promise.race([hashWith(() => Promise.resolve()).then((run) => run.hash, (error: unknown) => String(error)), stalled]);
     expect(undrained).not.toBe(immediate.hash);
   });
 
