@@ -377,7 +377,7 @@ export class Arbiter implements ArbiterService {
   private async waitDurably(turn: DurableTurn, ask: GrantAsk, deadlineMs: number): Promise<Grant> {
     const mine = await this.granter.ownHold(ask);
     if (mine !== undefined) return mine;
-    const out = this.places.enter(); // the waiting lease is renewed while this waiter is in the line (L5)
+    const out = this.places.enter(turn.waiterKey); // the waiting lease is renewed while this waiter is in the line (L5)
     try {
       return await this.waitInDurableLine(turn, ask, deadlineMs);
     } finally {
