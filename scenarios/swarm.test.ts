@@ -140,4 +140,27 @@ describe('swarm (the explorer\'s scenario)', () => {
     expect(artifact.metrics['fenced']).toBe(0);
     expect(artifact.metrics['granted']).toBeGreaterThan(10);
   });
+
+  // A finding of `lockstep explore --seed 500001 --runs 10000` (seed 502794, issue 35): arbiter-1's link is
+  // slow (+1,080 ms) and its answers are lost; a durable waiter's join put a place through etcd-2, a second
+  // copy went through etcd-3, the wait ended and the leave deleted the place at revision 35 through etcd-1,
+  // and the second copy committed after it, at 36: a place nobody waited in, on arbiter-1's waiting lease,
+  // which its other waiters kept renewed. It stayed first in payments/ledger-1's durable line, and from
+  // 19,559.5 ms, the key free, every waiter behind it read "behind" at each poll until wait-timeout
+  // (free-key-wait, ADR-15). Each arbiter now sweeps its waiting lease at each renewal and deletes the
+  // places none of its waiters holds (core/arbiter/waiter-lease.ts, with its unit test beside it).
+  it('fixed finding (seed 502794): a join copy that lands after its leave is swept, so no waiter waits behind it on a free key', async () => {
+    const faults = [
+      { atMs: 1775, kind: 'slow-link', id: 's0', from: ['arbiter-1'], to: ['@member-1', '@member-2', '@member-3'], extraDelayMs: 1080 },
+      { atMs: 9438, kind: 'heal', id: 's0' },
+      { atMs: 9265, kind: 'lossy-watch', target: 'arbiter-2', forMs: 18935 },
+      { atMs: 6101, kind: 'lose-answers', target: 'arbiter-1', forMs: 19960, everyNth: 4, timeoutMs: 904 },
+    ] as const;
+    const artifact = await runScenario(swarm, undefined, '502794', { yieldToHost, faults });
+    expect(artifact.faults).toHaveLength(4);
+    expect(failed(artifact)).toEqual({});
+    expect(artifact.checks.find((c) => c.name === 'free-key-wait')?.ok).toBe(true);
+    // Before the sweep 13 waits ended in wait-timeout, six of them on a free key; now 3, none on a free key.
+    expect(artifact.metrics['refused_wait-timeout']).toBeLessThan(13);
+  });
 });

@@ -377,7 +377,7 @@ export class Arbiter implements ArbiterService {
   private async waitDurably(turn: DurableTurn, ask: GrantAsk, deadlineMs: number): Promise<Grant> {
     const mine = await this.granter.ownHold(ask);
     if (mine !== undefined) return mine;
-    const out = this.places.enter(); // the waiting lease is renewed while this waiter is in the line (L5)
+    const out = this.places.enter(turn.waiterKey); // the waiting lease is renewed while this waiter is in the line (L5)
     try {
       return await this.waitInDurableLine(turn, ask, deadlineMs);
     } finally {
@@ -413,7 +413,7 @@ export class Arbiter implements ArbiterService {
       if (outcome.reentered) await turn.leave();
       return outcome;
     } catch (error) {
-      // A waiter that gives up leaves the line (a leave that cannot reach the log is retried, and the
+      // A waiter that gives up leaves the line (a leave that cannot reach the log is done by the waiting lease's sweep, and the
       // place ends with this arbiter's waiting lease at the latest). An arbiter shutting down does not
       // take its waiters' places with it: they outlive it by the lease's TTL, so a waiter can come back
       // through another replica and keep its place (ADR-14).

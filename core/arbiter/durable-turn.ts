@@ -119,7 +119,7 @@ export class DurableTurn {
     return { kind, seenAt: line.header.revision, lineEmpty: first === undefined, ...(mine === undefined ? {} : { rank: mine.createRevision }) };
   }
 
-  /** Leaves the line: its place goes now, or (if the log cannot be reached) at a retry or with its lease. */
+  /** Leaves the line: its place goes now, or (if the log cannot be reached) at its arbiter's next sweep of the waiting lease, or with the lease (waiter-lease.ts). */
   async leave(): Promise<void> {
     if (this.putOn !== undefined) await this.places.leave(this.waiterKey, this.putOn);
   }

@@ -7,6 +7,7 @@ import {
   isReadOnlyTxn,
   type LeaseGrantResponse,
   type LeaseKeepAliveResponse,
+  type LeaseTimeToLiveResponse,
   type LockLog,
   type RangeRequest,
   type RangeResponse,
@@ -79,6 +80,11 @@ export class LogGateway {
     // A keepalive is answered by the leader without a Raft entry, its header filled before the renew
     // (etcd-behaviour.md §2.1): not linearizable, so only the cluster-ID rule applies.
     return this.call(() => this.log.leaseKeepAlive(id), { linearizable: false });
+  }
+
+  /** A lease's time to live and the keys on it (a read: the waiting lease's sweep, waiter-lease.ts): the cluster-ID rule only, as a keepalive. */
+  leaseKeys(id: LeaseId): Promise<LeaseTimeToLiveResponse> {
+    return this.call(() => this.log.leaseTimeToLive(id, { keys: true }), { linearizable: false });
   }
 
   leaseRevoke(id: LeaseId, passThrough: PassThrough = []): Promise<{ readonly header: ResponseHeader }> {

@@ -10,11 +10,19 @@
 // only while at least one of its waiters is in a durable line. When the arbiter stops (shut down,
 // crashed, paused past the TTL) or has nobody waiting, the lease is no longer renewed and its places end
 // within WAITER_LEASE_TTL_SECONDS; a waiter that comes back through another replica within that time
-// re-puts its key, which keeps its create revision and so its place (durable-turn.ts). A leave that
-// failed is retried at each renewal, and goes with the lease at the latest.
+// re-puts its key, which keeps its create revision and so its place (durable-turn.ts).
+//
+// A place nobody waits in can also outlive its leave while the lease lives on for this arbiter's other
+// waiters: a leave that could not reach the log, or a join's put copy that was still on its way and
+// committed after the leave's delete (a copy sent through a slow member while the delete went through
+// another one; issue 35, swarm seed 502794: the orphan stayed first in line for 13 s and every waiter
+// behind it was told the key was held, on a free key). So at each renewal the arbiter sweeps its lease:
+// it lists the keys on it and deletes every place none of its waiters holds now (a waiter holds its place
+// from before its first put until it is out of the line). One rule for every way a place is orphaned.
 import { CancelledError, type CancelSource } from '../cancel.js';
 import { isLockError } from '../lock-error.js';
 import type { Clock } from '../ports/clock.js';
+import { WAITER_PREFIX } from '../lock-key.js';
 import type { LeaseId } from '../units.js';
 import { MS_PER_SECOND } from '../units.js';
 import type { LogGateway } from './log-gateway.js';
@@ -26,8 +34,8 @@ import { IDEMPOTENT_REQUEST_TIMEOUT_MS } from './log-retry.js';
  * through another replica and keep its place.
  */
 export const WAITER_LEASE_TTL_SECONDS = 5;
-/** Failed leaves kept for retry (TigerStyle: a limit on everything); beyond it a place waits for its lease. */
-const MAX_PENDING_LEAVES = 10_000;
+/** Orphaned places deleted per renewal (TigerStyle: a limit on everything); the rest at the next renewal, or with the lease. */
+const MAX_SWEPT_PER_RENEWAL = 100;
 
 export interface WaiterLeaseDeps {
   readonly gateway: LogGateway;
@@ -40,8 +48,8 @@ export class WaiterLease {
   private granted: Promise<LeaseId> | undefined;
   private waiting = 0;
   private renewing = false;
-  /** Waiter keys whose leave failed, with the lease each was put on. */
-  private readonly leaves = new Map<string, LeaseId>();
+  /** The places this arbiter's waiters hold now, by waiter key, with how many waiters share each (two tasks of one session do). */
+  private readonly held = new Map<string, number>();
 
   constructor(private readonly deps: WaiterLeaseDeps) {}
 
@@ -62,24 +70,26 @@ export class WaiterLease {
     void this.granted?.then((current) => {
       if (current === id) this.granted = undefined;
     }, () => undefined);
-    for (const [key, lease] of [...this.leaves]) if (lease === id) this.leaves.delete(key);
   }
 
-  /** A waiter enters a durable line; call the returned function once when it is out. The lease is renewed meanwhile. */
-  enter(): () => void {
+  /**
+   * A waiter enters a durable line, holding the place `waiterKey` (before its first put: the sweep never
+   * deletes a place a waiter of this arbiter may be putting); call the returned function once when it is
+   * out. The lease is renewed meanwhile.
+   */
+  enter(waiterKey: string): () => void {
     this.waiting += 1;
+    this.held.set(waiterKey, (this.held.get(waiterKey) ?? 0) + 1);
     this.startRenewing();
     let out = false;
     return () => {
       if (out) return;
       out = true;
       this.waiting -= 1;
+      const sharing = (this.held.get(waiterKey) ?? 1) - 1;
+      if (sharing > 0) this.held.set(waiterKey, sharing);
+      else this.held.delete(waiterKey);
     };
-  }
-
-  /** A leave that did not reach the log: retried at each renewal until it does, or its lease ends. */
-  leaveLater(waiterKey: string, lease: LeaseId): void {
-    if (this.leaves.size < MAX_PENDING_LEAVES) this.leaves.set(waiterKey, lease);
   }
 
   /** Deletes `waiterKey` if it is still the place this arbiter put on `lease` (a waiter that came back elsewhere owns it now). */
@@ -88,10 +98,9 @@ export class WaiterLease {
       // Safe to send twice, so a short deadline (log-retry.ts): a waiter that gave up is answered after
       // it, not after etcd's full deadline for a lost answer (issue 11, swarm seed 123); retried later.
       await this.deps.gateway.txn({ compare: [{ key: waiterKey, target: 'lease', op: '=', value: lease }], success: [{ type: 'delete', key: waiterKey }], failure: [], timeoutMs: IDEMPOTENT_REQUEST_TIMEOUT_MS });
-      this.leaves.delete(waiterKey);
     } catch (error) {
+      // The sweep deletes it at a later renewal (its waiter no longer holds it), or it goes with the lease.
       if (!isLockError(error, 'unavailable') && !isLockError(error, 'indeterminate') && !isLockError(error, 'sealed')) throw error;
-      this.leaveLater(waiterKey, lease);
     }
   }
 
@@ -112,11 +121,9 @@ export class WaiterLease {
         if (error instanceof CancelledError) return;
         throw error;
       }
-      for (const [key, lease] of [...this.leaves]) await this.leave(key, lease);
       if (this.waiting === 0) {
         // Nobody waits: stop renewing. The lease, and any place a failed leave left on it, ends within its TTL.
         this.granted = undefined;
-        this.leaves.clear();
         return;
       }
       await this.renewOnce();
@@ -134,10 +141,26 @@ export class WaiterLease {
     }
     try {
       const answer = await this.deps.gateway.leaseKeepAlive(id);
-      if (answer.ttlSeconds <= 0) this.ended(id); // its places are gone: their waiters find that and take new ones
+      if (answer.ttlSeconds <= 0) return this.ended(id); // its places are gone: their waiters find that and take new ones
     } catch (error) {
       if (isLockError(error, 'session-expired')) this.ended(id); // lease-not-found, as the gateway names it
       // Otherwise unreachable or sealed: the next period tries again, and the TTL bounds the rest.
+      return;
     }
+    await this.sweep(id);
+  }
+
+  /** Deletes the places on `lease` that none of this arbiter's waiters holds (the header says why). */
+  private async sweep(lease: LeaseId): Promise<void> {
+    let keys: readonly string[];
+    try {
+      keys = (await this.deps.gateway.leaseKeys(lease)).keys;
+    } catch {
+      return; // unreachable or sealed: the next renewal sweeps again
+    }
+    const orphans = keys.filter((key) => key.startsWith(WAITER_PREFIX) && !this.held.has(key)).slice(0, MAX_SWEPT_PER_RENEWAL);
+    // Still unheld when its delete is sent: a waiter may have entered meanwhile; and the delete compares the
+    // lease, so a place a waiter re-put through another replica (on that replica's lease) is not touched.
+    for (const key of orphans) if (!this.held.has(key)) await this.leave(key, lease);
   }
 }
