@@ -2,7 +2,9 @@
 // arbiters within its limits (core/limits.ts) for the whole workload: sessions it keeps renewing, holds on
 // keys of its own taken and released in bursts, and validations of the victims' keys, at a steady rate.
 // The swarm's clients are its victims: the run's checks (false-fence among them, on the victims'
-// interests) must still pass, so a neighbour at its limits can neither fence a victim nor break a rule.
+// interests) must still pass, so a neighbour's load up to its limits can neither fence a victim nor break a
+// rule. The simulated arbiters do not run the quotas (core/arbiter/quotas.ts wraps only `lockstep serve`'s),
+// so this is load within the limits, never a refusal at them: that is src/commands/serve-flood.etcd.test.ts.
 // Pinned only (`noisyNeighbour: true`): a seed's own draw never adds it, so no existing run changes.
 import { namespaceGrant } from '../core/authz/index.js';
 import type { LockGrant } from '../core/classes/index.js';

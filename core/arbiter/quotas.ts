@@ -17,6 +17,7 @@ import type { AcquireRequest, KeepAliveRequest, OpenSessionRequest, ReleaseReque
 import type { ArbiterService, Caller } from '../ports/caller.js';
 import type { Clock } from '../ports/clock.js';
 import { TokenBucket } from './token-bucket.js';
+import { MAX_TTL_SECONDS } from './sessions.js';
 
 export interface QuotaOptions {
   readonly clock: Clock;
@@ -206,7 +207,7 @@ export class QuotaGate implements ArbiterService {
 }
 
 /** A hold on a session opened through another arbiter: counted for the longest TTL (ADR-11), unless renewed here. */
-const MAX_UNKNOWN_SESSION_SECONDS = 300;
+const MAX_UNKNOWN_SESSION_SECONDS = MAX_TTL_SECONDS;
 
 function refuse(caller: Caller, what: string): LockError {
   return new LockError('resource-exhausted', `${caller.identity.slice(0, 256)} ${what}`);

@@ -48,6 +48,7 @@ export class WaiterLease {
   private granted: Promise<LeaseId> | undefined;
   private waiting = 0;
   private renewing = false;
+  private sweeping = false;
   /** The places this arbiter's waiters hold now, by waiter key, with how many waiters share each (two tasks of one session do). */
   private readonly held = new Map<string, number>();
 
@@ -147,7 +148,13 @@ export class WaiterLease {
       // Otherwise unreachable or sealed: the next period tries again, and the TTL bounds the rest.
       return;
     }
-    await this.sweep(id);
+    // Beside the renewals, never in front of them: a slow read or a hundred deletes must not let the lease,
+    // and every place on it, expire. One sweep at a time; a renewal that finds one running skips its own.
+    if (this.sweeping) return;
+    this.sweeping = true;
+    void this.sweep(id).finally(() => {
+      this.sweeping = false;
+    });
   }
 
   /** Deletes the places on `lease` that none of this arbiter's waiters holds (the header says why). */

@@ -1,5 +1,5 @@
-// The flags of every command that reaches etcd (serve, lock --endpoints, init, audit tail, gate) for TLS to
-// etcd (ADR-06, ADR-20): the same three files, as flags or from the environment (a Deployment mounts them
+// The flags of every command that reaches an operator's etcd (serve, lock --endpoints, init, audit tail;
+// not gate, which starts its own) for TLS to etcd (ADR-06, ADR-20): the same three files, as flags or from the environment (a Deployment mounts them
 // and sets the variables), read here once. A file that cannot be read is bad input naming the flag; a
 // certificate without its key is refused.
 import { readFile } from 'node:fs/promises';

@@ -76,6 +76,15 @@ describe('lockstep explore merge', () => {
     expect(clean.out[0]).toContain('all 4 seeds 1..4');
   });
 
+  it('refuses a summary whose shard is not i/n with i below n (an extra shard would add seeds nobody asked for)', async () => {
+    const dir = await tempDir();
+    const summary = { format: 'lockstep-explore-summary/1', scenario: 'swarm', variant: 'real-core', mutant: null, seeds: { first: 1, runs: 4, shard: '2/2' }, runs: 2, runsPlanned: 2, failures: [], runsToFirstFailure: null, workers: 1, wallMs: 10 };
+    await writeFile(join(dir, 'x.json'), JSON.stringify(summary));
+    const run = await runCli('explore', 'merge', join(dir, 'x.json'));
+    expect(run.code).toBe(2);
+    expect(run.err.join('\n')).toContain('seeds.shard: is not i/n with 0 <= i < n');
+  });
+
   it('refuses a named file that is not a summary', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'x.json'), '{"scenario": "swarm"}');

@@ -30,7 +30,7 @@ export function registerExploreMerge(explore: Command, io: CliIo, setExitCode: (
     });
 }
 
-export async function exploreMerge(paths: readonly string[], json: boolean, io: CliIo): Promise<number> {
+async function exploreMerge(paths: readonly string[], json: boolean, io: CliIo): Promise<number> {
   const sourced = await readSummaries(paths);
   let merged;
   try {

@@ -5,13 +5,13 @@
 // grpc_health_probe, so the image answers its own probe. Exit 0 SERVING; 1 anything else (NOT_SERVING
 // while draining, or an unknown service); 2 bad input; 5 the arbiter could not be asked (unreachable,
 // refused the handshake, no answer within --timeout).
-import { readFile } from 'node:fs/promises';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import type { Command } from 'commander';
-import { BadInput, systemReason } from '../cli-errors.js';
+import { BadInput } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { EndpointSyntaxError, parseEndpoint } from '../etcd/endpoint-address.js';
+import { readClientTls } from '../lock/remote-arbiter.js';
 import { Health, HealthCheckResponse_ServingStatus as Status } from '../gen/grpc/health/v1/health_pb.js';
 import { SERVED_SERVICES } from '../service/health.js';
 
@@ -52,7 +52,8 @@ async function health(options: HealthOptions, io: CliIo): Promise<number> {
     throw new BadInput(`--arbiter ${JSON.stringify(options.arbiter)}: ${error.message}`);
   }
   if (!/^\d+$/.test(options.timeout) || Number(options.timeout) < 1 || Number(options.timeout) > MAX_TIMEOUT_MS) throw new BadInput(`--timeout ${JSON.stringify(options.timeout)} must be a whole number of ms from 1 to ${MAX_TIMEOUT_MS}`);
-  const tls = await clientTls(options);
+  const tls = await readClientTls(options);
+  if (tls !== undefined && 'refused' in tls) throw new BadInput(tls.refused);
   const transport = createGrpcTransport({ baseUrl: `${tls === undefined ? 'http' : 'https'}://${address}`, ...(tls === undefined ? {} : { nodeOptions: tls }) });
   const client = createClient(Health, transport);
   let status: Status;
@@ -73,19 +74,4 @@ function report(io: CliIo, options: HealthOptions, address: string, status: stri
   if (options.json === true) io.out(JSON.stringify({ arbiter: address, service: options.service, status }));
   else io.out(`${address}${options.service === '' ? '' : ` ${options.service}`}: ${status}`);
   return code;
-}
-
-async function clientTls(options: HealthOptions): Promise<{ cert: Buffer; key: Buffer; ca: Buffer } | undefined> {
-  const files = [options.tlsCert, options.tlsKey, options.ca];
-  const given = files.filter((file) => file !== undefined).length;
-  if (given === 0) return undefined;
-  if (given !== 3) throw new BadInput('--tls-cert, --tls-key and --ca go together: the client certificate, its key and the CA of the arbiter\'s certificate');
-  const read = async (path: string, flag: string): Promise<Buffer> => {
-    try {
-      return await readFile(path);
-    } catch (error) {
-      throw new BadInput(`${flag} ${path}: cannot read the file: ${systemReason(error)}`);
-    }
-  };
-  return { cert: await read(options.tlsCert as string, '--tls-cert'), key: await read(options.tlsKey as string, '--tls-key'), ca: await read(options.ca as string, '--ca') };
 }

@@ -56,7 +56,7 @@ describe('lockstep shards move: bad input, refused before anything is dialled (e
     [[...base, '--tls-cert', 'a', '--tls-key', 'b', '--ca', 'c'], /give --reason TEXT to request the move, or --approve ID/],
     [[...base, '--reason', 'rebalance the shards', '--approve', 'x-1', '--tls-cert', 'a', '--tls-key', 'b', '--ca', 'c'], /not both/],
     [[...base, '--reason', 'rebalance the shards'], /--tls-cert, --tls-key and --ca are required: a move needs authenticated operators/],
-    [[...base, '--reason', 'rebalance the shards', '--tls-cert', '/nonexistent/cert.pem', '--tls-key', '/nonexistent/key.pem', '--ca', '/nonexistent/ca.pem'], /cannot read a TLS file/],
+    [[...base, '--reason', 'rebalance the shards', '--tls-cert', '/nonexistent/cert.pem', '--tls-key', '/nonexistent/key.pem', '--ca', '/nonexistent/ca.pem'], /--tls-cert \/nonexistent\/cert.pem: cannot read the file: no such file or directory/],
   ])('%j', async (args, message) => {
     const { code, err } = await runCli(...args);
     expect(code).toBe(2);

@@ -5,6 +5,7 @@
 // twice, or a shard missing. A shard that stopped at its first failure (no --keep-going) covered only part
 // of its seeds; the merged report says so rather than counting the rest as clean.
 import { formatNumber, formatSeconds } from '../../core/numbers.js';
+import { parseShard } from '../../scenarios/explore.js';
 import type { ExploreSummary, SummaryFailure } from './summary.js';
 
 export interface SourcedSummary {
@@ -40,7 +41,7 @@ export class MergeRefused extends Error {
 
 /** The fields that must agree for summaries to be shards of one exploration. */
 function identityOf(summary: ExploreSummary): string {
-  const count = summary.seeds.shard.split('/')[1];
+  const { count } = parseShard(summary.seeds.shard);
   return `scenario ${summary.scenario}, variant ${summary.variant}, mutant ${summary.mutant ?? 'none'}, seeds ${summary.seeds.first} + ${summary.seeds.runs} runs, ${count} shards`;
 }
 
@@ -52,10 +53,10 @@ export function mergeSummaries(sourced: readonly SourcedSummary[]): MergedExplor
   if (strangers.length > 0) {
     throw new MergeRefused(`${strangers.map((s) => s.source).join(', ')} ${strangers.length === 1 ? 'is' : 'are'} not a shard of the same exploration as ${first.source} (${expected}; ${identityOf(strangers[0]!.summary)}): merge the shards of one exploration at a time`);
   }
-  const count = Number(first.summary.seeds.shard.split('/')[1]);
+  const { count } = parseShard(first.summary.seeds.shard);
   const byIndex = new Map<number, string>();
   for (const { source, summary } of sourced) {
-    const index = Number(summary.seeds.shard.split('/')[0]);
+    const { index } = parseShard(summary.seeds.shard);
     const seen = byIndex.get(index);
     if (seen !== undefined) throw new MergeRefused(`shard ${index}/${count} is given twice (${seen} and ${source}): its seeds would be counted twice; give each shard once`);
     byIndex.set(index, source);

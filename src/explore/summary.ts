@@ -3,6 +3,7 @@
 // what failed. A Kubernetes Indexed Job runs one explore per pod with `--shard i/n --summary ...`, and the
 // merge combines the shards' files into one report (deploy/explore-job.yaml).
 import { z } from 'zod';
+import { parseShard } from '../../scenarios/explore.js';
 
 /** The format's name and version; a file without it is not a summary (or one from an older lockstep). */
 export const SUMMARY_FORMAT = 'lockstep-explore-summary/1';
@@ -24,8 +25,15 @@ export const summarySchema = z.object({
     first: z.number().int().nonnegative(),
     /** Runs in all shards together. */
     runs: z.number().int().positive(),
-    /** `i/n`. */
-    shard: z.string().regex(/^\d+\/\d+$/),
+    /** `i/n`, by explore's own rule (0 <= i < n). */
+    shard: z.string().refine((text) => {
+      try {
+        parseShard(text);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'is not i/n with 0 <= i < n'),
   }),
   /** Runs this shard completed. */
   runs: z.number().int().nonnegative(),

@@ -6,7 +6,8 @@ import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isLockError } from '../../core/lock-error.js';
 import { EndpointSyntaxError, parseEndpointList } from '../etcd/endpoint-address.js';
-import { NetworkArbiter } from '../service/network-arbiter.js';
+import { type ClientTls, NetworkArbiter } from '../service/network-arbiter.js';
+import { systemReason } from '../cli-errors.js';
 import { spiffeIdOf } from '../service/peer-identity.js';
 
 export interface RemoteOptions {
@@ -28,20 +29,13 @@ export async function connectRemote(options: RemoteOptions): Promise<Remote> {
     if (!(error instanceof EndpointSyntaxError)) throw error;
     return { refused: `--arbiter ${JSON.stringify(options.arbiter)}: ${error.message.replace('a member\'s client address', 'an arbiter\'s address (lockstep serve --listen)')}` };
   }
-  const files = [options.tlsCert, options.tlsKey, options.ca].filter((file) => file !== undefined).length;
-  if (files === 0) {
+  const tls = await readClientTls(options);
+  if (tls === undefined) {
     if (options.identity === undefined) return { refused: '--arbiter without TLS needs --identity (claimed, unauthenticated); or give --tls-cert, --tls-key and --ca' };
     return { arbiter: new NetworkArbiter({ addresses, identity: options.identity }), identity: options.identity, addresses };
   }
-  if (files !== 3) return { refused: '--tls-cert, --tls-key and --ca go together: the client certificate, its key and the CA of the arbiters\' certificates' };
-  let cert: Buffer;
-  let key: Buffer;
-  let ca: Buffer;
-  try {
-    [cert, key, ca] = await Promise.all([readFile(options.tlsCert as string), readFile(options.tlsKey as string), readFile(options.ca as string)]);
-  } catch (error) {
-    return { refused: `cannot read a TLS file: ${(error as Error).message}` };
-  }
+  if ('refused' in tls) return tls;
+  const { cert, key, ca } = tls;
   let identity: string;
   try {
     identity = spiffeIdOf(new X509Certificate(cert).subjectAltName);
@@ -53,4 +47,26 @@ export async function connectRemote(options: RemoteOptions): Promise<Remote> {
     return { refused: `--identity ${options.identity} is not the certificate's SPIFFE ID ${identity}; with TLS the certificate names the caller (ADR-19): leave --identity out` };
   }
   return { arbiter: new NetworkArbiter({ addresses, tls: { cert, key, ca } }), identity, addresses };
+}
+
+/**
+ * The client certificate, its key and the arbiters' CA that --tls-cert, --tls-key and --ca name (every
+ * client command: lock, admin, health), read whole; undefined when none is given; a refusal naming the
+ * flag when only some are, or a file cannot be read.
+ */
+export async function readClientTls(files: { readonly tlsCert?: string | undefined; readonly tlsKey?: string | undefined; readonly ca?: string | undefined }): Promise<ClientTls | { readonly refused: string } | undefined> {
+  const named = [['--tls-cert', files.tlsCert], ['--tls-key', files.tlsKey], ['--ca', files.ca]] as const;
+  const given = named.filter(([, path]) => path !== undefined).length;
+  if (given === 0) return undefined;
+  if (given !== named.length) return { refused: '--tls-cert, --tls-key and --ca go together: the client certificate, its key and the CA of the arbiters\' certificates' };
+  const read: Buffer[] = [];
+  for (const [flag, path] of named) {
+    try {
+      read.push(await readFile(path as string));
+    } catch (error) {
+      return { refused: `${flag} ${path}: cannot read the file: ${systemReason(error)}` };
+    }
+  }
+  const [cert, key, ca] = read as [Buffer, Buffer, Buffer];
+  return { cert, key, ca };
 }

@@ -26,7 +26,8 @@ export interface ArbiterMetricsOptions {
 export interface ArbiterMetrics {
   readonly registry: Registry;
   readonly signals: ArbiterSignals;
-  instrument(api: ArbiterService): ArbiterService;
+  /** `readBack`: where the hold book's confirming reads go, when `api` counts or logs calls as the caller's. */
+  instrument(api: ArbiterService, readBack?: ArbiterService): ArbiterService;
   instrumentLog(log: LockLog, tier: 'coord' | 'entity'): LockLog;
 }
 
@@ -36,7 +37,7 @@ export function createArbiterMetrics(options: ArbiterMetricsOptions): ArbiterMet
   return {
     registry: signals.registry,
     signals,
-    instrument: (api) => instrumentArbiter(api, { signals, classes: options.classes, cluster: options.cluster, clock }),
+    instrument: (api, readBack) => instrumentArbiter(api, { signals, classes: options.classes, cluster: options.cluster, clock, ...(readBack === undefined ? {} : { readBack }) }),
     instrumentLog: (log, tier) => instrumentLockLog(log, signals, { tier, cluster: options.cluster }, clock),
   };
 }

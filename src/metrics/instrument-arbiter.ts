@@ -17,6 +17,11 @@ export interface InstrumentDeps {
   /** The cluster label: the name of the etcd cluster this arbiter grants on (e.g. "entity-1"). */
   readonly cluster: string;
   readonly clock: Clock;
+  /**
+   * Where the hold book reads a hold back (confirm): the arbiter below any per-tenant quota and call log, so
+   * metrics' own reads neither spend the holder's quota nor appear as its calls. Default: the wrapped api.
+   */
+  readonly readBack?: ArbiterService;
 }
 
 export function instrumentArbiter(api: ArbiterService, deps: InstrumentDeps): ArbiterService {
@@ -172,7 +177,7 @@ class InstrumentedArbiter implements ArbiterService {
     try {
       for (const hold of due) {
         // A read that fails says nothing: the hold is asked again a TTL later.
-        const stillHeld = await this.api.inspect(hold.caller, hold.key).then((answer) => answer.holder === undefined ? false : answer.holder.sessionId === hold.sessionId, () => true);
+        const stillHeld = await (this.deps.readBack ?? this.api).inspect(hold.caller, hold.key).then((answer) => answer.holder === undefined ? false : answer.holder.sessionId === hold.sessionId, () => true);
         const ended = this.book.confirmed(hold, stillHeld, this.deps.clock.now());
         if (ended !== undefined) this.expired([ended]);
       }

@@ -62,6 +62,8 @@ type Mutating = 'mutating' | 'read';
 
 export class NetworkArbiter implements Api.ArbiterApi {
   private readonly endpoints: readonly Endpoint[];
+  /** Endpoints that have answered a call of this client: their connections may carry calls across a certificate rotation. */
+  private readonly answeredBy = new Set<Endpoint>();
   private readonly timeoutMs: number;
   private readonly tls: ClientTls | undefined;
   private readonly streams = new Map<string, { readonly endpoint: Endpoint; readonly stream: KeepAliveStream<{ sessionId: bigint }> }>();
@@ -251,7 +253,9 @@ export class NetworkArbiter implements Api.ArbiterApi {
     for (const endpoint of order) {
       try {
         // grpc-timeout is a whole number of units: a fractional deadline is a protocol error.
-        return await send(endpoint, { timeoutMs: Math.ceil(this.timeoutMs + waitMs) });
+        const answer = await send(endpoint, { timeoutMs: Math.ceil(this.timeoutMs + waitMs) });
+        this.answeredBy.add(endpoint);
+        return answer;
       } catch (error) {
         const failure = classify(error, kind, endpoint.address);
         if (mayBeRefusedHandshake(error, failure.error)) await this.throwIfTlsRefused(endpoint, failure.error);
@@ -269,7 +273,14 @@ export class NetworkArbiter implements Api.ArbiterApi {
   private async throwIfTlsRefused(endpoint: Endpoint, failure: LockError): Promise<void> {
     if (this.tls === undefined) return;
     const refusal = await probeTls(endpoint.dialAddress, this.tls);
-    if (refusal !== undefined) throw new LockError('unauthenticated', `${refusal.message}; nothing was sent`, { cause: failure });
+    if (refusal === undefined) return;
+    // Only an arbiter that never answered this client surely refused the call's own handshake. One that has
+    // answered may have taken this call on a connection made before its certificates rotated, so a call
+    // that may have had an effect stays indeterminate (the library settles it), with the refusal said.
+    if (this.answeredBy.has(endpoint) && failure.code === 'indeterminate') {
+      throw new LockError('indeterminate', `${failure.message}; the arbiter now refuses this client's handshake: ${refusal.message}`, { cause: failure });
+    }
+    throw new LockError('unauthenticated', `${refusal.message}; nothing was sent`, { cause: failure });
   }
 }
 

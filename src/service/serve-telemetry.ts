@@ -26,8 +26,11 @@ export interface ServeTelemetry {
   readonly metrics: ArbiterMetrics;
   /** The log the arbiter is given: every etcd request observed (lockstep_etcd_request_duration_seconds). */
   timedLog(log: LockLog): LockLog;
-  /** What the gRPC server serves: metrics outside, so a call's logged duration is not in its latency. */
-  wrap(arbiter: ArbiterService): ArbiterService;
+  /**
+   * What the gRPC server serves: metrics outside, so a call's logged duration is not in its latency.
+   * `readBack` is the arbiter below the quotas, for the metrics' own reads (instrument-arbiter.ts).
+   */
+  wrap(arbiter: ArbiterService, readBack?: ArbiterService): ArbiterService;
 }
 
 export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -45,7 +48,7 @@ export function createServeTelemetry(options: ServeTelemetryOptions): ServeTelem
     logger,
     metrics,
     timedLog: (log) => metrics.instrumentLog(log, 'entity'),
-    wrap: (arbiter) => metrics.instrument(logArbiterCalls(arbiter, logger)),
+    wrap: (arbiter, readBack) => metrics.instrument(logArbiterCalls(arbiter, logger), readBack),
   };
 }
 
