@@ -37,7 +37,7 @@ import type { LeaseId } from '../units.js';
 import { advanceEpoch, forceRelease, proposeForceRelease } from './admin.js';
 import { PendingApprovals, checkAuthenticated, checkReason } from './approvals.js';
 import { DurableTurn } from './durable-turn.js';
-import { FailOpen, UNPROTECTED_TOKEN, type UnprotectedOptions, majorityRead, opensOnQuorumLoss } from './fail-open.js';
+import { FailOpen, UNPROTECTED_TOKEN, type UnprotectedOptions, majorityRead } from './fail-open.js';
 import { isMemorySessionId } from './memory-sessions.js';
 import { type EpochSource, SINGLE_CLUSTER_EPOCHS } from './epoch-source.js';
 import { EpochState } from './epoch-state.js';
@@ -124,7 +124,7 @@ export class Arbiter implements ArbiterService {
       clock: this.options.clock,
       checkPlacement: (key, className) => this.checkPlacement(key, this.options.classes.get(key.namespace, className)?.tier),
     });
-    const failOpenDeps = { clock: options.clock, shutdown: this.shutdown.signal, pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, probeQuorum: () => majorityRead(this.gateway), etcdSession: (id: LeaseId, identity: string) => this.sessions.ownedBy(id, identity) };
+    const failOpenDeps = { clock: options.clock, shutdown: this.shutdown.signal, pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, probeQuorum: () => majorityRead(this.gateway), etcdSession: (id: LeaseId, identity: string) => this.sessions.ownedBy(id, identity), opens: seams.opensOnQuorumLoss };
     this.failOpen = options.unprotected === undefined ? undefined : new FailOpen(options.unprotected, failOpenDeps);
   }
 
@@ -193,7 +193,7 @@ export class Arbiter implements ArbiterService {
       const arrived = await this.retry('nothing-written', deadlineMs, () => this.arrive(request, key, identity, lockClass, deadlineMs, arrival));
       return 'granted' in arrived ? arrived.granted : await arrived.join();
     } catch (error) {
-      if (opensOnQuorumLoss(lockClass) && this.failOpen?.quorumLost(error) === true) return fromMemory();
+      if (this.failOpen?.failsOpen(error, lockClass) === true) return fromMemory();
       throw error;
     }
   }

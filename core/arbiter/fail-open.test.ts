@@ -9,7 +9,7 @@ import { parseLockKey } from '../lock-key.js';
 import { LockLogError } from '../ports/lock-log-error.js';
 import type { Spool, UnprotectedRecord } from '../ports/spool.js';
 import { type LeaseId, leaseId } from '../units.js';
-import { FailOpen, UNPROTECTED_TOKEN } from './fail-open.js';
+import { FailOpen, UNPROTECTED_TOKEN, opensOnQuorumLoss } from './fail-open.js';
 import type { ArbiterClass } from './policy.js';
 
 const POLL_MS = 1_000;
@@ -53,6 +53,7 @@ function setUp(spool = new ArraySpool(), incarnation = '1') {
       pollIntervalMs: POLL_MS,
       probeQuorum: () => (quorum.up ? Promise.resolve() : Promise.reject(noMajority())),
       etcdSession: () => Promise.reject(noMajority()),
+      opens: opensOnQuorumLoss,
     },
   );
   const acquire = (identity: string, sessionId: LeaseId, key: string, waitMs = 0, lockClass = OPEN) => failOpen.acquire(identity, parseLockKey(key), lockClass, sessionId, waitMs);

@@ -45,6 +45,8 @@ export interface FailOpenDeps {
   readonly probeQuorum: () => Promise<unknown>;
   /** An etcd session's record from the arbiter's cache (SessionDirectory.ownedBy). */
   readonly etcdSession: (sessionId: LeaseId, identity: string) => Promise<SessionRecord>;
+  /** Which classes fail open (seams.ts): honest, opensOnQuorumLoss. */
+  readonly opens: (lockClass: ArbiterClass) => boolean;
 }
 
 /** A read-only txn, which etcd answers only with a majority (linearizable), sent with a short deadline. */
@@ -90,9 +92,14 @@ export class FailOpen {
     return true;
   }
 
+  /** Whether an acquire of `lockClass` whose etcd path threw `error` is granted from memory instead. */
+  failsOpen(error: unknown, lockClass: ArbiterClass): boolean {
+    return this.deps.opens(lockClass) && this.quorumLost(error);
+  }
+
   /** An acquire this arbiter answers from memory: a memory session's, or an open class's during an outage. */
   servesFromMemory(sessionId: LeaseId, lockClass: ArbiterClass): boolean {
-    return isMemorySessionId(sessionId) || (this.outage && opensOnQuorumLoss(lockClass));
+    return isMemorySessionId(sessionId) || (this.outage && this.deps.opens(lockClass));
   }
 
   openSession(identity: string, instance: string, ttlSeconds: number): Session {
@@ -112,7 +119,7 @@ export class FailOpen {
 
   async acquire(identity: string, key: LockKey, lockClass: ArbiterClass, sessionId: LeaseId, waitMs: number): Promise<Grant> {
     await this.expireSessions();
-    if (!opensOnQuorumLoss(lockClass)) {
+    if (!this.deps.opens(lockClass)) {
       throw new LockError('unavailable', `class ${lockClass.namespace}/${lockClass.name} fails closed (ADR-04) and session ${sessionId} is one this arbiter opened from memory while no etcd majority answered; retry once the quorum is back`);
     }
     const session = isMemorySessionId(sessionId) ? this.sessions.ownedBy(sessionId, identity) : this.sessions.track(sessionId, await this.deps.etcdSession(sessionId, identity));
