@@ -41,6 +41,6 @@ export function startCacheHolders(world: World, open: SwarmOpenClass, options: {
 }
 
 export function checkSwarmUnprotected(world: World, open: SwarmOpenClass, ledgerBeliefs: readonly BeliefInterval[]): CheckResult {
-  const spooled = world.arbiters.flatMap((a) => (a.spool === undefined ? [] : replaySpool(a.spool.disk.allEntries.filter((e) => 'record' in e))));
+  const spooled = world.arbiters.flatMap((a) => (a.spool === undefined ? [] : replaySpool(a.spool.entries.filter((e) => 'record' in e))));
   return checkUnprotected([...open.beliefs, ...ledgerBeliefs], { spooled, stored: open.store.records, closed: (key) => key !== CACHE_KEY });
 }
