@@ -13,6 +13,8 @@ import { type CliIo, ExitCode } from '../cli-io.js';
 import { yieldToHost } from '../host-yield.js';
 import { REPO_ROOT } from '../repo-root.js';
 import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
+import { runMeasurement } from '../planner-measure/measure-run.js';
+import { measureTopology, renderMeasurement } from '../planner-measure/quorum-report.js';
 import { oneLine } from '../terminal-text.js';
 import { textTable } from '../text-table.js';
 
@@ -23,6 +25,7 @@ interface QuorumOptions {
   samples: string;
   json?: boolean;
   seed: string;
+  measure?: boolean;
 }
 
 const PRESET_DIR = join(REPO_ROOT, 'examples', 'topologies');
@@ -42,6 +45,7 @@ export function registerQuorumCommand(program: Command, io: CliIo, setExitCode: 
     .option('--samples <S>', 'acquisitions measured per run', '300')
     .option('--json', 'print {topologies: [...]} as JSON')
     .option('--seed <S>', 'base seed', 'quorum')
+    .option('--measure', 'also build each topology of real processes (etcd members on loopback, link proxies adding its one-way delays, a lockstep serve arbiter), run the priced workload and print measured grant p50/p99 beside the predicted (issue 32; takes a minute or more per topology)')
     .action(async (options: QuorumOptions) => {
       setExitCode(await runQuorum(options, io));
     });
@@ -79,12 +83,23 @@ async function runQuorum(options: QuorumOptions, io: CliIo): Promise<number> {
       throw new BadInput(`${name}: ${error.message}`);
     }
   }
+  if (options.measure === true) return measureTopologies(topologies, request, options.json === true, io);
   const results = [];
   for (const topology of topologies) results.push(await priceTopology(topology, request));
   if (options.json === true) io.out(JSON.stringify({ topologies: results }));
   else if (results.length === 1) io.out(render(results[0] as Priced));
   else io.out(renderComparison(results));
   return ExitCode.ok;
+}
+
+/** `--measure`: each topology priced and measured on real processes (src/planner-measure), one after another. */
+function measureTopologies(topologies: readonly Topology[], request: Parameters<typeof measureTopology>[1], json: boolean, io: CliIo): Promise<number> {
+  return runMeasurement(io, 'quorum', async (context) => {
+    const measured = [];
+    for (const topology of topologies) measured.push(await measureTopology(topology, request, context));
+    io.out(json ? JSON.stringify({ measurements: measured }) : measured.map(renderMeasurement).join('\n\n'));
+    return ExitCode.ok;
+  });
 }
 
 /** What the figures assume, in words the output prints (docs/planner.md, "What the model assumes"). */
