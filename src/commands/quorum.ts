@@ -15,6 +15,7 @@ import { REPO_ROOT } from '../repo-root.js';
 import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
 import { runMeasurement } from '../planner-measure/measure-run.js';
 import { measureTopology, renderMeasurement } from '../planner-measure/quorum-report.js';
+import { MAX_MEASURED_CLIENTS, measureProblem } from '../planner-measure/real-topology.js';
 import { oneLine } from '../terminal-text.js';
 import { textTable } from '../text-table.js';
 
@@ -26,6 +27,7 @@ interface QuorumOptions {
   json?: boolean;
   seed: string;
   measure?: boolean;
+  clients?: string;
 }
 
 const PRESET_DIR = join(REPO_ROOT, 'examples', 'topologies');
@@ -46,6 +48,7 @@ export function registerQuorumCommand(program: Command, io: CliIo, setExitCode: 
     .option('--json', 'print {topologies: [...]} as JSON')
     .option('--seed <S>', 'base seed', 'quorum')
     .option('--measure', 'also build each topology of real processes (etcd members on loopback, link proxies adding its one-way delays, a lockstep serve arbiter), run the priced workload and print measured grant p50/p99 beside the predicted (issue 32; takes a minute or more per topology)')
+    .option('--clients <N>', `with --measure: this many clients instead of the topology's (1 to ${MAX_MEASURED_CLIENTS}); 1 prices latency without queueing behind other clients`)
     .action(async (options: QuorumOptions) => {
       setExitCode(await runQuorum(options, io));
     });
@@ -83,13 +86,23 @@ async function runQuorum(options: QuorumOptions, io: CliIo): Promise<number> {
       throw new BadInput(`${name}: ${error.message}`);
     }
   }
-  if (options.measure === true) return measureTopologies(topologies, request, options.json === true, io);
+  if (options.measure === true) return measureTopologies(topologies.map((t) => measurable(t, options.clients)), request, options.json === true, io);
+  if (options.clients !== undefined) throw new BadInput('--clients is for --measure only; add --measure, or give the client count in the topology file');
   const results = [];
   for (const topology of topologies) results.push(await priceTopology(topology, request));
   if (options.json === true) io.out(JSON.stringify({ topologies: results }));
   else if (results.length === 1) io.out(render(results[0] as Priced));
   else io.out(renderComparison(results));
   return ExitCode.ok;
+}
+
+/** A topology as --measure builds it (its client count from --clients), or BadInput naming what real processes cannot do. */
+function measurable(topology: Topology, clients: string | undefined): Topology {
+  const count = clients === undefined ? topology.clients.count : Number(clients);
+  if (!(Number.isInteger(count) && count >= 1 && count <= MAX_MEASURED_CLIENTS)) throw new BadInput(`--clients ${JSON.stringify(clients ?? String(count))} must be a whole number from 1 to ${MAX_MEASURED_CLIENTS}; measure fewer clients`);
+  const problem = measureProblem({ ...topology, clients: { ...topology.clients, count } });
+  if (problem !== undefined) throw new BadInput(`--measure ${topology.name}: ${problem}`);
+  return { ...topology, clients: { ...topology.clients, count } };
 }
 
 /** `--measure`: each topology priced and measured on real processes (src/planner-measure), one after another. */

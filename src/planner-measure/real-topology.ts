@@ -34,6 +34,27 @@ export function proxyDelayMs(rttMs: number): number {
   return Math.round(rttMs / 2);
 }
 
+/** Clients a measurement runs at most (each a closed loop with a proxy of its own, in the measuring process). */
+export const MAX_MEASURED_CLIENTS = 64;
+/** A one-way delay a proxy adds at most: beyond it etcd's default 1 s election timeout makes the cluster unstable. */
+export const MAX_PROXY_DELAY_MS = 400;
+
+/** Why real processes cannot be the topology, or undefined: etcd's kit starts 3 or 5 members, every link reachable and not too slow. */
+export function measureProblem(topology: Topology): string | undefined {
+  const count = topology.members.length;
+  if (count !== 3 && count !== 5) return `has ${count} members; a measurement starts 3 or 5 (use a topology with 3 or 5 members)`;
+  const halls = [topology.arbiter.hall, topology.clients.hall, ...topology.members.map((m) => m.hall)];
+  for (const a of halls) {
+    for (const b of halls) {
+      const rtt = rttBetween(topology, a, b);
+      if (!Number.isFinite(rtt)) return `halls ${a} and ${b} are unreachable from each other; a measurement needs every link (give their rttMs)`;
+      if (proxyDelayMs(rtt) > MAX_PROXY_DELAY_MS) return `halls ${a} and ${b} are ${rtt} ms apart; a proxy adds at most ${MAX_PROXY_DELAY_MS} ms one way (measure a topology with shorter links)`;
+    }
+  }
+  if (topology.clients.count > MAX_MEASURED_CLIENTS) return `has ${topology.clients.count} clients; a measurement runs at most ${MAX_MEASURED_CLIENTS} (give --clients)`;
+  return undefined;
+}
+
 export interface RealTopologyOptions {
   readonly topology: Topology;
   /** Classes to serve, by name: `payments/NAME` with this TTL, fenced. */
