@@ -45,19 +45,26 @@ export interface FenceRequest {
 
 export interface FenceMeasurement {
   readonly ttlSeconds: number;
+  /** The pause asked for, and as injected: SIGSTOP to SIGCONT, which a loaded host lengthens. */
   readonly pauseMs: number;
+  readonly meanPauseMs: number;
+  readonly maxPauseMs: number;
   readonly holders: number;
+  /** The model's chance of a fence for each pause as injected, averaged (uniform phase). */
   readonly predictedShare: number;
   /** Fenced pauses of all pauses, with its 95% Wilson interval. */
   readonly measured: ProportionInterval;
   readonly predictedWithinInterval: boolean;
   /** Fences outside every pause's watch: should be none (no crash, no partition). */
   readonly unprovokedFences: number;
+  /** Every fence by the library's reason (core/client FenceReason): 'deadline' is ADR-12's local deadline. */
+  readonly fenceReasons: Readonly<Record<string, number>>;
 }
 
 /** One holder process and what it said. */
 class Holder {
   fences = 0;
+  readonly reasons = new Map<string, number>();
   held = false;
   private wake: (() => void) | undefined;
   problem: string | undefined;
@@ -65,7 +72,11 @@ class Holder {
   constructor(readonly child: ChildProcess) {
     child.on('message', (message: FromHolder) => {
       if (message.t === 'held') this.held = true;
-      else if (message.t === 'fenced') ((this.fences += 1), (this.held = false));
+      else if (message.t === 'fenced') {
+        this.fences += 1;
+        this.held = false;
+        this.reasons.set(message.reason, (this.reasons.get(message.reason) ?? 0) + 1);
+      }
       else this.problem = message.message;
       this.wake?.();
     });
@@ -108,6 +119,7 @@ export async function measureFalseFences(real: RealTopology, request: FenceReque
   const holders = Array.from({ length: request.holders }, (_, i) => startHolder(real, i, request.ttlSeconds));
   let fenced = 0;
   let done = 0;
+  const actualMs: number[] = [];
   try {
     const periodMs = (request.ttlSeconds * 1_000) / 3;
     const ticker = setInterval(() => context.progress(`ttl ${request.ttlSeconds} s: ${done}/${request.pauses} pauses of ${request.pauseMs} ms, ${fenced} fenced`), 5_000);
@@ -120,9 +132,11 @@ export async function measureFalseFences(real: RealTopology, request: FenceReque
             if (!(await holder.until(() => holder.held, HELD_WAIT_MS))) throw new Error(`a measured holder did not hold its key within ${HELD_WAIT_MS / 1000} s`);
             await sleepMs(SETTLE_MS + Math.random() * periodMs); // a uniform phase of the keepalive period
             const before = holder.fences;
+            const stoppedAtMs = performance.now();
             holder.signal('SIGSTOP');
             await sleepMs(request.pauseMs);
             holder.signal('SIGCONT');
+            actualMs.push(performance.now() - stoppedAtMs); // a loaded host wakes this timer late: the pause is longer
             if (await holder.until(() => holder.fences > before, WATCH_AFTER_RESUME_MS)) fenced += 1;
             done += 1;
           }
@@ -132,9 +146,20 @@ export async function measureFalseFences(real: RealTopology, request: FenceReque
       clearInterval(ticker);
     }
   } finally {
-    for (const holder of holders) (holder.signal('SIGCONT'), holder.signal('SIGKILL'));
+    for (const holder of holders) {
+      holder.signal('SIGCONT');
+      holder.signal('SIGKILL');
+    }
   }
   const measured = wilsonInterval(fenced, done);
-  const predictedShare = roundTo(predictedFenceShare(request.ttlSeconds, request.pauseMs), 4);
-  return { ttlSeconds: request.ttlSeconds, pauseMs: request.pauseMs, holders: request.holders, predictedShare, measured, predictedWithinInterval: withinInterval(measured, predictedShare), unprovokedFences: holders.reduce((n, h) => n + h.fences, 0) - fenced };
+  // The model asked about the pauses as they were: each one's chance of a fence, averaged.
+  const predictedShare = roundTo(actualMs.reduce((sum, ms) => sum + predictedFenceShare(request.ttlSeconds, ms), 0) / Math.max(1, actualMs.length), 4);
+  const meanPauseMs = roundTo(actualMs.reduce((a, b) => a + b, 0) / Math.max(1, actualMs.length), 0);
+  return { ttlSeconds: request.ttlSeconds, pauseMs: request.pauseMs, meanPauseMs, maxPauseMs: roundTo(Math.max(0, ...actualMs), 0), holders: request.holders, predictedShare, measured, predictedWithinInterval: withinInterval(measured, predictedShare), unprovokedFences: holders.reduce((n, h) => n + h.fences, 0) - fenced, fenceReasons: reasonsOf(holders) };
+}
+
+function reasonsOf(holders: readonly Holder[]): Record<string, number> {
+  const all: Record<string, number> = {};
+  for (const holder of holders) for (const [reason, n] of holder.reasons) all[reason] = (all[reason] ?? 0) + n;
+  return all;
 }

@@ -57,9 +57,9 @@ export function renderTtlMeasurement(report: TtlMeasurementReport): string {
   const share = (x: number): string => formatPercent(x, 1);
   const table = textTable(
     [
-      ['TTL s', 'pause ms', 'pauses', 'fenced', 'measured share (95% Wilson)', 'predicted share', 'verdict', 'fences outside a pause'],
+      ['TTL s', 'pause ms (mean, max injected)', 'pauses', 'fenced', 'measured share (95% Wilson)', 'predicted share', 'verdict', 'fences outside a pause'],
       ...report.measurements.map((m) => [
-        String(m.ttlSeconds), String(m.pauseMs), String(m.measured.trials), String(m.measured.successes),
+        String(m.ttlSeconds), `${m.pauseMs} (${m.meanPauseMs}, ${m.maxPauseMs})`, String(m.measured.trials), String(m.measured.successes),
         `${share(m.measured.share)} (${share(m.measured.low)}..${share(m.measured.high)})`, share(m.predictedShare),
         m.predictedWithinInterval ? 'inside' : 'outside', String(m.unprovokedFences),
       ]),
@@ -69,7 +69,7 @@ export function renderTtlMeasurement(report: TtlMeasurementReport): string {
   return [
     `false fences measured on real processes (${report.topology}: etcd members, a lockstep serve arbiter, one process per holder; load average ${report.loadAverage.map((x) => formatNumber(x, 1)).join(' ')})`,
     `  each pause freezes one holder (SIGSTOP) at a random phase of its keepalive period; a fence within ${report.watchAfterResumeMs} ms of its resume is the pause's`,
-    '  predicted: lockstep ttl\'s model (a pause longer than TTL - 1 s - the time since the last renewal fences; core/planner/liveness.ts)',
+    "  predicted: lockstep ttl's model for each pause as injected, averaged (a pause longer than TTL - 1 s - the time since the last renewal fences; core/planner/liveness.ts)",
     ...table.map((line) => `  ${line}`),
   ].join('\n');
 }
