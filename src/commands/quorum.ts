@@ -14,7 +14,7 @@ import { yieldToHost } from '../host-yield.js';
 import { REPO_ROOT } from '../repo-root.js';
 import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
 import { runMeasurement } from '../planner-measure/measure-run.js';
-import { measureTopology, renderMeasurement } from '../planner-measure/quorum-report.js';
+import { measureTopology, renderDifferences, renderMeasurement } from '../planner-measure/quorum-report.js';
 import { MAX_MEASURED_CLIENTS, measureProblem } from '../planner-measure/real-topology.js';
 import { oneLine } from '../terminal-text.js';
 import { textTable } from '../text-table.js';
@@ -110,7 +110,7 @@ function measureTopologies(topologies: readonly Topology[], request: Parameters<
   return runMeasurement(io, 'quorum', async (context) => {
     const measured = [];
     for (const topology of topologies) measured.push(await measureTopology(topology, request, context));
-    io.out(json ? JSON.stringify({ measurements: measured }) : measured.map(renderMeasurement).join('\n\n'));
+    io.out(json ? JSON.stringify({ measurements: measured }) : [...measured.map(renderMeasurement), renderDifferences(measured).join('\n')].filter((text) => text !== '').join('\n\n'));
     return ExitCode.ok;
   });
 }

@@ -127,3 +127,23 @@ export function renderMeasurement(m: QuorumMeasurement): string {
     ...m.byLeader.map((l) => `    ${l.leader.padEnd(12)} predicted ${pair(l.predicted)}, measured ${pair(l.measured)}${l.leaderAtEnd === l.leader ? '' : ` (the leader moved to ${l.leaderAtEnd} during the run)`}`),
   ].join('\n');
 }
+
+/**
+ * With --compare: what each topology adds over the first, measured beside predicted. On a loaded host
+ * every grant also pays the host's own cost (processes waiting for a CPU), which the model leaves out
+ * and which is about the same for every topology on the same machine; the difference leaves it out too,
+ * so it holds the planner's network and quorum model to the measurement (docs/planner.md).
+ */
+export function renderDifferences(measurements: readonly QuorumMeasurement[]): string[] {
+  const [base, ...others] = measurements;
+  if (base === undefined || others.length === 0) return [];
+  const delta = (m: QuorumMeasurement, q: keyof Percentiles): string => {
+    const measured = m.measured[q] - base.measured[q];
+    const predicted = m.predicted[q] - base.predicted[q];
+    return `measured +${formatNumber(measured, 2)} ms, predicted +${formatNumber(predicted, 2)} ms (${formatDeviation(measured / predicted - 1)})`;
+  };
+  return [
+    `added over ${oneLine(base.name)} (the host's own cost, common to both, left out):`,
+    ...others.flatMap((m) => [`  ${oneLine(m.name)} p50: ${delta(m, 'p50Ms')}`, `  ${oneLine(m.name)} p99: ${delta(m, 'p99Ms')}`]),
+  ];
+}
