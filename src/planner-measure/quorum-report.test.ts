@@ -4,7 +4,7 @@ import { type QuorumMeasurement, renderDifferences, renderMeasurement } from './
 const measurement = (name: string, predicted: [number, number], measured: [number, number]): QuorumMeasurement => ({
   name, runs: 1, samplesPerRun: 10,
   predicted: { p50Ms: predicted[0], p99Ms: predicted[1] }, predictedConstantLinks: { p50Ms: predicted[0], p99Ms: predicted[1] },
-  measured: { p50Ms: measured[0], p99Ms: measured[1], samples: 10, failures: 0 },
+  measured: { p50Ms: measured[0], p99Ms: measured[1], minMs: measured[0] / 2, samples: 10, failures: 0 },
   deviation: { p50Ms: measured[0] / predicted[0] - 1, p99Ms: measured[1] / predicted[1] - 1 },
   withinTolerance: { p50: Math.abs(measured[0] / predicted[0] - 1) <= 0.2, p99: Math.abs(measured[1] / predicted[1] - 1) <= 0.2 },
   proxyDelays: [], byLeader: [{ leader: 'a', leaderAtEnd: 'b', samples: 10, failures: 0, measured: { p50Ms: measured[0], p99Ms: measured[1] }, predicted: null }], loadAverage: [1, 2, 3],

@@ -40,7 +40,8 @@ export interface QuorumMeasurement {
   readonly predicted: Percentiles;
   /** The same procedure with every link at its median (no jitter), as the proxies apply it. */
   readonly predictedConstantLinks: Percentiles;
-  readonly measured: Percentiles & { readonly samples: number; readonly failures: number };
+  /** minMs: the fastest grant, which no host load can make faster than the links the proxies slow. */
+  readonly measured: Percentiles & { readonly minMs: number; readonly samples: number; readonly failures: number };
   /** measured / predicted - 1. */
   readonly deviation: Percentiles;
   readonly withinTolerance: { readonly p50: boolean; readonly p99: boolean };
@@ -94,7 +95,7 @@ function report(topology: Topology, priced: TopologyPricing, constant: TopologyP
     samplesPerRun,
     predicted,
     predictedConstantLinks: { p50Ms: constant.simulated.p50Ms, p99Ms: constant.simulated.p99Ms },
-    measured: { ...measured, samples: all.length, failures: runs.reduce((n, r) => n + r.failures, 0) },
+    measured: { ...measured, minMs: roundTo(Math.min(...all), 2), samples: all.length, failures: runs.reduce((n, r) => n + r.failures, 0) },
     deviation,
     withinTolerance: { p50: Math.abs(deviation.p50Ms) <= QUORUM_TOLERANCE, p99: Math.abs(deviation.p99Ms) <= QUORUM_TOLERANCE },
     proxyDelays: proxyDelays(topology),

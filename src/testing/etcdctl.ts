@@ -1,8 +1,8 @@
 // etcdctl for tests that back up and restore real clusters (issue 19: an entity cluster restored from an
 // old snapshot). Debian ships it apart from the server, in `etcd-client` (3.4.23 on bookworm, matching the
-// server); found or installed like etcd itself (debian-package.ts). Only the two snapshot commands an
-// operator runs are wrapped: `snapshot save` against a member, `snapshot restore` into a data dir, and
-// `move-leader` for the planner's measurement (issue 32).
+// server); found or installed like etcd itself (debian-package.ts). Only what is used is wrapped: the two
+// snapshot commands an operator runs (`snapshot save` against a member, `snapshot restore` into a data
+// dir) and `move-leader`, with which the planner's measurement places the leader (issue 32).
 import { execFile } from 'node:child_process';
 import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
