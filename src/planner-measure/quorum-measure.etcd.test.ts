@@ -6,6 +6,7 @@
 // 20-30 on 2 cores the host's own cost per grant varies by more than 30 ms between two runs of 20.)
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { processAlive } from '../testing/process-reaper.js';
 import { runLockstep, startLockstep } from '../testing/lockstep-process.js';
 import type { QuorumMeasurement } from './quorum-report.js';
 
@@ -14,15 +15,6 @@ const SAMPLES = 20;
 /** The processes `pid` started that are still its children (Linux /proc). */
 function childrenOf(pid: number): number[] {
   return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter((s) => s !== '').map(Number);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('lockstep quorum --measure (real etcd, link proxies)', () => {
@@ -57,6 +49,6 @@ describe('lockstep quorum --measure (real etcd, link proxies)', () => {
     const { code } = await run.exited;
     expect(code, run.stderr()).toBe(130);
     expect(run.stderr()).toMatch(/interrupted; the measured processes were stopped/);
-    expect(children.filter(alive)).toEqual([]);
+    expect(children.filter(processAlive)).toEqual([]);
   }, 600_000);
 });

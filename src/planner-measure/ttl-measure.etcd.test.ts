@@ -3,6 +3,7 @@
 // no figure depends on the host's speed: a 200 ms pause never fences (the slack is at least 5 - 1 - 5/3
 // s), a pause longer than the TTL always does; and every process is gone after stop().
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processAlive } from '../testing/process-reaper.js';
 import { loadTopology } from '../commands/quorum.js';
 import { RealTopology } from './real-topology.js';
 import { measureFalseFences, predictedFenceShare, ttlClassName } from './ttl-measure.js';
@@ -11,16 +12,6 @@ const TTL_SECONDS = 5;
 const HOLDERS = 2;
 let real: RealTopology;
 const context = { signal: new AbortController().signal, progress: () => {} };
-
-function alive(pid: number | undefined): boolean {
-  if (pid === undefined) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 beforeAll(async () => {
   const topology = await loadTopology('regional-3');
@@ -56,8 +47,8 @@ describe('false fences measured on real processes', () => {
 
   it('stops every process it started', async () => {
     const pids = real.topology.members.map((m) => real.memberPid(m.name));
-    expect(pids.every(alive)).toBe(true);
+    expect(pids.every(processAlive)).toBe(true);
     await real.stop();
-    expect(pids.some(alive)).toBe(false);
+    expect(pids.some(processAlive)).toBe(false);
   }, 60_000);
 });
