@@ -13,6 +13,9 @@ import { type CliIo, ExitCode } from '../cli-io.js';
 import { yieldToHost } from '../host-yield.js';
 import { REPO_ROOT } from '../repo-root.js';
 import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
+import { runMeasurement } from '../planner-measure/measure-run.js';
+import { measureTopology, renderDifferences, renderMeasurement } from '../planner-measure/quorum-report.js';
+import { MAX_MEASURED_CLIENTS, measureProblem } from '../planner-measure/real-topology.js';
 import { oneLine } from '../terminal-text.js';
 import { textTable } from '../text-table.js';
 
@@ -23,6 +26,8 @@ interface QuorumOptions {
   samples: string;
   json?: boolean;
   seed: string;
+  measure?: boolean;
+  clients?: string;
 }
 
 const PRESET_DIR = join(REPO_ROOT, 'examples', 'topologies');
@@ -42,6 +47,8 @@ export function registerQuorumCommand(program: Command, io: CliIo, setExitCode: 
     .option('--samples <S>', 'acquisitions measured per run', '300')
     .option('--json', 'print {topologies: [...]} as JSON')
     .option('--seed <S>', 'base seed', 'quorum')
+    .option('--measure', 'also build each topology of real processes (etcd members on loopback, link proxies adding its one-way delays, a lockstep serve arbiter), run the priced workload and print measured grant p50/p99 beside the predicted (issue 32; takes a minute or more per topology)')
+    .option('--clients <N>', `with --measure: this many clients instead of the topology's (1 to ${MAX_MEASURED_CLIENTS}); 1 prices latency without queueing behind other clients`)
     .action(async (options: QuorumOptions) => {
       setExitCode(await runQuorum(options, io));
     });
@@ -79,12 +86,33 @@ async function runQuorum(options: QuorumOptions, io: CliIo): Promise<number> {
       throw new BadInput(`${name}: ${error.message}`);
     }
   }
+  if (options.measure === true) return measureTopologies(topologies.map((t) => measurable(t, options.clients)), request, options.json === true, io);
+  if (options.clients !== undefined) throw new BadInput('--clients is for --measure only; add --measure, or give the client count in the topology file');
   const results = [];
   for (const topology of topologies) results.push(await priceTopology(topology, request));
   if (options.json === true) io.out(JSON.stringify({ topologies: results }));
   else if (results.length === 1) io.out(render(results[0] as Priced));
   else io.out(renderComparison(results));
   return ExitCode.ok;
+}
+
+/** A topology as --measure builds it (its client count from --clients), or BadInput naming what real processes cannot do. */
+function measurable(topology: Topology, clients: string | undefined): Topology {
+  const count = clients === undefined ? topology.clients.count : Number(clients);
+  if (!(Number.isInteger(count) && count >= 1 && count <= MAX_MEASURED_CLIENTS)) throw new BadInput(`--clients ${JSON.stringify(clients ?? String(count))} must be a whole number from 1 to ${MAX_MEASURED_CLIENTS}; measure fewer clients`);
+  const problem = measureProblem({ ...topology, clients: { ...topology.clients, count } });
+  if (problem !== undefined) throw new BadInput(`--measure ${topology.name}: ${problem}`);
+  return { ...topology, clients: { ...topology.clients, count } };
+}
+
+/** `--measure`: each topology priced and measured on real processes (src/planner-measure), one after another. */
+function measureTopologies(topologies: readonly Topology[], request: Parameters<typeof measureTopology>[1], json: boolean, io: CliIo): Promise<number> {
+  return runMeasurement(io, 'quorum', async (context) => {
+    const measured = [];
+    for (const topology of topologies) measured.push(await measureTopology(topology, request, context));
+    io.out(json ? JSON.stringify({ measurements: measured }) : [...measured.map(renderMeasurement), renderDifferences(measured).join('\n')].filter((text) => text !== '').join('\n\n'));
+    return ExitCode.ok;
+  });
 }
 
 /** What the figures assume, in words the output prints (docs/planner.md, "What the model assumes"). */

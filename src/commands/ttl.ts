@@ -16,7 +16,10 @@ import { yieldToHost } from '../host-yield.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { BENCH_FILE } from '../files/bench-file.js';
 import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
+import { runMeasurement } from '../planner-measure/measure-run.js';
+import { MAX_MEASURED_HOLDERS, MAX_MEASURED_PAUSES, MAX_PAUSE_MS, measureTtls, renderTtlMeasurement } from '../planner-measure/ttl-report.js';
 import { oneLine } from '../terminal-text.js';
+import { loadTopology } from './quorum.js';
 import { expandPolicyPaths, formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
 
 interface TtlOptions {
@@ -30,6 +33,9 @@ interface TtlOptions {
   format: string;
   json?: boolean;
   seed: string;
+  measure?: boolean;
+  measurePauses: string;
+  measurePauseMs?: string;
 }
 
 const PAUSE_PROFILE_FILE = { what: 'a JSON pause profile {pausesPerHour, durationMs}', maxBytes: MIB };
@@ -51,6 +57,9 @@ export function registerTtlCommand(program: Command, io: CliIo, setExitCode: (co
     .option('--format <md|json|table>', 'output format', 'table')
     .option('--json', 'print {classes: [...], sweep?} as JSON (the same as --format json)')
     .option('--seed <S>', 'base seed', 'ttl')
+    .option('--measure', "instead of pricing: measure each class TTL's false-fence share on real processes (etcd, a lockstep serve arbiter, --sessions holder processes), freezing holders for a pause at random phases, beside the model's prediction (issue 32)")
+    .option('--measure-pauses <N>', 'with --measure: pauses per TTL', '60')
+    .option('--measure-pause-ms <MS>', "with --measure: each pause's length (default per TTL: 5/6 of it less 1 s, where the model predicts half the pauses fence)")
     .action(async (files: string[], options: TtlOptions) => {
       setExitCode(await runTtl(files, options, io));
     });
@@ -127,6 +136,23 @@ export interface ClassRow extends TtlPrice {
   verdict: TtlVerdict;
 }
 
+/** `--measure`: the classes' TTLs measured on real processes (src/planner-measure), --sessions holders. */
+async function measureClassTtls(ttlsSeconds: readonly number[], holders: number, options: TtlOptions, io: CliIo): Promise<number> {
+  if (holders > MAX_MEASURED_HOLDERS) throw new BadInput(`--sessions ${holders} with --measure must be at most ${MAX_MEASURED_HOLDERS} (one holder process each); measure fewer holders`);
+  const pauses = Number(options.measurePauses);
+  if (!(Number.isInteger(pauses) && pauses >= 1 && pauses <= MAX_MEASURED_PAUSES)) throw new BadInput(`--measure-pauses ${JSON.stringify(options.measurePauses)} must be a whole number from 1 to ${MAX_MEASURED_PAUSES}; ask for a few dozen pauses per TTL`);
+  const pauseMs = options.measurePauseMs === undefined ? undefined : Number(options.measurePauseMs);
+  if (pauseMs !== undefined && !(Number.isInteger(pauseMs) && pauseMs >= 1 && pauseMs <= MAX_PAUSE_MS)) throw new BadInput(`--measure-pause-ms ${JSON.stringify(options.measurePauseMs)} must be a whole number of ms from 1 to ${MAX_PAUSE_MS}; leave it out for the default pause per TTL`);
+  const outside = ttlsSeconds.find((ttl) => !(Number.isInteger(ttl) && ttl >= TTL_MIN_SECONDS && ttl <= TTL_MAX_SECONDS));
+  if (outside !== undefined) throw new BadInput(`--measure: a class's ttlSeconds ${outside} is outside ADR-11's range ${TTL_MIN_SECONDS}..${TTL_MAX_SECONDS}, which the arbiter refuses; measure classes inside it`);
+  const topology = await loadTopology('regional-3');
+  return runMeasurement(io, 'ttl', async (context) => {
+    const report = await measureTtls(topology, { ttlsSeconds, holders, pauses, ...(pauseMs === undefined ? {} : { pauseMs }) }, context);
+    io.out(options.json === true || options.format === 'json' ? JSON.stringify(report) : renderTtlMeasurement(report));
+    return ExitCode.ok;
+  });
+}
+
 /** The procedure's request for one TTL from the parsed flags. */
 function priceRequest(p: Parsed, seed: string): Omit<TtlPriceRequest, 'ttlSeconds'> {
   return { runs: p.runs, seed, ...(p.pauses === undefined ? {} : { pauses: p.pauses }), ...(p.rpc === undefined ? {} : { rpcLatency: p.rpc }), ...(p.fsync === undefined ? {} : { walFsync: p.fsync }) };
@@ -147,6 +173,7 @@ async function runTtl(paths: readonly string[], options: TtlOptions, io: CliIo):
     io.err('lockstep ttl: no LockClass among the files; pass class files, e.g. examples/classes/*.yaml');
     return ExitCode.badInput;
   }
+  if (options.measure === true) return measureClassTtls(classDocs.map((doc) => (typeof doc.spec?.ttlSeconds === 'number' ? doc.spec.ttlSeconds : TTL_DEFAULT_SECONDS)), parsed.sessions, options, io);
   const rows: ClassRow[] = [];
   for (const doc of classDocs) {
     const namespace = doc.metadata?.namespace ?? '';

@@ -1,7 +1,8 @@
 // etcdctl for tests that back up and restore real clusters (issue 19: an entity cluster restored from an
 // old snapshot). Debian ships it apart from the server, in `etcd-client` (3.4.23 on bookworm, matching the
-// server); found or installed like etcd itself (debian-package.ts). Only the two snapshot commands an
-// operator runs are wrapped: `snapshot save` against a member, `snapshot restore` into a data dir.
+// server); found or installed like etcd itself (debian-package.ts). Only what is used is wrapped: the two
+// snapshot commands an operator runs (`snapshot save` against a member, `snapshot restore` into a data
+// dir) and `move-leader`, with which the planner's measurement places the leader (issue 32).
 import { execFile } from 'node:child_process';
 import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,15 @@ function etcdctl(args: readonly string[]): Promise<string> {
         });
       }),
   );
+}
+
+/**
+ * `etcdctl move-leader`: hands the leadership to the member with ID `memberIdHex` (etcdctl finds the
+ * current leader among `endpoints`). The planner's measurement places the leader as the simulator does
+ * (issue 32, sim/planner/quorum-run.ts).
+ */
+export async function moveLeader(endpoints: readonly string[], memberIdHex: string): Promise<void> {
+  await etcdctl([`--endpoints=${endpoints.join(',')}`, 'move-leader', memberIdHex]);
 }
 
 /** `etcdctl snapshot save`: the member's backend as of now, into `path`. */

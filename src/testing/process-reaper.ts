@@ -67,3 +67,14 @@ export function removeOnExit(directory: string): void {
 export function forgetDirectory(directory: string): void {
   liveDirectories.delete(directory);
 }
+
+/** Whether a process `pid` still exists (signal 0 asks without sending anything). */
+export function processAlive(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
