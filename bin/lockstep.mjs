@@ -4,7 +4,7 @@
 // never runs a stale build. Issue 16: compiling through tsx at each start cost 1-2.5 s.
 import { currentCli } from './js-build.mjs';
 
-const { main } = await import((await currentCli()).href);
+const { main } = await import((await currentCli(process.argv[2])).href);
 let exitCode = 0;
 // A reader that went away (`lockstep check ... | head`) is not an error of the command: exit with its code.
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => process.exit(exitCode));
