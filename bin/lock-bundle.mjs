@@ -1,16 +1,21 @@
 // The bundled build of `lockstep lock` (issue 30), made by bin/js-build.mjs beside dist/js's file-for-file
 // tree. Loading the lock command module by module cost ~0.6 s of CPU before any work: resolving and reading
 // ~300 files (grpc-js, protobufjs, the etcd client, zod, yaml) through Node's loaders. esbuild bundles
-// src/cli-lock.ts with its dependencies into dist/js/src/cli-lock.bundle.js, and what only one mode needs
-// (lock.ts's dynamic imports: the etcd stack, the lock.v1 client, the class-file reader) into chunks beside
-// it, loaded when that mode runs. Every file sits directly in dist/js/src/, so import.meta.url points where
-// a compiled src/ file's would (src/repo-root.ts, the fence supervisor's entry in dist/js).
+// src/cli-lock.ts with its dependencies into one CommonJS file, dist/js/src/cli-lock.bundle.cjs, which
+// bin/compile-cache.mjs runs with V8's code cache (Node 20 has no module compile cache). What only one mode
+// needs (lock.ts's dynamic imports: the etcd stack, the lock.v1 client, the class-file reader) is in the file
+// but runs only when imported. The file sits in dist/js/src/, and its import.meta.url is that of a compiled
+// src/ file there (src/repo-root.ts finds the repository and the fence supervisor's entry from it).
 import { join, sep } from 'node:path';
 
-export const LOCK_BUNDLE = 'src/cli-lock.bundle.js';
+export const LOCK_BUNDLE = 'src/cli-lock.bundle.cjs';
 
-// CommonJS packages in an ES module bundle call require() for Node's built-ins: give them one.
-const BANNER = "import { createRequire as __lockstepCreateRequire } from 'node:module'; const require = __lockstepCreateRequire(import.meta.url);";
+// A CommonJS file has no import.meta: the modules that read import.meta.url get a compiled src/ file's URL.
+const BANNER = "const __lockstepMetaUrl = require('node:url').pathToFileURL(require('node:path').join(__dirname, 'cli-lock.js')).href;";
+
+// src/cli.ts's table of every command: the bundle registers lock alone and never reads the table, so it gets
+// a stand-in rather than every command module.
+const NO_COMMAND_TABLE = "export function modulesFor() { throw new Error('the lock bundle registers the lock command alone (src/cli-lock.ts)'); }";
 
 /** [text in the package, its replacement]: each must be found, or the build fails naming the package. */
 const ETCD3_PROTO_PATH = [['`${__dirname}/../proto/rpc.proto`', "require.resolve('etcd3/proto/rpc.proto')"]];
@@ -44,15 +49,13 @@ async function rewrite(path, replacements) {
   return { contents, loader: 'js' };
 }
 
-/** esbuild plugins: what must stay as it is on disk. */
+/** esbuild plugins: what the bundle must not take as it is. */
 function plugins() {
   return [
     {
       name: 'lockstep-lock-bundle',
       setup(build) {
-        // src/cli.ts's table of every command: the bundle registers lock alone and never reads the table, so
-        // it stays the compiled file beside the bundle rather than pulling every command into the bundle.
-        build.onResolve({ filter: /\/command-table\.js$/ }, () => ({ path: './command-table.js', external: true }));
+        build.onLoad({ filter: /[/\\]src[/\\]command-table\.ts$/ }, () => ({ contents: NO_COMMAND_TABLE, loader: 'js' }));
         // etcd3 reads its .proto from its own folder, which a bundle leaves: point it there by resolution.
         build.onLoad({ filter: /etcd3[/\\]lib[/\\]connection-pool\.js$/ }, (args) => rewrite(args.path, ETCD3_PROTO_PATH));
         build.onLoad({ filter: /@grpc[/\\]proto-loader[/\\]build[/\\]src[/\\]index\.js$/ }, (args) =>
@@ -68,15 +71,16 @@ function plugins() {
 export async function buildLockBundle(root, outDir) {
   const { build } = await import('esbuild');
   await build({
-    entryPoints: { 'cli-lock.bundle': join(root, 'src', 'cli-lock.ts') },
-    outdir: join(outDir, 'src'),
-    chunkNames: 'cli-lock.bundle.[name]-[hash]',
+    entryPoints: [join(root, 'src', 'cli-lock.ts')],
+    outfile: join(outDir, LOCK_BUNDLE),
     bundle: true,
-    splitting: true,
-    format: 'esm',
+    format: 'cjs',
     platform: 'node',
     target: 'node20',
+    define: { 'import.meta.url': '__lockstepMetaUrl' },
     banner: { js: BANNER },
+    // Resolved at run time, next to etcd3 in node_modules (the bundle reads no .proto of its own).
+    external: ['etcd3/proto/rpc.proto'],
     plugins: plugins(),
     logLevel: 'warning',
   });
