@@ -4,17 +4,21 @@
 // start-up path) are not compiled again. The cache sits beside the file in dist/js, so a rebuild, which
 // swaps in a new tree, never meets an old cache; V8 rejects a cache that does not fit the source, and the
 // file is then run as if there were none and the cache rewritten. A read-only install runs without one.
+import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import vm from 'node:vm';
 
 /**
- * Runs the CommonJS file `file` with its code cache. `saveCache` (call it when the work is done, so the cache
+ * Runs the CommonJS file `file` with its code cache (`file`.<node version and flags>.v8-cache). `saveCache` (call it when the work is done, so the cache
  * holds what ran) writes a new cache when there was none or V8 rejected it; it never throws.
  */
 export function requireWithCodeCache(file) {
-  const cacheFile = `${file}.v8-cache`;
+  // V8 rejects a cache made under other flags or another V8: one cache per node version and flags, so that
+  // runs with and without, say, --cpu-prof do not rewrite each other's at every start.
+  const flags = createHash('sha256').update(`${process.version} ${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`).digest('hex').slice(0, 12);
+  const cacheFile = `${file}.${flags}.v8-cache`;
   const built = statSync(file);
   let cachedData;
   try {
