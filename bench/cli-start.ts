@@ -1,44 +1,93 @@
-// `npm run bench:cli -- [--runs N] [--json]`: how fast the `lockstep` command starts (issue 16). Medians of N
-// runs (default 10) of `node -e 0`, `node bin/lockstep.mjs --version` and `lockstep class check` of one
-// file, and the ratio of each to `node -e 0`: the ratio, not the absolute time, is the figure (the
-// machine is shared; node's own start is the yardstick). Goals: --version within 4x, class check within 6x.
+// `npm run bench:cli -- [--runs N] [--json]`: how fast the `lockstep` command starts (issues 16 and 30).
+// Medians of N runs (default 10), interleaved, of the wall time and the CPU time (the process and every
+// child it waited for: lock's fence supervisor and its command too) of `node -e 0`, `lockstep --version`,
+// `lockstep class check` of one file, `lockstep lock -- true` against a local etcd and `etcdctl lock k
+// true` beside it; each as a ratio to `node -e 0`, and lock's to etcdctl's. The ratio, not the absolute
+// time, is the figure (the machine is shared; node's own start is the yardstick), and the load average
+// is printed with it. Goals: --version within 4x, class check within 6x; lock within 3x wall, 0.4 s CPU.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { percentile } from '../core/planner/percentiles.js';
 import { REPO_ROOT } from '../src/repo-root.js';
+import { type StartCommand, lockCommands } from './cli-lock-start.js';
 
 const BIN = join(REPO_ROOT, 'bin', 'lockstep.mjs');
 const CLASS_FILE = join(REPO_ROOT, 'examples', 'classes', 'ledger-writes.yaml');
+const node = (args: readonly string[]): StartCommand => ({ program: process.execPath, args });
+const GOALS = { version: { wallX: 4 }, classCheck: { wallX: 6 }, lock: { wallX: 3, cpuMs: 400 } };
 
-const START_COMMANDS: Readonly<Record<string, readonly string[]>> = {
-  node: ['-e', '0'],
-  version: [BIN, '--version'],
-  classCheck: [BIN, 'class', 'check', '--now', '2026-12-01', CLASS_FILE],
-};
+/** Linux's USER_HZ: /proc times are in 1/100 s. */
+const CLOCK_TICKS_PER_S = 100;
 
-function wallMs(args: readonly string[]): number {
-  const start = performance.now();
-  const run = spawnSync(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
-  const ms = performance.now() - start;
-  if (run.status !== 0) throw new Error(`node ${args.join(' ')} exited ${String(run.status)}`);
-  return ms;
+/** CPU of this process's waited-for children so far (cutime + cstime, /proc/self/stat), in ms. */
+function childrenCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS_PER_S;
 }
 
-function main(): void {
+interface Sample {
+  readonly wallMs: number;
+  readonly cpuMs: number;
+}
+
+function run(command: StartCommand): Sample {
+  const cpuBefore = childrenCpuMs();
+  const start = performance.now();
+  const result = spawnSync(command.program, command.args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const wallMs = performance.now() - start;
+  if (result.status !== 0) throw new Error(`${command.program} ${command.args.join(' ')} exited ${String(result.status)}: ${result.stderr.toString().slice(-500)}`);
+  return { wallMs, cpuMs: childrenCpuMs() - cpuBefore };
+}
+
+function median(samples: readonly Sample[], field: keyof Sample): number {
+  return percentile(samples.map((s) => s[field]), 0.5);
+}
+
+function report(samples: Record<string, Sample[]>, runs: number, json: boolean): void {
+  const medians = Object.fromEntries(Object.entries(samples).map(([name, s]) => [name, { wallMs: median(s, 'wallMs'), cpuMs: median(s, 'cpuMs') }]));
+  const nodeMs = medians.node?.wallMs ?? 1;
+  const ratioToNode = Object.fromEntries(Object.entries(medians).filter(([name]) => name !== 'node').map(([name, m]) => [name, m.wallMs / nodeMs]));
+  const lockToEtcdctl = { wall: (medians.lock?.wallMs ?? 0) / (medians.etcdctlLock?.wallMs ?? 1), cpu: (medians.lock?.cpuMs ?? 0) / (medians.etcdctlLock?.cpuMs || 1) };
+  const loadAverage = loadavg().map((l) => Number(l.toFixed(2)));
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ runs, loadAverage, medianMs: medians, ratioToNode, lockToEtcdctl, goals: GOALS })}\n`);
+    return;
+  }
+  process.stdout.write(`median of ${runs} interleaved runs; load average ${loadAverage.join(' ')}\n`);
+  for (const [name, m] of Object.entries(medians)) {
+    const ratio = name === 'node' ? '' : `, ${(m.wallMs / nodeMs).toFixed(2)}x node -e 0`;
+    process.stdout.write(`${name.padEnd(12)} wall ${m.wallMs.toFixed(0).padStart(6)} ms${ratio}; CPU ${m.cpuMs.toFixed(0).padStart(5)} ms\n`);
+  }
+  process.stdout.write(`lock -- true / etcdctl lock: ${lockToEtcdctl.wall.toFixed(1)}x wall, ${lockToEtcdctl.cpu.toFixed(1)}x CPU\n`);
+}
+
+async function main(): Promise<void> {
   const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' }, json: { type: 'boolean', default: false } } });
   const runs = Number(values.runs);
-  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs ${values.runs}: give a whole number of runs, e.g. --runs 10`);
-  wallMs(START_COMMANDS.version ?? []); // a first run builds dist/js if it is stale; it is not measured
-  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(START_COMMANDS).map((name) => [name, []]));
-  // Interleaved, so a burst of load on the shared machine hits every command alike.
-  for (let i = 0; i < runs; i += 1) for (const [name, args] of Object.entries(START_COMMANDS)) samples[name]?.push(wallMs(args));
-  const medians = Object.fromEntries(Object.entries(samples).map(([name, ms]) => [name, percentile(ms, 0.5)]));
-  const nodeMs = medians.node ?? 1;
-  const report = { runs, medianMs: medians, ratioToNode: { version: (medians.version ?? 0) / nodeMs, classCheck: (medians.classCheck ?? 0) / nodeMs }, goals: { version: 4, classCheck: 6 } };
-  if (values.json === true) process.stdout.write(`${JSON.stringify(report)}\n`);
-  else for (const [name, ms] of Object.entries(medians)) process.stdout.write(`${name.padEnd(11)} ${ms.toFixed(0).padStart(6)} ms median${name === 'node' ? '' : `, ${(ms / nodeMs).toFixed(2)}x node -e 0`}\n`);
+  if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new Error(`--runs ${values.runs}: give a whole number of runs from 1 to 1000, e.g. --runs 10`);
+  const locks = await lockCommands(BIN);
+  try {
+    const commands: Record<string, StartCommand> = {
+      node: node(['-e', '0']),
+      version: node([BIN, '--version']),
+      classCheck: node([BIN, 'class', 'check', '--now', '2026-12-01', CLASS_FILE]),
+      lock: locks.lock,
+      etcdctlLock: locks.etcdctlLock,
+    };
+    run(commands.version as StartCommand); // a first run builds dist/js if it is stale; it is not measured
+    run(locks.lock); // and one warms the page cache for the lock bundle and etcd's first transactions
+    const samples: Record<string, Sample[]> = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
+    // Interleaved, so a burst of load on the shared machine hits every command alike.
+    for (let i = 0; i < runs; i += 1) for (const [name, command] of Object.entries(commands)) samples[name]?.push(run(command));
+    report(samples, runs, values.json === true);
+  } finally {
+    await locks.stop();
+  }
 }
 
-main();
+await main();

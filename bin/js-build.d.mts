@@ -8,4 +8,5 @@ export const OUT_DIR: string;
 export function sourceState(root?: string): SourceState;
 export function staleReason(state?: SourceState, outDir?: string): string | undefined;
 export function buildJs(state?: SourceState): Promise<void>;
-export function currentCli(): Promise<URL>;
+/** The compiled CLI for `command` (the first argument): `lock` gets its bundle (bin/lock-bundle.mjs). */
+export function currentCli(command?: string): Promise<URL>;

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { dirname, join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { LOCK_BUNDLE, buildLockBundle } from './lock-bundle.mjs';
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const OUT_DIR = join(REPO_ROOT, 'dist', 'js');
@@ -60,6 +61,7 @@ export async function buildJs(state = sourceState()) {
       writeFileSync(out, code);
     }),
   );
+  await buildLockBundle(REPO_ROOT, temp); // issue 30: `lockstep lock` runs from one bundled file
   writeFileSync(join(temp, INFO_FILE), `${JSON.stringify({ fileCount: state.files.length, newestMs: state.newestMs })}\n`);
   const old = `${OUT_DIR}.old-${process.pid}`;
   try {
@@ -76,14 +78,18 @@ export async function buildJs(state = sourceState()) {
   rmSync(old, { recursive: true, force: true });
 }
 
-/** The compiled CLI's URL, building it first when missing or stale. */
-export async function currentCli() {
+/**
+ * The compiled CLI's URL, building it first when missing or stale. `lockstep lock` (`command`) gets its
+ * bundle (bin/lock-bundle.mjs, issue 30), which exports the same main().
+ */
+export async function currentCli(command) {
+  const entry = join(OUT_DIR, command === 'lock' ? LOCK_BUNDLE : join('src', 'cli.js'));
   // A packaged install (deploy/image/Containerfile) ships dist/js without the TypeScript it came from, on a
   // read-only file system: there is nothing to compare with, and nothing could be rebuilt. Run it as built.
-  if (!existsSync(join(REPO_ROOT, 'src')) && existsSync(join(OUT_DIR, INFO_FILE))) return pathToFileURL(join(OUT_DIR, 'src', 'cli.js'));
+  if (!existsSync(join(REPO_ROOT, 'src')) && existsSync(join(OUT_DIR, INFO_FILE))) return pathToFileURL(entry);
   const state = sourceState();
   if (staleReason(state) !== undefined) await buildJs(state);
-  return pathToFileURL(join(OUT_DIR, 'src', 'cli.js'));
+  return pathToFileURL(entry);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

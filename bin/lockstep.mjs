@@ -2,9 +2,14 @@
 // The `lockstep` command: runs src/cli.ts compiled to dist/js (bin/js-build.mjs), which `npm ci` builds and
 // this entry rebuilds first whenever a source is newer, so `npx lockstep` works straight after `npm ci` and
 // never runs a stale build. Issue 16: compiling through tsx at each start cost 1-2.5 s.
+import { fileURLToPath } from 'node:url';
+import { requireWithCodeCache } from './compile-cache.mjs';
 import { currentCli } from './js-build.mjs';
 
-const { main } = await import((await currentCli()).href);
+// `lockstep lock` runs from its bundle with V8's code cache (bin/lock-bundle.mjs, issue 30); the rest from dist/js.
+const cli = await currentCli(process.argv[2]);
+const bundle = cli.pathname.endsWith('.cjs') ? requireWithCodeCache(fileURLToPath(cli)) : undefined;
+const { main } = bundle === undefined ? await import(cli.href) : bundle.exports;
 let exitCode = 0;
 // A reader that went away (`lockstep check ... | head`) is not an error of the command: exit with its code.
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => process.exit(exitCode));
@@ -14,4 +19,5 @@ exitCode = await main(process.argv.slice(2));
 // once cut `lockstep class check ... | tail` off after the first few hundred lines.
 const drained = (stream) => new Promise((done) => stream.write('', () => done()));
 await Promise.all([drained(process.stdout), drained(process.stderr)]);
+bundle?.saveCache();
 process.exit(exitCode);

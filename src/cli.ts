@@ -7,7 +7,7 @@
 import { Command, CommanderError } from 'commander';
 import { BadInput, OperationError } from './cli-errors.js';
 import { type CliIo, ExitCode, processIo } from './cli-io.js';
-import { modulesFor } from './command-table.js';
+import { type RegisterCommands, modulesFor } from './command-table.js';
 import { removeTempFiles } from './files/atomic-write.js';
 import { oneLine, terminalSafe } from './terminal-text.js';
 
@@ -19,13 +19,17 @@ the message names the operation and its input). A command may add codes of its o
 
 /** The program for `argv`: only the command modules it needs are loaded (src/command-table.ts, issue 16). */
 export async function buildProgram(io: CliIo, setExitCode: (code: number) => void, argv: readonly string[] = []): Promise<Command> {
+  return programOf(io, setExitCode, await Promise.all(modulesFor(argv).map((m) => m.load())));
+}
+
+/** The program with the commands `registers` add (src/cli-lock.ts gives lock's alone, issue 30). */
+export function programOf(io: CliIo, setExitCode: (code: number) => void, registers: readonly RegisterCommands[]): Command {
   const program = new Command('lockstep')
     .description('lockstep: a distributed lock service on etcd, with a deterministic simulator and capacity planner.')
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
-  const registers = await Promise.all(modulesFor(argv).map((m) => m.load()));
   for (const register of registers) register(program, io, setExitCode);
   for (const command of [program, ...everySubcommand(program)]) command.addHelpText('after', EXIT_CODES_HELP);
   return program;

@@ -2,7 +2,7 @@
 // the token, released, exit; refused and exit when the key is held), the granted token the one the
 // command got in LOCKSTEP_TOKEN, and stderr still free of tokens (ADR-22: the token is printed only in
 // the event stream a script asked for). Without --json stdout carries no event: the control.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,13 +54,17 @@ describe('lockstep lock --json', () => {
 
   it('prints refused and exit 3 for a held key; without --json stdout has no event', { timeout: 120_000 }, async () => {
     const marker = join(dir, 'holding');
-    const holder = startLockstep(lockArgs('json-busy', '10s', `touch ${marker}; sleep 4`, false, `${ID}-other`));
+    const done = join(dir, 'done');
+    // The holder holds until the refused run is over (at most 60 s), not for a fixed time: a slow start of
+    // the second lockstep on a loaded machine must not find the key free.
+    const holder = startLockstep(lockArgs('json-busy', '10s', `touch ${marker}; i=0; while [ ! -e ${done} ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done`, false, `${ID}-other`));
     try {
       for (let i = 0; i < 300; i++) {
         if (await readFile(marker).then(() => true, () => false)) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       const refused = await runLockstep(lockArgs('json-busy', '0', 'true'));
+      await writeFile(done, '');
       expect(refused.code).toBe(3);
       expect(events(refused.stdout).map((e) => [e.event, e.code])).toEqual([['refused', 'contended'], ['exit', 3]]);
       const held = await holder.exited;

@@ -2,33 +2,28 @@
 // `lockstep lock --arbiter H:P[,..] <namespace/key> -- <command...>` (the class from the arbiters, issue 29)
 // Wires the real world together: the etcd LockLog, the real clock, the in-process arbiter and the
 // client library, around one command (src/lock/run-locked-command.ts).
-import { actingAs, unauthenticated } from '../../core/ports/caller.js';
 import type { ArbiterApi } from '../../core/ports/arbiter-api.js';
 import type { Clock } from '../../core/ports/clock.js';
-import { connectRemote } from '../lock/remote-arbiter.js';
 import type { Command } from 'commander';
 import { PrefixGrants, namespaceGrant } from '../../core/authz/index.js';
-import { ClassRegistry, type LockClass, checkDocuments, isCivilDate } from '../../core/classes/index.js';
+import type { CheckResult, LockClass } from '../../core/classes/index.js';
+import { ClassRegistry } from '../../core/classes/registry.js';
+import { isCivilDate } from '../../core/classes/civil-date.js';
 import { isLockError } from '../../core/lock-error.js';
 import { type LockKey, parseLockKey } from '../../core/lock-key.js';
-import { Arbiter } from '../../core/arbiter/arbiter.js';
 import { DEFAULT_FENCE_MARGIN_MS } from '../../core/client/client-session.js';
 import { LockClient } from '../../core/client/lock-client.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
-import { createCryptoRandom, createRealClock, sleepMs } from '../clock/index.js';
+import { createRealClock, sleepMs } from '../clock/real-clock.js';
 import { DEFAULT_MAX_WAIT_MS } from '../../core/arbiter/arbiter.js';
 import { parseDuration } from '../duration.js';
 import { EndpointSyntaxError, parseEtcdEndpoints } from '../etcd/endpoint-address.js';
 import { type EtcdTlsFlags, addEtcdTlsOptions, loadEtcdTls } from './etcd-tls-options.js';
-import { createEtcdLockLog } from '../etcd/index.js';
-import { CoordEpochSource } from '../../core/arbiter/coord-epochs.js';
 import { type CoordOptions, type CoordTarget, SINGLE_CLUSTER_HELP, addCoordOptions, parseCoordOptions } from './coord-option.js';
 import { type EmitLockEvent, jsonLineEvents } from '../lock/lock-events.js';
 import { describeRefusal, exitCodeForLockError, runLockedCommand } from '../lock/run-locked-command.js';
 import { defaultInstance, serverClass } from '../lock/server-class.js';
 import { checkInstance } from '../../core/arbiter/sessions.js';
-import { formatProblem } from './class-check.js';
-import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
 
 const CLOSE_GRACE_MS = 2000;
 
@@ -152,27 +147,23 @@ interface Connection {
   close(): Promise<void>;
 }
 
-/** ADR-18: remote arbiters (--arbiter), or one in this process for single-team use (--endpoints). */
+/**
+ * ADR-18: remote arbiters (--arbiter), or one in this process for single-team use (--endpoints). Each mode's
+ * stack is imported here, when chosen: the etcd client and the lock.v1 client each cost hundreds of
+ * milliseconds of start-up, and a run needs only one of them (issue 30).
+ */
 async function connect(setup: Setup, options: LockOptions, clock: Clock): Promise<Connection | { refused: string; unauthenticated?: true }> {
   if (options.arbiter !== undefined) {
+    const { connectRemote } = await import('../lock/remote-arbiter.js');
     const remote = await connectRemote({ arbiter: options.arbiter, ...pick(options) });
     if ('refused' in remote) return remote;
     return { api: remote.arbiter, identity: remote.identity, where: remote.addresses, close: async () => remote.arbiter.close() };
   }
   const identity = options.identity as string;
-  const etcdTls = await loadEtcdTls(options);
-  const tls = etcdTls === undefined ? {} : { tls: etcdTls };
-  const log = createEtcdLockLog({ endpoints: setup.endpoints, ...tls });
-  // Issue 19: with --coord-endpoints the epochs come from the coord cluster, not from the log they protect.
-  const coordLog = setup.coord === undefined ? undefined : createEtcdLockLog({ endpoints: setup.coord.endpoints, ...tls });
-  const epochSource = coordLog === undefined || setup.coord === undefined ? {} : { epochSource: new CoordEpochSource(coordLog, setup.coord.clusterName) };
-  const arbiter = new Arbiter({ log, clock, random: createCryptoRandom(), classes: setup.classes, authorizer: setup.grants, ...epochSource });
-  // ADR-19: --identity is asserted by whoever runs the command, not proven by a transport.
-  return { api: actingAs(arbiter, unauthenticated(identity)), identity, where: setup.endpoints, close: async () => {
-    arbiter.close();
-    await Promise.race([log.close(), sleepMs(CLOSE_GRACE_MS)]);
-    if (coordLog !== undefined) await Promise.race([coordLog.close(), sleepMs(CLOSE_GRACE_MS)]);
-  } };
+  const tls = await loadEtcdTls(options);
+  const { connectLocal } = await import('../lock/local-arbiter.js');
+  const local = connectLocal({ endpoints: setup.endpoints, coord: setup.coord, classes: setup.classes, grants: setup.grants, identity, tls, clock, closeGraceMs: CLOSE_GRACE_MS });
+  return { api: local.api, identity, where: setup.endpoints, close: () => local.close() };
 }
 
 function pick(options: LockOptions): { tlsCert?: string; tlsKey?: string; ca?: string; identity?: string } {
@@ -242,19 +233,10 @@ async function loadSetup(keyText: string, command: readonly string[], options: L
     return fail(`--instance: ${error.message.slice(error.code.length + 2)}`);
   }
   if (command.length === 0 || command[0] === '') return fail('no command given after --; name the command to run while the lock is held');
-  const today = options.now ?? todayUtc();
-  if (!isCivilDate(today)) return fail(`--now ${JSON.stringify(today)} is not a date; give YYYY-MM-DD`);
-  const files = [...options.class, ...options.grants];
-  const { documents, unreadable } = await readDocumentFiles(files, io);
-  if (unreadable.length > 0) {
-    for (const entry of unreadable) io.err(formatUnreadable(entry));
-    return ExitCode.badInput;
-  }
-  const checked = checkDocuments(documents, { today });
-  if (checked.problems.length > 0) {
-    for (const problem of checked.problems) io.err(formatProblem(problem));
-    return fail(`the class or grant files have ${checked.problems.length} problem(s); fix them (lockstep class check) and run again`);
-  }
+  if (options.now !== undefined && !isCivilDate(options.now)) return fail(`--now ${JSON.stringify(options.now)} is not a date; give YYYY-MM-DD`);
+  if (options.class.length === 0 && options.grants.length === 0) return { endpoints, coord, classes: new ClassRegistry([]), lockClass: undefined, instance, grants: new PrefixGrants([]), waitMs, killAfterMs };
+  const checked = await checkPolicyFiles([...options.class, ...options.grants], options.now, io);
+  if (typeof checked === 'number') return checked;
   const candidates = checked.classes.filter((c) => c.namespace === key.namespace && (options.className === undefined || c.name === options.className));
   if (options.class.length === 0) return { endpoints, coord, classes: new ClassRegistry([]), lockClass: undefined, instance, grants: new PrefixGrants([]), waitMs, killAfterMs };
   if (candidates.length === 0) {
@@ -267,4 +249,22 @@ async function loadSetup(keyText: string, command: readonly string[], options: L
   const lockClass = candidates[0] as LockClass;
   const grants = new PrefixGrants(options.grants.length > 0 || options.identity === undefined ? checked.grants : [namespaceGrant(options.identity, lockClass.namespace)]);
   return { endpoints, coord, classes: new ClassRegistry(checked.classes), lockClass, instance, grants, waitMs, killAfterMs };
+}
+
+/**
+ * The --class and --grants files read and checked, or the exit code of bad input. The YAML reader and the
+ * document schemas (yaml, zod) load here, only when there are files: --arbiter alone needs neither (issue 30).
+ */
+async function checkPolicyFiles(files: readonly string[], now: string | undefined, io: CliIo): Promise<CheckResult | number> {
+  const [{ formatProblem, formatUnreadable, readDocumentFiles, todayUtc }, { checkDocuments }] = await Promise.all([import('../policy-files.js'), import('../../core/classes/check.js')]);
+  const { documents, unreadable } = await readDocumentFiles([...files], io);
+  if (unreadable.length > 0) {
+    for (const entry of unreadable) io.err(formatUnreadable(entry));
+    return ExitCode.badInput;
+  }
+  const checked = checkDocuments(documents, { today: now ?? todayUtc() });
+  if (checked.problems.length === 0) return checked;
+  for (const problem of checked.problems) io.err(formatProblem(problem));
+  io.err(`lockstep lock: the class or grant files have ${checked.problems.length} problem(s); fix them (lockstep class check) and run again`);
+  return ExitCode.badInput;
 }
