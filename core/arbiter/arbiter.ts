@@ -33,9 +33,12 @@ import type { LockLog } from '../ports/lock-log.js';
 import { isLockLogError } from '../ports/lock-log-error.js';
 import type { Random } from '../ports/random.js';
 import { parseToken, unpackToken } from '../token.js';
+import type { LeaseId } from '../units.js';
 import { advanceEpoch, forceRelease, proposeForceRelease } from './admin.js';
 import { PendingApprovals, checkAuthenticated, checkReason } from './approvals.js';
 import { DurableTurn } from './durable-turn.js';
+import { FailOpen, UNPROTECTED_TOKEN, type UnprotectedOptions, majorityRead } from './fail-open.js';
+import { isMemorySessionId } from './memory-sessions.js';
 import { type EpochSource, SINGLE_CLUSTER_EPOCHS } from './epoch-source.js';
 import { EpochState } from './epoch-state.js';
 import { type GrantAsk, Granter } from './grant-attempt.js';
@@ -66,6 +69,11 @@ export interface ArbiterOptions {
   readonly approvalIdPrefix?: string;
   /** Where the epoch comes from (ADR-03/07, issue 19): the coord cluster, or (default) the log itself. */
   readonly epochSource?: EpochSource;
+  /**
+   * ADR-04: the spool and audit store an `onQuorumLoss: open` class fails open with (fail-open.ts). Absent,
+   * every class fails closed: a grant from memory that no spool recorded is an overlap nobody can reconcile.
+   */
+  readonly unprotected?: UnprotectedOptions;
 }
 
 const DEFAULT_POLL_INTERVAL_MS = 1000;
@@ -90,6 +98,7 @@ export class Arbiter implements ArbiterService {
   private arrivals = 0;
   private readonly forceReleases: PendingApprovals<Omit<ForceReleaseProposal, 'requestId'>>;
   private readonly advances: PendingApprovals<Omit<EpochAdvanceProposal, 'requestId'>>;
+  private readonly failOpen: FailOpen | undefined;
 
   /**
    * `seams` is for test support only (scenarios/mutants.ts): it is deliberately not part of
@@ -115,6 +124,8 @@ export class Arbiter implements ArbiterService {
       clock: this.options.clock,
       checkPlacement: (key, className) => this.checkPlacement(key, this.options.classes.get(key.namespace, className)?.tier),
     });
+    const failOpenDeps = { clock: options.clock, shutdown: this.shutdown.signal, pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, probeQuorum: () => majorityRead(this.gateway), etcdSession: (id: LeaseId, identity: string) => this.sessions.ownedBy(id, identity), opens: seams.opensOnQuorumLoss };
+    this.failOpen = options.unprotected === undefined ? undefined : new FailOpen(options.unprotected, failOpenDeps);
   }
 
   async openSession(caller: Caller, request: OpenSessionRequest): Promise<Session> {
@@ -122,15 +133,20 @@ export class Arbiter implements ArbiterService {
     const identity = checkIdentity(caller.identity);
     const instance = checkInstance(request.instance);
     checkSessionTtl(request.ttlSeconds);
+    if (this.failOpen?.inOutage === true) return this.failOpen.openSession(identity, instance, request.ttlSeconds); // ADR-04
     // Reads, and a lease grant etcd refused, wrote nothing: sent again through an election (issue 12).
     return this.retry('nothing-written', this.options.clock.now() + OPEN_SESSION_RETRY_BUDGET_MS, async () => {
       await this.reopenIfAdvanced();
       await this.epoch.get();
       return this.sessions.open(identity, instance, request.ttlSeconds);
+    }).catch((error: unknown) => {
+      if (this.failOpen?.quorumLost(error) === true) return this.failOpen.openSession(identity, instance, request.ttlSeconds);
+      throw error;
     });
   }
 
   async keepAlive(caller: Caller, request: KeepAliveRequest): Promise<KeepAliveResponse> {
+    if (this.failOpen !== undefined && isMemorySessionId(request.sessionId)) return this.failOpen.keepAlive(checkIdentity(caller.identity), request.sessionId);
     await this.reopenIfAdvanced();
     await this.sessions.ownedBy(request.sessionId, checkIdentity(caller.identity));
     const response = await this.gateway.leaseKeepAlive(request.sessionId);
@@ -142,7 +158,9 @@ export class Arbiter implements ArbiterService {
   }
 
   async closeSession(caller: Caller, request: KeepAliveRequest): Promise<void> {
+    if (this.failOpen !== undefined && isMemorySessionId(request.sessionId)) return this.failOpen.closeSession(checkIdentity(caller.identity), request.sessionId);
     await this.sessions.ownedBy(request.sessionId, checkIdentity(caller.identity));
+    await this.failOpen?.closeSession(caller.identity, request.sessionId);
     this.sessions.forget(request.sessionId);
     await this.gateway.leaseRevoke(request.sessionId, ['lease-not-found']).catch((error: unknown) => {
       if (!isLockLogError(error, 'lease-not-found')) throw error; // already gone: closed is closed
@@ -152,6 +170,7 @@ export class Arbiter implements ArbiterService {
   /** A grant leaves the arbiter only once its epoch source has witnessed its revision (coord-epochs.ts, issue 19). */
   async acquire(caller: Caller, request: AcquireRequest): Promise<Grant> {
     const grant = await this.acquireUnwitnessed(caller, request);
+    if (grant.unprotected === true) return grant; // ADR-04: token 0 names no epoch to witness
     const { epoch, revision } = unpackToken(grant.token);
     await (this.options.epochSource ?? SINGLE_CLUSTER_EPOCHS).witness(epoch, revision);
     return grant;
@@ -168,8 +187,15 @@ export class Arbiter implements ArbiterService {
     const arrival = this.arrivals++; // taken before the first await: the line is in the order acquires arrived (ADR-14)
     // The arrival (reads, and a first grant txn whose failure wrote nothing) is sent again inside the
     // caller's wait when the log refused it, as in an election (issue 12); the wait in line is not.
-    const arrived = await this.retry('nothing-written', deadlineMs, () => this.arrive(request, key, identity, lockClass, deadlineMs, arrival));
-    return 'granted' in arrived ? arrived.granted : arrived.join();
+    const fromMemory = (): Promise<Grant> => (this.failOpen as FailOpen).acquire(identity, key, lockClass, request.sessionId, Math.max(0, deadlineMs - this.options.clock.now()));
+    if (this.failOpen?.servesFromMemory(request.sessionId, lockClass) === true) return fromMemory(); // ADR-04
+    try {
+      const arrived = await this.retry('nothing-written', deadlineMs, () => this.arrive(request, key, identity, lockClass, deadlineMs, arrival));
+      return 'granted' in arrived ? arrived.granted : await arrived.join();
+    } catch (error) {
+      if (this.failOpen?.failsOpen(error, lockClass) === true) return fromMemory();
+      throw error;
+    }
   }
 
   private async arrive(request: AcquireRequest, key: LockKey, identity: string, lockClass: ArbiterClass, deadlineMs: number, arrival: number): Promise<{ granted: Grant } | { join: () => Promise<Grant> }> {
@@ -199,6 +225,7 @@ export class Arbiter implements ArbiterService {
   async release(caller: Caller, request: ReleaseRequest): Promise<ReleaseResponse> {
     const identity = checkIdentity(caller.identity);
     const key = parseLockKey(request.key);
+    if (this.failOpen !== undefined && request.token === UNPROTECTED_TOKEN) return this.failOpen.release(identity, key, request.sessionId); // ADR-04
     await this.retry('nothing-written', this.options.clock.now() + RELEASE_RETRY_BUDGET_MS, () => this.sessions.ownedBy(request.sessionId, identity));
     const outcome = await releaseHold(this.gateway, this.epoch, key, request.sessionId, request.token, this.options.clock);
     if (outcome.atRevision !== undefined) this.queues.get(key.text)?.wake('hint', outcome.atRevision); // a hint for local waiters (ADR-15)

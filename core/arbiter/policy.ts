@@ -9,6 +9,8 @@ export interface ArbiterClass {
   readonly fairness: 'memory' | 'durable';
   /** ADR-07: which cluster tier serves the class's keys. */
   readonly tier: 'coord' | 'entity';
+  /** ADR-04: `open` lets an efficiency class be granted from an arbiter's memory while no majority answers (fail-open.ts). Absent: closed. */
+  readonly onQuorumLoss?: 'open' | 'closed';
 }
 
 export interface ClassLookup {

@@ -4,6 +4,8 @@
 // ArbiterOptions, `lockstep lock` builds its arbiter from options alone, and the honest defaults below
 // are exactly the rules the rest of this folder implements.
 import type { TxnRequest } from '../ports/lock-log.js';
+import type { ArbiterClass } from './policy.js';
+import { opensOnQuorumLoss } from './fail-open.js';
 import { type GrantTxnInput, grantTxn } from './grant-txn.js';
 import type { AttemptTrigger } from './key-queue.js';
 import { SealGuard } from './seal-guard.js';
@@ -24,10 +26,13 @@ export interface ArbiterSeams {
    * issue 19, sealing one write late after a restore (the restore scenario's `*-running-arbiters` variants).
    */
   readonly confirmBeforeWrite: boolean;
+  /** ADR-04: which classes an arbiter with a spool grants from memory while no majority answers. Honest: only `onQuorumLoss: open`. */
+  readonly opensOnQuorumLoss: (lockClass: ArbiterClass) => boolean;
 }
 
 export const HONEST_ARBITER_SEAMS: ArbiterSeams = {
   grantTxn: (input) => grantTxn(input),
   sealGuard: () => new SealGuard(),
   confirmBeforeWrite: true,
+  opensOnQuorumLoss,
 };

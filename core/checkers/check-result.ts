@@ -2,7 +2,7 @@
 // Plain JSON data: tokens and revisions are decimal strings here, never bigints.
 import { formatMs } from '../numbers.js';
 
-export type CheckerName = 'exclusion' | 'token-order' | 'belief' | 'fence' | 'deadline' | 'linearizability' | 'audit-complete' | 'free-key-wait' | 'in-doubt-resolved' | 'hold-outlives-interest' | 'false-fence';
+export type CheckerName = 'exclusion' | 'token-order' | 'belief' | 'fence' | 'deadline' | 'linearizability' | 'audit-complete' | 'free-key-wait' | 'in-doubt-resolved' | 'hold-outlives-interest' | 'false-fence' | 'unprotected';
 
 export type ViolationKind =
   /** Two holds of one key overlap in the log's applied order. */
@@ -52,7 +52,15 @@ export type ViolationKind =
   /** A hold stayed in the log more than a TTL after its holder had given it up. */
   | 'hold-outlived-interest'
   /** A holder's library fenced a hold it still wanted while a quorum was healthy and reachable. */
-  | 'false-fence';
+  | 'false-fence'
+  /** Two holders of one key believed at once, and neither grant was unprotected (ADR-04 allows overlap only for those). */
+  | 'protected-overlap'
+  /** A class that fails closed was granted from memory (token 0) during an outage (ADR-04). */
+  | 'closed-class-unprotected'
+  /** A grant or end an arbiter spooled is not in the audit store after recovery. */
+  | 'unprotected-lost'
+  /** A spooled record is in the audit store more than once, or a grant has more than one end. */
+  | 'unprotected-twice';
 
 export interface Involved {
   /** The holder's identity, or the process of an operation. */

@@ -48,4 +48,5 @@ export { checkInDoubtResolved } from './in-doubt-resolved.js';
 export { checkHoldOutlivesInterest } from './hold-outlives-interest.js';
 export { checkFalseFence } from './false-fence.js';
 export { type CheckRunOptions, checkRun } from './check-run.js';
+export { type UnprotectedRun, checkUnprotected, isUnprotected } from './unprotected.js';
 export { type SyntheticHold, type SyntheticLockHistory, type SyntheticLockHistoryOptions, syntheticLockHistory } from './synthetic-history.js';

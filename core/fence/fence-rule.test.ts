@@ -27,7 +27,7 @@ describe('the fence rule (ADR-16)', () => {
     expect([fenceAccepts(5n, 5n, 'at-or-above'), fenceAccepts(5n, 6n, 'at-or-above'), fenceAccepts(5n, 4n, 'at-or-above')]).toEqual([true, true, false]);
     fc.assert(fc.property(fc.option(fc.bigInt({ min: 0n, max: 50n }), { nil: undefined }), fc.bigInt({ min: 0n, max: 50n }), (mark, token) => {
       const differs = fenceAccepts(mark, token, 'above') !== fenceAccepts(mark, token, 'at-or-above');
-      expect(differs).toBe(mark === token);
+      expect(differs).toBe(mark === token && token > 0n);
     }));
   });
 
@@ -38,6 +38,14 @@ describe('the fence rule (ADR-16)', () => {
       if (mode === 'above') expect(new Set(accepted).size).toBe(accepted.length);
       expect(mark).toBe(sequence.reduce<bigint | undefined>((m, t) => markAfter(m, t, mode), undefined));
     }));
+  });
+
+  it('refuses token 0, the token of every unprotected grant from memory (ADR-04), on a fresh record and after any mark, in both modes', () => {
+    for (const mode of ['above', 'at-or-above'] as const) {
+      expect([fenceAccepts(undefined, 0n, mode), fenceAccepts(0n, 0n, mode), fenceAccepts(5n, 0n, mode)]).toEqual([false, false, false]);
+      expect(markAfter(undefined, 0n, mode)).toBeUndefined();
+      expect(fenceAccepts(undefined, 1n, mode)).toBe(true); // the lowest token etcd mints still is
+    }
   });
 
   it('negative control: a resource that accepts everything lets a lower token land after a higher one', () => {

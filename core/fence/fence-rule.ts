@@ -31,9 +31,13 @@ export const DEFAULT_FENCE_MODE: FenceMode = 'above';
 
 /**
  * Whether the fence accepts `token` against `mark` (undefined: nothing accepted on this record yet,
- * so any token is accepted and becomes the mark).
+ * so any grant's token is accepted and becomes the mark). Token 0 is never accepted, even on a fresh
+ * record: no etcd grant mints it (ADR-02: a revision is at least 1), and an arbiter that fails open hands
+ * it to every grant from its memory (ADR-04), which no fenced resource may take. The SQL form agrees: the
+ * fence column starts at 0, and `0 < 0` is false.
  */
 export function fenceAccepts(mark: bigint | undefined, token: bigint, mode: FenceMode = DEFAULT_FENCE_MODE): boolean {
+  if (token <= 0n) return false;
   if (mark === undefined) return true;
   return mode === 'above' ? token > mark : token >= mark;
 }

@@ -53,6 +53,12 @@ export interface Grant {
   readonly className: string;
   /** True when the session already held the key and this acquire returned the existing grant. */
   readonly reentered: boolean;
+  /**
+   * ADR-04: granted from an arbiter's memory while no etcd majority answered (an efficiency class that fails
+   * open): token 0, which every fence refuses, exclusive only within that arbiter, and ended as a fence when
+   * the quorum is back. Absent or false: an etcd grant.
+   */
+  readonly unprotected?: boolean;
 }
 
 export interface ReleaseRequest {

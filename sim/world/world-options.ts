@@ -15,6 +15,8 @@ import type { ClockSpec } from '../process/local-clock.js';
 import type { SimProcess } from '../process/process.js';
 import type { AuditNodeOptions } from './audit-node.js';
 import type { LogRecorder } from './log-recorder.js';
+import type { SimSpool } from '../disk/sim-spool.js';
+import type { WorldUnprotected } from './unprotected-node.js';
 import type { ResourceClient } from './resource.js';
 
 export interface WorldOptions {
@@ -53,6 +55,11 @@ export interface WorldOptions {
    * end, whose memory must not grow with the run (bench/sim-speed.ts, issue 16).
    */
   readonly keepGrants?: boolean;
+  /**
+   * ADR-04: every arbiter fails open for `onQuorumLoss: open` classes, spooling to its own disk and shipping
+   * to this store (unprotected-node.ts). Default: none, every class fails closed.
+   */
+  readonly unprotected?: WorldUnprotected;
 }
 
 /** Another arbiter process (addArbiter). */
@@ -100,6 +107,8 @@ export interface ArbiterNode {
   readonly log: SimLockLog;
   /** The world's name of the cluster it serves. */
   readonly cluster: string;
+  /** Its spool of unprotected grants, when the world fails open (WorldOptions.unprotected, ADR-04). */
+  readonly spool?: SimSpool;
 }
 
 export interface ClientNode {

@@ -28,11 +28,13 @@ import { Kernel } from '../kernel/kernel.js';
 import { Network } from '../net/network.js';
 import type { PartitionId, PartitionSpec } from '../net/partition.js';
 import { SimProcess } from '../process/process.js';
+import type { SimSpool } from '../disk/sim-spool.js';
 import { type ArbiterRpcMessage, SimArbiterClient, serveArbiter } from '../rpc/arbiter-rpc.js';
 import { withOperators } from '../../core/authz/with-operators.js';
 import { SIM_OPERATORS } from './operators.js';
 import { routeOverReplicas } from '../rpc/replica-router.js';
 import { AuditNode } from './audit-node.js';
+import { unprotectedArbiter } from './unprotected-node.js';
 import { LogFaults } from './log-faults.js';
 import { LogRecorder, type LogRecorderOptions } from './log-recorder.js';
 import { ReconnectingLog } from './reconnecting-log.js';
@@ -132,6 +134,8 @@ export class World {
     const process = this.register(new SimProcess(this.kernel, { name }));
     const node = { process, cluster } as MutableArbiterNode;
     const faults = this.options.logFaults === true ? new LogFaults() : undefined;
+    const unprotected = this.options.unprotected === undefined ? undefined : unprotectedArbiter(process, this.options.unprotected); // ADR-04
+    if (unprotected !== undefined) node.spool = unprotected.spool;
     if (faults !== undefined) this.logFaultsByArbiter.set(name, faults);
     const start = (): void => {
       node.log = createSimLockLog({ kernel: this.kernel, network: this.clusterNetwork, client: process, endpoints: this.clusterNamed(cluster).members });
@@ -146,6 +150,7 @@ export class World {
         authorizer: withOperators(this.options.authorizer, SIM_OPERATORS),
         ...(placement === undefined ? {} : { placement }),
         ...(coord === undefined ? {} : { epochSource: new CoordEpochSource(coord, cluster) }),
+        ...(unprotected === undefined ? {} : { unprotected: unprotected.options() }),
       }, this.options.seams?.arbiter);
       serveArbiter(this.rpcNetwork, process, node.arbiter, (peer) => this.process(peer), (peer) => this.identityOf(peer));
     };
@@ -390,6 +395,7 @@ interface MutableArbiterNode {
   connection: ReconnectingLog;
   /** The world's name of the cluster it serves. */
   readonly cluster: string;
+  spool?: SimSpool;
 }
 
 interface ClusterSlot {

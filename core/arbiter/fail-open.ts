@@ -1,0 +1,208 @@
+// ADR-04: failing open for efficiency classes. An arbiter learns that no etcd majority answers the way it
+// fails closed: its log calls time out or report no leader until the caller's budget is spent (log-retry.ts
+// mayRetry). For a class that declared `onQuorumLoss: open` (only an efficiency class may: class check
+// refuses it elsewhere) it then grants from its own memory (memory-grants.ts) with token 0, which every
+// fence refuses (core/fence/fence-rule.ts), marks the grant `unprotected`, and writes each grant and its
+// end to the spool before it answers. Correctness classes stay closed: their acquires still go to etcd.
+// While the outage lasts it asks etcd once a poll interval for a majority read; when one answers, every
+// memory grant ends (its holder is told as a fence: its memory session is gone), new grants come from etcd
+// again, and the spool is shipped to the audit store (unprotected-shipping.ts).
+import { CancelledError, type CancelSignal } from '../cancel.js';
+import { LockError } from '../lock-error.js';
+import type { LockKey } from '../lock-key.js';
+import type { Grant, KeepAliveResponse, ReleaseResponse, Session } from '../ports/arbiter-api.js';
+import type { Clock } from '../ports/clock.js';
+import type { Spool, UnprotectedRecord, UnprotectedStore } from '../ports/spool.js';
+import type { WallClock } from '../ports/wall-clock.js';
+import { type FencingToken, type LeaseId, type Revision } from '../units.js';
+import type { LogGateway } from './log-gateway.js';
+import { IDEMPOTENT_REQUEST_TIMEOUT_MS, mayRetry } from './log-retry.js';
+import { MemoryGrants, type MemoryHold } from './memory-grants.js';
+import { MemorySessions, isMemorySessionId } from './memory-sessions.js';
+import type { ArbiterClass } from './policy.js';
+import { EPOCH_KEY, type SessionRecord } from './records.js';
+import { endOf, shipSpool } from './unprotected-shipping.js';
+
+/** The token of every grant from memory: below every token etcd mints (ADR-02: revisions start at 1). */
+export const UNPROTECTED_TOKEN = 0n as FencingToken;
+
+/** What an arbiter needs to fail open (ArbiterOptions.unprotected). */
+export interface UnprotectedOptions {
+  readonly spool: Spool;
+  readonly store: UnprotectedStore;
+  readonly arbiterId: string;
+  /** Tells this run of the arbiter from earlier ones (a restart counter, a random id): spool ids never repeat. */
+  readonly incarnation: string;
+  /** Stamps the records, which people read in the reconciliation list. */
+  readonly wallClock: WallClock;
+}
+
+export interface FailOpenDeps {
+  readonly clock: Clock;
+  readonly shutdown: CancelSignal;
+  readonly pollIntervalMs: number;
+  /** A read only a majority can answer: it succeeds once the quorum is back. */
+  readonly probeQuorum: () => Promise<unknown>;
+  /** An etcd session's record from the arbiter's cache (SessionDirectory.ownedBy). */
+  readonly etcdSession: (sessionId: LeaseId, identity: string) => Promise<SessionRecord>;
+  /** Which classes fail open (seams.ts): honest, opensOnQuorumLoss. */
+  readonly opens: (lockClass: ArbiterClass) => boolean;
+}
+
+/** A read-only txn, which etcd answers only with a majority (linearizable), sent with a short deadline. */
+export function majorityRead(gateway: LogGateway): Promise<unknown> {
+  return gateway.txn({ compare: [], success: [{ type: 'range', key: EPOCH_KEY, limit: 1 }], failure: [], timeoutMs: IDEMPOTENT_REQUEST_TIMEOUT_MS });
+}
+
+export function opensOnQuorumLoss(lockClass: Pick<ArbiterClass, 'onQuorumLoss'>): boolean {
+  return lockClass.onQuorumLoss === 'open';
+}
+
+export class FailOpen {
+  private outage = false;
+  /** Records from an earlier run, or not yet shipped: the quorum watch runs until they are. */
+  private unshipped = false;
+  private watching = false;
+  private seq = 0;
+  private readonly sessions: MemorySessions;
+  private readonly grants: MemoryGrants;
+
+  constructor(private readonly options: UnprotectedOptions, private readonly deps: FailOpenDeps) {
+    this.sessions = new MemorySessions(deps.clock, `${options.arbiterId}/${options.incarnation}`);
+    this.grants = new MemoryGrants({
+      clock: deps.clock,
+      newId: () => this.newId(),
+      record: (hold) => options.spool.append(this.recordOf(hold, 'grant')),
+      recordEnd: (hold, endReason) => options.spool.append({ ...this.recordOf(hold, 'end'), endReason }),
+    });
+    void this.shipLeftovers();
+  }
+
+  get inOutage(): boolean {
+    return this.outage;
+  }
+
+  /** Whether `error` (what the etcd path threw) says no majority answers; if so, the outage begins. */
+  quorumLost(error: unknown): boolean {
+    if (!mayRetry(error, 'idempotent')) return false;
+    if (!this.outage) {
+      this.outage = true;
+      void this.watchQuorum();
+    }
+    return true;
+  }
+
+  /** Whether an acquire of `lockClass` whose etcd path threw `error` is granted from memory instead. */
+  failsOpen(error: unknown, lockClass: ArbiterClass): boolean {
+    return this.deps.opens(lockClass) && this.quorumLost(error);
+  }
+
+  /** An acquire this arbiter answers from memory: a memory session's, or an open class's during an outage. */
+  servesFromMemory(sessionId: LeaseId, lockClass: ArbiterClass): boolean {
+    return isMemorySessionId(sessionId) || (this.outage && this.deps.opens(lockClass));
+  }
+
+  openSession(identity: string, instance: string, ttlSeconds: number): Session {
+    return this.sessions.open(identity, instance, ttlSeconds);
+  }
+
+  keepAlive(identity: string, sessionId: LeaseId): KeepAliveResponse {
+    return { ttlSeconds: this.sessions.renew(sessionId, identity) };
+  }
+
+  /** Ends the session's holds from memory (its spooled ends written); forgets a memory session. */
+  async closeSession(identity: string, sessionId: LeaseId): Promise<void> {
+    if (isMemorySessionId(sessionId)) this.sessions.ownedBy(sessionId, identity);
+    this.sessions.forget(sessionId);
+    await this.grants.endSession(sessionId, new LockError('session-expired', `session ${sessionId} was closed`), 'release');
+  }
+
+  async acquire(identity: string, key: LockKey, lockClass: ArbiterClass, sessionId: LeaseId, waitMs: number): Promise<Grant> {
+    await this.expireSessions();
+    if (!this.deps.opens(lockClass)) {
+      throw new LockError('unavailable', `class ${lockClass.namespace}/${lockClass.name} fails closed (ADR-04) and session ${sessionId} is one this arbiter opened from memory while no etcd majority answered; retry once the quorum is back`);
+    }
+    const session = isMemorySessionId(sessionId) ? this.sessions.ownedBy(sessionId, identity) : this.sessions.track(sessionId, await this.deps.etcdSession(sessionId, identity));
+    if (session.ttlSeconds !== lockClass.ttlSeconds) {
+      throw new LockError('invalid-argument', `session ${sessionId} has TTL ${session.ttlSeconds} s but class ${lockClass.namespace}/${lockClass.name} needs ${lockClass.ttlSeconds} s; one session per (identity, TTL) (ADR-10/11)`);
+    }
+    const ask = { key: key.text, namespace: key.namespace, className: lockClass.name, identity, instance: session.instance, sessionId };
+    const { reentered } = await this.grants.acquire(ask, waitMs);
+    return { key: key.text, token: UNPROTECTED_TOKEN, epoch: 0, revision: 0n as Revision, sessionId, identity, className: lockClass.name, reentered, unprotected: true };
+  }
+
+  /** A release of a grant from memory (token 0); its end is spooled before the answer. */
+  async release(identity: string, key: LockKey, sessionId: LeaseId): Promise<ReleaseResponse> {
+    if (this.grants.holdOf(key.text, sessionId)?.ask.identity !== identity) return { released: false };
+    return { released: await this.grants.end(key.text, sessionId, 'release') };
+  }
+
+  /** Grants held from memory now (metrics, tests). */
+  get holds(): readonly MemoryHold[] {
+    return this.grants.holds;
+  }
+
+  private async expireSessions(): Promise<void> {
+    for (const sessionId of this.sessions.takeExpired()) {
+      await this.grants.endSession(sessionId, new LockError('session-expired', `session ${sessionId} expired`), 'expiry');
+    }
+  }
+
+  /** Once a poll interval while in outage or while records wait to be shipped: a majority read, then recovery. */
+  private async watchQuorum(): Promise<void> {
+    if (this.watching) return;
+    this.watching = true;
+    try {
+      while ((this.outage || this.unshipped) && !this.deps.shutdown.aborted) {
+        await this.deps.clock.sleep(this.deps.pollIntervalMs, this.deps.shutdown);
+        await this.expireSessions();
+        if (!(await this.deps.probeQuorum().then(() => true, () => false))) continue;
+        if (this.outage) await this.endOutage();
+        await this.ship().catch(() => undefined); // the store may be down too: tried again next interval
+      }
+    } catch (error) {
+      if (!(error instanceof CancelledError)) throw error;
+    } finally {
+      this.watching = false;
+    }
+  }
+
+  /** ADR-04 recovery: new grants come from etcd again, and every memory grant and session ends (a fence). */
+  private async endOutage(): Promise<void> {
+    this.outage = false;
+    this.unshipped = true;
+    this.sessions.clear();
+    await this.grants.endAll(new LockError('unavailable', 'the etcd quorum is back and grants from memory have ended (ADR-04); open a new session and acquire again'));
+  }
+
+  private async ship(): Promise<void> {
+    const stillHeld = new Set(this.grants.holds.map((h) => h.grantId));
+    await shipSpool({
+      spool: this.options.spool,
+      store: this.options.store,
+      stillHeld,
+      endLost: (grant) => this.options.spool.append(endOf(grant, this.newId(), this.options.wallClock.nowMs(), 'recovery')),
+    });
+    // Records appended meanwhile (a new outage) are shipped at that outage's end.
+    this.unshipped = this.outage;
+  }
+
+  /** A restarted arbiter ships what an earlier run spooled, once a majority answers. */
+  private async shipLeftovers(): Promise<void> {
+    const left = await this.options.spool.read().catch(() => []); // unreadable now: the next outage's recovery ships it
+    if (left.length === 0) return;
+    this.unshipped = true;
+    await this.watchQuorum();
+  }
+
+  private recordOf(hold: MemoryHold, kind: UnprotectedRecord['kind']): UnprotectedRecord {
+    const { ask } = hold;
+    const id = kind === 'grant' ? hold.grantId : this.newId();
+    return { id, kind, grantId: hold.grantId, arbiterId: this.options.arbiterId, key: ask.key, namespace: ask.namespace, className: ask.className, identity: ask.identity, instance: ask.instance, atMs: this.options.wallClock.nowMs() };
+  }
+
+  private newId(): string {
+    this.seq += 1;
+    return `${this.options.arbiterId}/${this.options.incarnation}/${this.seq}`;
+  }
+}
