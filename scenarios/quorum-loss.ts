@@ -26,7 +26,8 @@ import {
 } from './cluster-fault-kit.js';
 import type { Fault } from './faults.js';
 import { DeadlineProbe } from './deadline-probe.js';
-import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
+import { type Scenario, type ScenarioContext, type ScenarioOutcome, namingChecks, worldBasics } from './scenario.js';
+import { CrashingStore, arbiterCrashFaults, failOpenChecks, failOpenPolicy, runCacheHolder } from './quorum-loss-open.js';
 import { LEDGER_KEY, faultOutcome, ledgerWork, runTwoHolders, startFaults, unfencedLedger } from './two-holders.js';
 
 const TTL_SECONDS = 5;
@@ -45,11 +46,25 @@ export const quorumLoss: Scenario = {
   variants: [
     { name: 'default', expect: 'pass', description: 'etcd 3.4.23 defaults: both followers crash for 12 s; no grant during the outage, the holder fences at its deadline, grants resume after the restart' },
     { name: 'pre-vote', expect: 'pass', description: "the same with raft's PreVote (3.5's default): the lone survivor does not raise its term while it campaigns, so it does not disrupt the recovery" },
+    {
+      name: 'fail-open',
+      expect: 'pass',
+      description: 'ADR-04: beside the ledger (closed), an efficiency class that fails open: its holders are granted from memory with token 0 during the outage, and every such grant reaches the audit store once, through an arbiter crash in the outage and another mid-shipment; the ledger stays closed',
+    },
+    {
+      name: 'fail-open-no-dedupe',
+      expect: 'violation',
+      shows: ['unprotected'],
+      description: namingChecks('negative control: the same with an audit store that keeps every record it is offered, so the shipment repeated after the crash mid-shipment is stored twice', ['unprotected']),
+    },
   ],
   async run(context: ScenarioContext): Promise<ScenarioOutcome> {
     const leaders = new LeaderLog();
     const preVote = context.variant.name === 'pre-vote';
-    const world = new World({ ...worldBasics(context), ...ledgerPolicy(TTL_SECONDS, ['alice', 'bob', 'carol']), cluster: { preVote, observer: leaders.observer } });
+    const failOpen = context.variant.name.startsWith('fail-open'); // ADR-04 (quorum-loss-open.ts)
+    const store = new CrashingStore(() => world, 'arbiter-1', context.variant.name !== 'fail-open-no-dedupe');
+    const policy = failOpen ? { ...failOpenPolicy(TTL_SECONDS, ['alice', 'bob', 'carol'], ['dave', 'erin']), unprotected: { store } } : ledgerPolicy(TTL_SECONDS, ['alice', 'bob', 'carol']);
+    const world: World = new World({ ...worldBasics(context), ...policy, cluster: { preVote, observer: leaders.observer } });
     leaders.bind(world.kernel);
     const probe = new DeadlineProbe(world);
     await world.start();
@@ -59,9 +74,11 @@ export const quorumLoss: Scenario = {
     const alice = probedClient(world, probe, 'alice');
     const bob = probedClient(world, probe, 'bob');
     const carol = probedClient(world, probe, 'carol');
+    const cacheHolders = failOpen ? [probedClient(world, probe, 'dave').node, probedClient(world, probe, 'erin').node] : [];
     const schedule = startFaults(world, context, [
       ...crashed.map((target): Fault => ({ atMs: CRASH_AT_MS, kind: 'crash', target })),
       ...crashed.map((target): Fault => ({ atMs: RESTART_AT_MS, kind: 'restart', target })),
+      ...(failOpen ? arbiterCrashFaults('arbiter-1') : []),
     ]);
     const { faults, startMs } = schedule;
     const outageFromMs = startMs + (faults.find((f) => f.kind === 'crash')?.atMs ?? CRASH_AT_MS);
@@ -73,6 +90,8 @@ export const quorumLoss: Scenario = {
     world.kernel.schedule(outageToMs, () => void (survivorTerms.atRestart = termOfSurvivor()));
     const lessorExpiries = leasesTheLessorExpired(world);
     const beliefs: BeliefInterval[] = [];
+    const cacheBeliefs: BeliefInterval[] = [];
+    for (const node of cacheHolders) void runCacheHolder(node, TTL_SECONDS, cacheBeliefs, startMs + RUN_FOR_MS);
     let prober: RetriedHolderResult | undefined;
     const { first, second: waiter } = await runTwoHolders({
       world,
@@ -91,9 +110,10 @@ export const quorumLoss: Scenario = {
 
     const observed: Observed = { world, leaders, alice, bob, outageFromMs, outageToMs, lessorExpiries };
     const refusals = [...(waiter?.refusals ?? []), ...(prober?.refusals ?? [])];
-    return faultOutcome(
+    const adr04 = failOpen ? failOpenChecks(world, store, cacheBeliefs, beliefs) : undefined;
+    const outcome = faultOutcome(
       { world, schedule, beliefs, probe },
-      { preVote, ttlSeconds: TTL_SECONDS, fenceMarginMs: DEFAULT_FENCE_MARGIN_MS, survivor, crashed, crashAtMs: CRASH_AT_MS, restartAtMs: RESTART_AT_MS, onQuorumLoss: 'closed', resource: 'unfenced' },
+      { preVote, ttlSeconds: TTL_SECONDS, fenceMarginMs: DEFAULT_FENCE_MARGIN_MS, survivor, crashed, crashAtMs: CRASH_AT_MS, restartAtMs: RESTART_AT_MS, onQuorumLoss: failOpen ? 'closed, and open for cache/warm-entries' : 'closed', resource: 'unfenced' },
       {
         ...outageMetrics(observed, refusals, survivor),
         // Without PreVote the survivor raises its term at every lone campaign; a member back with a longer
@@ -103,8 +123,10 @@ export const quorumLoss: Scenario = {
         ...recoveryMetrics(observed),
         waiterAttempts: waiter?.attempts,
         freeKeyAttempts: prober?.attempts,
+        ...adr04?.metrics,
       },
     );
+    return adr04 === undefined ? outcome : { ...outcome, checks: [adr04.check] };
   },
 };
 

@@ -37,7 +37,7 @@ import type { LeaseId } from '../units.js';
 import { advanceEpoch, forceRelease, proposeForceRelease } from './admin.js';
 import { PendingApprovals, checkAuthenticated, checkReason } from './approvals.js';
 import { DurableTurn } from './durable-turn.js';
-import { FailOpen, UNPROTECTED_TOKEN, type UnprotectedOptions, majorityRead } from './fail-open.js';
+import { FailOpen, UNPROTECTED_TOKEN, type UnprotectedOptions } from './fail-open.js';
 import { isMemorySessionId } from './memory-sessions.js';
 import { type EpochSource, SINGLE_CLUSTER_EPOCHS } from './epoch-source.js';
 import { EpochState } from './epoch-state.js';
@@ -124,7 +124,7 @@ export class Arbiter implements ArbiterService {
       clock: this.options.clock,
       checkPlacement: (key, className) => this.checkPlacement(key, this.options.classes.get(key.namespace, className)?.tier),
     });
-    const failOpenDeps = { clock: options.clock, shutdown: this.shutdown.signal, pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, probeQuorum: () => majorityRead(this.gateway), etcdSession: (id: LeaseId, identity: string) => this.sessions.ownedBy(id, identity), opens: seams.opensOnQuorumLoss };
+    const failOpenDeps = { clock: options.clock, shutdown: this.shutdown.signal, pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, gateway: this.gateway, etcdSession: (id: LeaseId, identity: string) => this.sessions.ownedBy(id, identity), opens: seams.opensOnQuorumLoss };
     this.failOpen = options.unprotected === undefined ? undefined : new FailOpen(options.unprotected, failOpenDeps);
   }
 
@@ -190,8 +190,8 @@ export class Arbiter implements ArbiterService {
     const fromMemory = (): Promise<Grant> => (this.failOpen as FailOpen).acquire(identity, key, lockClass, request.sessionId, Math.max(0, deadlineMs - this.options.clock.now()));
     if (this.failOpen?.servesFromMemory(request.sessionId, lockClass) === true) return fromMemory(); // ADR-04
     try {
-      const arrived = await this.retry('nothing-written', deadlineMs, () => this.arrive(request, key, identity, lockClass, deadlineMs, arrival));
-      return 'granted' in arrived ? arrived.granted : await arrived.join();
+      const viaEtcd = this.retry('nothing-written', deadlineMs, () => this.arrive(request, key, identity, lockClass, deadlineMs, arrival)).then((arrived) => ('granted' in arrived ? arrived.granted : arrived.join()));
+      return await (this.failOpen?.unlessOutage(viaEtcd, lockClass, fromMemory) ?? viaEtcd);
     } catch (error) {
       if (this.failOpen?.failsOpen(error, lockClass) === true) return fromMemory();
       throw error;

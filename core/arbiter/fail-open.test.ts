@@ -8,8 +8,11 @@ import { LockError, isLockError } from '../lock-error.js';
 import { parseLockKey } from '../lock-key.js';
 import { LockLogError } from '../ports/lock-log-error.js';
 import type { Spool, UnprotectedRecord } from '../ports/spool.js';
-import { type LeaseId, leaseId } from '../units.js';
-import { FailOpen, UNPROTECTED_TOKEN, opensOnQuorumLoss } from './fail-open.js';
+import type { LockLog } from '../ports/lock-log.js';
+import { type LeaseId, clusterId, leaseId, memberId, revision } from '../units.js';
+import { LogGateway } from './log-gateway.js';
+import { SealGuard } from './seal-guard.js';
+import { FailOpen, QUORUM_LOSS_CONFIRM_MS, UNPROTECTED_TOKEN, opensOnQuorumLoss } from './fail-open.js';
 import type { ArbiterClass } from './policy.js';
 
 const POLL_MS = 1_000;
@@ -40,6 +43,17 @@ class ArraySpool implements Spool {
   }
 }
 
+const header = { clusterId: clusterId(1n), memberId: memberId(1n), revision: revision(1n), raftTerm: 1n };
+
+/** A log that answers a read while `quorum.up`, and times out otherwise; nothing else is called here. */
+function quorumLog(quorum: { up: boolean }): LockLog {
+  const unused = (): never => {
+    throw new Error('FailOpen only reads');
+  };
+  const txn = () => (quorum.up ? Promise.resolve({ header, succeeded: true, responses: [] }) : Promise.reject(new LockLogError('timeout', 'no leader', { outcome: 'indeterminate' })));
+  return { txn, range: unused, leaseGrant: unused, leaseKeepAlive: unused, leaseRevoke: unused, leaseTimeToLive: unused, compact: unused, status: unused, close: unused, watch: unused };
+}
+
 function setUp(spool = new ArraySpool(), incarnation = '1') {
   const kernel = new Kernel({ seed: 'fail-open', yieldToHost: () => new Promise((done) => setImmediate(done)) });
   const store = new MemoryUnprotectedStore();
@@ -51,7 +65,7 @@ function setUp(spool = new ArraySpool(), incarnation = '1') {
       clock: kernel,
       shutdown: shutdown.signal,
       pollIntervalMs: POLL_MS,
-      probeQuorum: () => (quorum.up ? Promise.resolve() : Promise.reject(noMajority())),
+      gateway: new LogGateway(quorumLog(quorum), new SealGuard()),
       etcdSession: () => Promise.reject(noMajority()),
       opens: opensOnQuorumLoss,
     },
@@ -63,7 +77,23 @@ function setUp(spool = new ArraySpool(), incarnation = '1') {
 const codeOf = (promise: Promise<unknown>): Promise<string> => promise.then(() => 'ok', (error: unknown) => (isLockError(error) ? error.code : Promise.reject(error)));
 
 describe('FailOpen (ADR-04)', () => {
-  it('enters the outage only on the errors of a log with no majority', () => {
+  it('enters the outage once majority reads have failed for QUORUM_LOSS_CONFIRM_MS after a failed call, not during an election', async () => {
+    const { kernel, failOpen, quorum, shutdown } = setUp();
+    failOpen.suspect(new LockLogError('timeout', 'no leader', { outcome: 'indeterminate' }));
+    await kernel.runUntil(2_000); // an election's length: still only suspected
+    expect(failOpen.inOutage).toBe(false);
+    quorum.up = true; // a leader: the suspicion ends
+    await kernel.runUntil(3_000);
+    quorum.up = false;
+    await kernel.runUntil(QUORUM_LOSS_CONFIRM_MS + 2_000);
+    expect(failOpen.inOutage).toBe(false); // nothing failed since, so nothing was suspected
+    failOpen.suspect(new LockLogError('not-leader', 'no leader'));
+    await kernel.runUntil(kernel.now() + QUORUM_LOSS_CONFIRM_MS + 600);
+    expect(failOpen.inOutage).toBe(true);
+    shutdown.cancel();
+  });
+
+  it('enters the outage at once when an acquire spent its budget on the errors of a log with no majority, and only then', () => {
     const { failOpen, shutdown } = setUp();
     expect(failOpen.quorumLost(new LockError('contended', 'held'))).toBe(false);
     expect(failOpen.quorumLost(new LockError('unavailable', 'shutting down'))).toBe(false); // no log error behind it

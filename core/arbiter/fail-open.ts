@@ -16,7 +16,8 @@ import type { Spool, UnprotectedRecord, UnprotectedStore } from '../ports/spool.
 import type { WallClock } from '../ports/wall-clock.js';
 import { type FencingToken, type LeaseId, type Revision } from '../units.js';
 import type { LogGateway } from './log-gateway.js';
-import { IDEMPOTENT_REQUEST_TIMEOUT_MS, mayRetry } from './log-retry.js';
+import { toLockError } from './log-gateway.js';
+import { IDEMPOTENT_REQUEST_TIMEOUT_MS, OPEN_SESSION_RETRY_BUDGET_MS, mayRetry } from './log-retry.js';
 import { MemoryGrants, type MemoryHold } from './memory-grants.js';
 import { MemorySessions, isMemorySessionId } from './memory-sessions.js';
 import type { ArbiterClass } from './policy.js';
@@ -41,8 +42,8 @@ export interface FailOpenDeps {
   readonly clock: Clock;
   readonly shutdown: CancelSignal;
   readonly pollIntervalMs: number;
-  /** A read only a majority can answer: it succeeds once the quorum is back. */
-  readonly probeQuorum: () => Promise<unknown>;
+  /** The arbiter's gateway: its failures raise the suspicion, and a majority read through it settles it. */
+  readonly gateway: LogGateway;
   /** An etcd session's record from the arbiter's cache (SessionDirectory.ownedBy). */
   readonly etcdSession: (sessionId: LeaseId, identity: string) => Promise<SessionRecord>;
   /** Which classes fail open (seams.ts): honest, opensOnQuorumLoss. */
@@ -58,8 +59,19 @@ export function opensOnQuorumLoss(lockClass: Pick<ArbiterClass, 'onQuorumLoss'>)
   return lockClass.onQuorumLoss === 'open';
 }
 
+/**
+ * How long majority reads must keep failing, once a log call failed, before the outage begins: the time a
+ * new leader needs (log-retry.ts), so an election alone does not open anything.
+ */
+export const QUORUM_LOSS_CONFIRM_MS = OPEN_SESSION_RETRY_BUDGET_MS;
+/** Between majority reads while the loss is only suspected: an election's length is what is being measured. */
+const SUSPECT_PROBE_MS = 500;
+
 export class FailOpen {
   private outage = false;
+  /** When a log call first failed with no majority since the last good majority read; undefined: no suspicion. */
+  private suspectSinceMs: number | undefined;
+  private readonly outageWaiters: (() => void)[] = [];
   /** Records from an earlier run, or not yet shipped: the quorum watch runs until they are. */
   private unshipped = false;
   private watching = false;
@@ -75,6 +87,7 @@ export class FailOpen {
       record: (hold) => options.spool.append(this.recordOf(hold, 'grant')),
       recordEnd: (hold, endReason) => options.spool.append({ ...this.recordOf(hold, 'end'), endReason }),
     });
+    deps.gateway.reportFailuresTo((error) => this.suspect(error));
     void this.shipLeftovers();
   }
 
@@ -82,14 +95,33 @@ export class FailOpen {
     return this.outage;
   }
 
-  /** Whether `error` (what the etcd path threw) says no majority answers; if so, the outage begins. */
+  /** Whether `error` (what the etcd path threw, its budget spent) says no majority answers; if so, the outage begins. */
   quorumLost(error: unknown): boolean {
     if (!mayRetry(error, 'idempotent')) return false;
-    if (!this.outage) {
-      this.outage = true;
-      void this.watchQuorum();
-    }
+    this.beginOutage();
     return true;
+  }
+
+  /** A log call failed: if for want of a majority, majority reads now tell within QUORUM_LOSS_CONFIRM_MS whether it is lost. */
+  suspect(error: unknown): void {
+    if (this.outage || this.suspectSinceMs !== undefined || !mayRetry(toLockError(error), 'idempotent')) return;
+    this.suspectSinceMs = this.deps.clock.now();
+    void this.watchQuorum();
+  }
+
+  /**
+   * An acquire of an open class on its way through etcd when the outage begins is answered from memory
+   * instead (its wait would otherwise run out against a log that cannot answer). Should the etcd path
+   * still commit later, that hold is its session's, and ends with the session's lease (ADR-10).
+   */
+  unlessOutage(viaEtcd: Promise<Grant>, lockClass: ArbiterClass, fromMemory: () => Promise<Grant>): Promise<Grant> {
+    if (!this.deps.opens(lockClass)) return viaEtcd;
+    const outage = new Promise<void>((begun) => (this.outage ? begun() : this.outageWaiters.push(begun)));
+    return Promise.race([viaEtcd.then((grant) => ({ grant })), outage.then(() => undefined)]).then((won) => {
+      if (won !== undefined) return won.grant;
+      viaEtcd.catch(() => undefined);
+      return fromMemory();
+    });
   }
 
   /** Whether an acquire of `lockClass` whose etcd path threw `error` is granted from memory instead. */
@@ -148,23 +180,35 @@ export class FailOpen {
     }
   }
 
-  /** Once a poll interval while in outage or while records wait to be shipped: a majority read, then recovery. */
+  /** While suspected, in outage, or with records to ship: a majority read each interval; the outage begins or ends on its answers. */
   private async watchQuorum(): Promise<void> {
     if (this.watching) return;
     this.watching = true;
     try {
-      while ((this.outage || this.unshipped) && !this.deps.shutdown.aborted) {
-        await this.deps.clock.sleep(this.deps.pollIntervalMs, this.deps.shutdown);
+      while ((this.outage || this.unshipped || this.suspectSinceMs !== undefined) && !this.deps.shutdown.aborted) {
+        await this.deps.clock.sleep(this.outage ? this.deps.pollIntervalMs : SUSPECT_PROBE_MS, this.deps.shutdown);
         await this.expireSessions();
-        if (!(await this.deps.probeQuorum().then(() => true, () => false))) continue;
+        if (!(await majorityRead(this.deps.gateway).then(() => true, () => false))) {
+          if (this.suspectSinceMs !== undefined && this.deps.clock.now() - this.suspectSinceMs >= QUORUM_LOSS_CONFIRM_MS) this.beginOutage();
+          continue;
+        }
+        this.suspectSinceMs = undefined;
         if (this.outage) await this.endOutage();
-        await this.ship().catch(() => undefined); // the store may be down too: tried again next interval
+        if (this.unshipped) await this.ship().catch(() => undefined); // the store may be down too: tried again next interval
       }
     } catch (error) {
       if (!(error instanceof CancelledError)) throw error;
     } finally {
       this.watching = false;
     }
+  }
+
+  private beginOutage(): void {
+    this.suspectSinceMs = undefined;
+    if (this.outage) return;
+    this.outage = true;
+    for (const begun of this.outageWaiters.splice(0)) begun();
+    void this.watchQuorum();
   }
 
   /** ADR-04 recovery: new grants come from etcd again, and every memory grant and session ends (a fence). */

@@ -43,6 +43,7 @@ interface CallOptions {
 
 export class LogGateway {
   private confirmation: WriteConfirmation | undefined;
+  private failureListener: ((error: unknown) => void) | undefined;
 
   constructor(
     private readonly log: LockLog,
@@ -56,6 +57,11 @@ export class LogGateway {
    */
   confirmWritesWith(confirm: () => Promise<unknown>, sleep: (ms: number) => Promise<void>): void {
     this.confirmation = new WriteConfirmation(() => this.log.connectionGeneration?.() ?? 0, confirm, sleep);
+  }
+
+  /** Told of every call the log failed (ADR-04: fail-open.ts watches for a lost majority). */
+  reportFailuresTo(listener: (error: unknown) => void): void {
+    this.failureListener = listener;
   }
 
   /** An epoch advance answered: that linearizable write confirmed the cluster it now binds. */
@@ -123,6 +129,7 @@ export class LogGateway {
       response = await send();
     } catch (error) {
       if (!isLockLogError(error) || suspectsConnection(error.code)) this.confirmation?.suspect();
+      this.failureListener?.(error);
       if (isLockLogError(error) && options.passThrough?.includes(error.code)) throw error;
       throw toLockError(error);
     }
