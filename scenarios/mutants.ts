@@ -19,7 +19,7 @@ import { holderKeyOf } from '../core/lock-key.js';
 import type { Episode } from './explore-schedule.js';
 import type { SwarmParameters } from './swarm.js';
 
-export const MUTANT_NAMES = ['no-epoch-compare', 'grant-on-watch-event', 'deadline-from-receive-time', 'no-seal'] as const;
+export const MUTANT_NAMES = ['no-epoch-compare', 'grant-on-watch-event', 'deadline-from-receive-time', 'no-seal', 'fail-open-correctness'] as const;
 export type MutantName = (typeof MUTANT_NAMES)[number];
 
 export interface Mutant {
@@ -76,12 +76,15 @@ class DisabledSealGuard extends SealGuard {
 
 const noSeal: ArbiterSeams = { ...HONEST_ARBITER_SEAMS, sealGuard: () => new DisabledSealGuard() };
 
+/** ADR-04 broken: an arbiter with a spool fails open for every class, not only `onQuorumLoss: open` ones. */
+const failOpenForCorrectness: ArbiterSeams = { ...HONEST_ARBITER_SEAMS, opensOnQuorumLoss: () => true };
+
 /**
  * The mutants' demonstrations were built on the swarm before issue 11's dimensions: they pin those to the
- * shapes they were shown on (one task per client, one replica each, memory lines, flat keys), and issue
- * 29's: one process per identity.
+ * shapes they were shown on (one task per client, one replica each, memory lines, flat keys), issue
+ * 29's: one process per identity, and issue 33's: no class that fails open.
  */
-const BEFORE_ISSUE_11: Partial<SwarmParameters> = { tasksPerClient: 1, spread: false, fairness: 'memory', nestedKeys: false, replicasPerIdentity: 1 };
+const BEFORE_ISSUE_11: Partial<SwarmParameters> = { tasksPerClient: 1, spread: false, fairness: 'memory', nestedKeys: false, replicasPerIdentity: 1, openClass: false };
 
 export const MUTANTS: readonly Mutant[] = [
   {
@@ -144,6 +147,19 @@ export const MUTANTS: readonly Mutant[] = [
     // began before any of them asked again, so nothing was granted on the restored log (seed 12).
     pins: { ...BEFORE_ISSUE_11 },
     demonstration: [{ kind: 'restore', atMs: 10_000, snapshotAgeMs: 10_000, approvalMs: 12_000, via: 'arbiter-2' }],
+  },
+  {
+    name: 'fail-open-correctness',
+    description: 'an arbiter with a spool fails open for every class (ADR-04): while no majority answers, the fenced ledger too is granted from memory with token 0',
+    seams: { arbiter: failOpenForCorrectness },
+    shows: ['unprotected'],
+    // Only a world with spools can fail open (swarm-open.ts), and only a lost majority opens it: two of
+    // the three members crash for longer than the arbiters need to confirm the loss (QUORUM_LOSS_CONFIRM_MS).
+    pins: { openClass: true },
+    demonstration: [
+      { kind: 'crash', target: 'etcd-2', atMs: 5_000, downMs: 12_000, powerLoss: false },
+      { kind: 'crash', target: 'etcd-3', atMs: 5_000, downMs: 12_000, powerLoss: false },
+    ],
   },
 ];
 

@@ -102,7 +102,7 @@ export async function runCacheHolder(node: ClientNode, ttlSeconds: number, belie
 
 /** The ADR-04 check over the run, and its figures. */
 export function failOpenChecks(world: World, store: CrashingStore, beliefs: readonly BeliefInterval[], ledgerBeliefs: readonly BeliefInterval[]) {
-  const spooled = world.arbiters.flatMap((a) => (a.spool === undefined ? [] : replaySpool(a.spool.disk.allEntries.filter((e) => 'record' in e))));
+  const spooled = world.arbiters.flatMap((a) => (a.spool === undefined ? [] : replaySpool(a.spool.entries.filter((e) => 'record' in e))));
   const check = checkUnprotected([...beliefs, ...ledgerBeliefs], { spooled, stored: store.stored, closed: (key) => !key.startsWith(`${CACHE_NAMESPACE}/`) });
   const grants = spooled.filter((r) => r.kind === 'grant');
   const metrics = {

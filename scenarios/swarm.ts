@@ -30,6 +30,7 @@ import { DeadlineProbe } from './deadline-probe.js';
 import { disturbancesOf } from './disturbances.js';
 import { collectHistory } from './history.js';
 import { MUTANTS, type Mutant, mutantNamed } from './mutants.js';
+import { checkSwarmUnprotected, drawsOpenClass, openClassWorld, startCacheHolders } from './swarm-open.js';
 import { noisyGrant, startNoisyNeighbour } from './noisy-neighbour.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, type ViolationVariant, namingChecks, worldBasics } from './scenario.js';
 import { type Counters, Floor, type WorkerParameters, work } from './swarm-worker.js';
@@ -81,6 +82,8 @@ export interface SwarmParameters extends WorkerParameters {
   readonly replicasPerIdentity: number;
   /** Issue 28: a tenant flooding within its limits beside the clients (noisy-neighbour.ts). Pinned only, never drawn. */
   readonly noisyNeighbour?: boolean;
+  /** Issue 33: an efficiency class that fails open beside the ledger, with two holders (swarm-open.ts, ADR-04). */
+  readonly openClass: boolean;
 }
 
 /** The workload a seed draws (its own stream: the world's streams are not shifted by it). */
@@ -98,6 +101,7 @@ export function swarmParameters(seed: string): SwarmParameters {
     checkBeforeWrite: stream.chance(0.5),
     ...widenedParameters(seed),
     replicasPerIdentity: replicasPerIdentity(seed),
+    openClass: drawsOpenClass(seed),
   };
 }
 
@@ -158,13 +162,16 @@ export async function runSwarm(context: ScenarioContext, mutant: Mutant | undefi
   const floor = new Floor();
   const cls = ledger(parameters.fairness);
   const placement: Placement = { check: (_key, tier) => (tier !== undefined && floor.draining ? { kind: 'draining' } : undefined) };
+  const openClass = parameters.openClass ? openClassWorld(SWARM_TTL_SECONDS) : undefined; // ADR-04
   const world = new World({
     ...worldBasics(context),
-    classes: new ClassRegistry([cls]),
+    classes: new ClassRegistry([cls, ...(openClass?.classes ?? [])]),
     authorizer: new PrefixGrants([
       ...[...new Set(names.map((_, i) => swarmHolderOf(names, i, parameters.replicasPerIdentity).identity))].map((identity) => namespaceGrant(identity, NAMESPACE)),
       ...(parameters.noisyNeighbour === true ? [noisyGrant(NAMESPACE)] : []),
+      ...(openClass?.grants ?? []),
     ]),
+    ...(openClass === undefined ? {} : { unprotected: { store: openClass.open.store } }),
     arbiters: SWARM_ARBITERS.length,
     // ADR-10 pins an etcd that confirms leadership before it renews a lease, and so before it revokes an
     // expired one (3.5.13): 3.4.23's deposed leader, its disk stalled, revokes a lease its successor has
@@ -193,6 +200,7 @@ export async function runSwarm(context: ScenarioContext, mutant: Mutant | undefi
   const keys = swarmKeys(parameters);
   const options = { parameters, className: cls.name, ttlSeconds: SWARM_TTL_SECONDS, keys, resource, stopAtMs: startMs + WORKLOAD_MS, beliefs, interests, counters, floor };
   for (const node of nodes) for (let task = 0; task < parameters.tasksPerClient; task += 1) void work(node, task, options);
+  if (openClass !== undefined) startCacheHolders(world, openClass.open, { ttlSeconds: SWARM_TTL_SECONDS, stopAtMs: options.stopAtMs, wrapApi: probe.wrapApi });
   const noisy = parameters.noisyNeighbour === true ? startNoisyNeighbour(world, { arbiter: 0, namespace: NAMESPACE, victimKeys: keys, stopAtMs: options.stopAtMs, wrapApi: probe.wrapApi }) : undefined;
   await world.runUntil(startMs + WORKLOAD_MS + TAIL_MS);
   const ttlMs = SWARM_TTL_SECONDS * 1_000;
@@ -205,6 +213,7 @@ export async function runSwarm(context: ScenarioContext, mutant: Mutant | undefi
     faults,
     appliedFaults,
     history: { ...collectHistory(world, beliefs, probe, world.grants), liveness }, // every cluster's grants: a restore starts a new one
+    ...(openClass === undefined ? {} : { checks: [checkSwarmUnprotected(world, openClass.open, beliefs)] }),
     parameters: { ...parameters, ttlSeconds: SWARM_TTL_SECONDS, workloadMs: WORKLOAD_MS, faultWindowMs: [FIRST_FAULT_MS, FAULT_WINDOW_MS], faultMix: faultMix(context.seed), mutant: mutant?.name ?? 'none' },
     metrics: {
       faults: faults.length,
@@ -228,6 +237,7 @@ export async function runSwarm(context: ScenarioContext, mutant: Mutant | undefi
       watchBatchesDropped: logFaults.reduce((n, c) => n + (c?.watchBatchesDropped ?? 0), 0),
       interestsInDoubt: interests.filter((i) => i.outcome === 'in-doubt' || i.release === 'in-doubt').length,
       ...noisy,
+      ...(openClass === undefined ? {} : { unprotectedGrantsStored: openClass.open.store.records.filter((r) => r.kind === 'grant').length }),
     },
   };
 }
