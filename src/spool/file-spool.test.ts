@@ -2,6 +2,7 @@ import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { isLockError } from '../../core/lock-error.js';
 import type { UnprotectedRecord } from '../../core/ports/spool.js';
 import { FileSpool, SpoolLimitError } from './file-spool.js';
 import { encodeSpoolLine } from './spool-line.js';
@@ -132,6 +133,7 @@ describe('FileSpool', () => {
     await spool.append(grant(2));
     const refused = await spool.append(grant(3)).catch((e: unknown) => e);
     expect((refused as SpoolLimitError).limit).toBe('spool-bytes');
+    expect(isLockError(refused, 'unavailable')).toBe(true); // the holder is refused as in any outage of a closed class
     await spool.append(end(4, 1));
     await spool.append(end(5, 2)); // the room kept for the ends of both open grants
     expect((await spool.read()).map((r) => r.id)).toEqual(['arbiter-a/1/1', 'arbiter-a/1/2', 'arbiter-a/1/4', 'arbiter-a/1/5']);

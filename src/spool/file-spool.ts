@@ -11,6 +11,7 @@
 import { existsSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { LockError } from '../../core/lock-error.js';
 import type { Spool, UnprotectedRecord } from '../../core/ports/spool.js';
 import { writeFileAtomically } from '../files/atomic-write.js';
 import { encodeSpoolLine } from './spool-line.js';
@@ -28,14 +29,16 @@ export interface FileSpoolOptions {
   readonly onDamage?: (found: { tornTailBytes: number; damagedLines: number }) => void;
 }
 
-/** An append the spool refused at one of its limits: the grant it carried must not be made (fail closed). */
-export class SpoolLimitError extends Error {
-  override readonly name = 'SpoolLimitError';
+/**
+ * An append the spool refused at one of its limits: the grant it carried is not made (fail closed). A
+ * LockError `unavailable`, so the holder asking is told why and may retry once the spool has shipped.
+ */
+export class SpoolLimitError extends LockError {
   constructor(
     readonly limit: 'record-bytes' | 'spool-bytes',
     message: string,
   ) {
-    super(message);
+    super('unavailable', message);
   }
 }
 
@@ -83,7 +86,7 @@ export class FileSpool implements Spool {
     const state = await this.recovered();
     const reserveBytes = record.kind === 'grant' ? (state.openGrants.size + 1) * this.maxRecordBytes : 0;
     if (state.sizeBytes + line.length + reserveBytes > this.maxSpoolBytes) {
-      throw new SpoolLimitError('spool-bytes', `spool ${this.path} holds ${state.sizeBytes} bytes and ${state.openGrants.size} open grants; a grant more would pass its limit of ${this.maxSpoolBytes} bytes (room is kept for every open grant's end), so it is refused until the spool is shipped`);
+      throw new SpoolLimitError('spool-bytes', `this arbiter's spool of unprotected grants holds ${state.sizeBytes} bytes and ${state.openGrants.size} open grants; a grant more would pass its limit of ${this.maxSpoolBytes} bytes (room is kept for every open grant's end), so the class fails closed until the quorum is back and the spool ships (ADR-04)`);
     }
     const created = state.sizeBytes === 0 && !existsSync(this.path);
     try {
