@@ -6,3 +6,4 @@ export { exportParquet } from './export.js';
 export { heldAt, holdsOf, reportOf } from './queries.js';
 export { runTailService } from './tail-service.js';
 export { overlapsOf } from './class-overlaps.js';
+export { DuckDbUnprotectedStore, unprotectedGrantsIn } from './unprotected-store.js';

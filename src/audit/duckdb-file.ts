@@ -29,6 +29,14 @@ export class AuditDbError extends Error {
 
 export type OpenMode = 'read' | 'write';
 
+/** Unprotected grants shipped from arbiters' spools (ADR-04; unprotected-store.ts). */
+export const UNPROTECTED_TABLE = 'audit_unprotected';
+/** Additive: a store made before it gets the table on its first shipment (IF NOT EXISTS), same format version. */
+export const UNPROTECTED_SCHEMA = `CREATE TABLE IF NOT EXISTS ${UNPROTECTED_TABLE} (
+    id VARCHAR NOT NULL PRIMARY KEY, kind VARCHAR NOT NULL, grant_id VARCHAR NOT NULL, arbiter_id VARCHAR NOT NULL,
+    key VARCHAR NOT NULL, namespace VARCHAR NOT NULL, class_name VARCHAR NOT NULL, identity VARCHAR NOT NULL, instance VARCHAR NOT NULL,
+    happened_at TIMESTAMP NOT NULL, end_reason VARCHAR, shipped_at TIMESTAMP NOT NULL)`;
+
 const SCHEMA = [
   `CREATE TABLE lockstep_audit_format (format VARCHAR NOT NULL, version INTEGER NOT NULL, created_at TIMESTAMP NOT NULL)`,
   `CREATE TABLE audit_events (
@@ -41,6 +49,7 @@ const SCHEMA = [
   `CREATE TABLE audit_gaps (cluster_id UBIGINT NOT NULL, from_revision BIGINT NOT NULL, to_revision BIGINT NOT NULL, detected_at TIMESTAMP NOT NULL, PRIMARY KEY (cluster_id, from_revision))`,
   `CREATE TABLE audit_checkpoints (cluster_id UBIGINT NOT NULL PRIMARY KEY, revision BIGINT NOT NULL, epoch INTEGER NOT NULL, updated_at TIMESTAMP NOT NULL,
     probe_key VARCHAR, probe_revision BIGINT, probe_version BIGINT)`,
+  UNPROTECTED_SCHEMA,
 ];
 
 /**

@@ -13,6 +13,7 @@ import type { Hold } from '../audit/queries.js';
 import type { TailReportLine } from '../audit/tail-service.js';
 import { parseMoment, parseWindow } from '../audit/times.js';
 import { renderReport } from '../audit/report-text.js';
+import { registerAuditUnprotected } from './audit-unprotected.js';
 
 /** DuckDB's native module loads only when an audit command runs (duckdb-api.ts). */
 const duck = () => import('../audit/duckdb-api.js');
@@ -86,6 +87,7 @@ export function registerAuditCommands(program: Command, io: CliIo, setExitCode: 
     .requiredOption('--parquet <dir>', 'the directory to write into (created if missing)')
     .option('--json', 'print one JSON object on the last line')
     .action(async (options: ExportOptions) => setExitCode(await runExport(options, io)));
+  registerAuditUnprotected(audit, io, setExitCode);
 }
 
 function badInput(io: CliIo, command: string, message: string): number {

@@ -29,8 +29,10 @@ import { openTopology } from './serve-topology.js';
 import type { LogLevel } from '../logging/index.js';
 import { LOG_LEVELS, createServeTelemetry, serveMetrics } from '../service/serve-telemetry.js';
 import { oneLine } from '../terminal-text.js';
+import type { UnprotectedOptions } from '../../core/arbiter/fail-open.js';
+import { type UnprotectedFlags, addUnprotectedOptions, openUnprotected } from './serve-unprotected.js';
 
-export interface ServeOptions extends EtcdTlsFlags {
+export interface ServeOptions extends EtcdTlsFlags, UnprotectedFlags {
   endpoints?: string;
   topology?: string;
   classes?: string;
@@ -56,6 +58,7 @@ const DRAIN_GRACE_MS = 10_000;
 export function registerServeCommand(program: Command, io: CliIo, setExitCode: (code: number) => void, runDev: (options: ServeOptions, io: CliIo) => Promise<number>): void {
   const command = program.command('serve');
   addEtcdTlsOptions(command);
+  addUnprotectedOptions(command); // ADR-04
   command
     .description(
       'Run an arbiter: lock.v1 and admin.v1 over gRPC (HTTP/2), with the standard grpc.health.v1 service and server reflection ' +
@@ -181,7 +184,8 @@ export async function runServe(options: ServeOptions, io: CliIo, started?: (addr
   const policy: Policy = new ServingPolicy(first.loaded);
   const random = createCryptoRandom();
   const telemetry = createServeTelemetry({ cluster: options.clusterName, classes: policy, json: options.json === true, level: setup.logLevel, write: (line) => io.err(line) });
-  const opened = options.topology === undefined ? await openOne(setup, telemetry.timedLog, policy, random, io) : await openTopology({ file: options.topology, classes: policy, authorizer: policy, random, wrapLog: (log) => telemetry.timedLog(log), etcdTls: setup.etcdTls }, io);
+  const unprotected = await openUnprotected(options, setup, options.topology !== undefined, io); // ADR-04
+  const opened = options.topology === undefined ? await openOne(setup, telemetry.timedLog, policy, random, io, unprotected) : await openTopology({ file: options.topology, classes: policy, authorizer: policy, random, wrapLog: (log) => telemetry.timedLog(log), etcdTls: setup.etcdTls }, io);
   if (typeof opened === 'number') return opened;
   const arbiter = 'router' in opened ? opened.router : opened.arbiter;
   const metricsServer = await serveMetrics(telemetry, setup.metrics);
@@ -218,9 +222,9 @@ export async function runServe(options: ServeOptions, io: CliIo, started?: (addr
 }
 
 /** Single-cluster serving: one log, one arbiter, its epoch confirmed before anything listens. */
-async function openOne(setup: ServeSetup, wrapLog: (log: LockLog) => LockLog, policy: Policy, random: Random, io: CliIo): Promise<{ arbiter: Arbiter; endWaits: () => void; close: () => Promise<void> } | number> {
+async function openOne(setup: ServeSetup, wrapLog: (log: LockLog) => LockLog, policy: Policy, random: Random, io: CliIo, unprotected?: UnprotectedOptions): Promise<{ arbiter: Arbiter; endWaits: () => void; close: () => Promise<void> } | number> {
   const log = createEtcdLockLog({ endpoints: setup.endpoints, ...(setup.etcdTls === undefined ? {} : { tls: setup.etcdTls }) });
-  const arbiter = new Arbiter({ log: wrapLog(log), clock: createRealClock(), random, classes: policy, authorizer: policy, approvalIdPrefix: `${Math.floor(random.next() * 2 ** 32).toString(16)}-` });
+  const arbiter = new Arbiter({ log: wrapLog(log), clock: createRealClock(), random, classes: policy, authorizer: policy, approvalIdPrefix: `${Math.floor(random.next() * 2 ** 32).toString(16)}-`, ...(unprotected === undefined ? {} : { unprotected }) });
   let closed = false;
   const close = async (): Promise<void> => {
     arbiter.close();

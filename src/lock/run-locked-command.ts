@@ -104,6 +104,7 @@ export async function runLockedCommand(options: RunLockedOptions): Promise<numbe
   const fingerprint = tokenFingerprint(handle.token);
   emit(grantedEvent(options.key, handle.token, fingerprint, handle.fenceDeadlineMs() - options.clock.now()));
   io.err(`lockstep: locked ${options.key} (token fingerprint ${fingerprint}; the token is in the command's LOCKSTEP_TOKEN)`);
+  if (handle.grant.unprotected === true) io.err(UNPROTECTED_LINE(options.key));
   if (!(await supervisor.ready())) {
     io.err(`lockstep: could not start the fence supervisor, so the command does not run; releasing ${options.key}`);
     await releaseQuietly(handle, options);
@@ -115,7 +116,7 @@ export async function runLockedCommand(options: RunLockedOptions): Promise<numbe
   }
   supervisor.run({
     command: options.command,
-    env: { ...definedEnv(options.env ?? process.env), LOCKSTEP_TOKEN: formatToken(handle.token), LOCKSTEP_KEY: options.key, LOCKSTEP_TOKEN_FINGERPRINT: fingerprint },
+    env: { ...unprotectedEnv(definedEnv(options.env ?? process.env), handle.grant.unprotected === true), LOCKSTEP_TOKEN: formatToken(handle.token), LOCKSTEP_KEY: options.key, LOCKSTEP_TOKEN_FINGERPRINT: fingerprint },
     deadlineMonoMs: toMonotonic(handle.fenceDeadlineMs()),
     killAfterMs: options.killAfterMs,
   });
@@ -176,4 +177,14 @@ async function releaseQuietly(handle: LockHandle, options: RunLockedOptions): Pr
 
 function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+/** ADR-04: said once on stderr when the grant came from an arbiter's memory during a quorum outage. */
+const UNPROTECTED_LINE = (key: string): string =>
+  `lockstep: the grant of ${key} is UNPROTECTED (ADR-04): etcd has no quorum and the arbiter granted this efficiency class from its memory with token 0, which every fence refuses; another holder may hold ${key} at the same time (LOCKSTEP_UNPROTECTED=1 is set)`;
+
+/** The command's LOCKSTEP_UNPROTECTED is 1 for a grant from memory and absent otherwise, whatever lockstep itself inherited. */
+function unprotectedEnv(env: Record<string, string>, unprotected: boolean): Record<string, string> {
+  const own = Object.fromEntries(Object.entries(env).filter(([name]) => name !== 'LOCKSTEP_UNPROTECTED'));
+  return unprotected ? { ...own, LOCKSTEP_UNPROTECTED: '1' } : own;
 }

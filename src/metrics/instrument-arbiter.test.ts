@@ -179,4 +179,13 @@ describe('instrumentArbiter', () => {
     await api.status(authenticated(ALICE));
     expect(await value(metrics, 'lockstep_sealed', { cluster: 'entity-1' })).toBe(1);
   });
+  it('counts a grant from memory (ADR-04) as unprotected, once, and an etcd grant not (the control)', async () => {
+    const clock = new HandClock();
+    const metrics = createArbiterMetrics({ cluster: 'entity-1', classes: CLASSES, clock });
+    const grants = [{ ...grantOf('orders/a', 0n), unprotected: true }, { ...grantOf('orders/a', 0n), unprotected: true, reentered: true }, grantOf('orders/b', 1n << 48n)];
+    const api = metrics.instrument(stubArbiter(clock, { acquire: async () => grants.shift() ?? grantOf('orders/c', 1n << 48n) }));
+    for (const key of ['orders/a', 'orders/a', 'orders/b']) await api.acquire(authenticated(ALICE), { sessionId: SESSION, key, className: 'writes', waitMs: 0 });
+    expect(await value(metrics, 'lockstep_unprotected_grants_total', ORDERS)).toBe(1);
+    expect(await value(metrics, 'lockstep_grants_total', ORDERS)).toBe(3);
+  });
 });

@@ -85,6 +85,7 @@ class InstrumentedArbiter implements ArbiterService {
       const grant = await this.observe(this.api.acquire(caller, request));
       this.deps.signals.grantLatency.observe({ ...labels }, (this.deps.clock.now() - startMs) / 1000);
       this.deps.signals.grants.inc({ ...labels });
+      if (grant.unprotected === true && !grant.reentered) this.deps.signals.unprotectedGrants.inc({ ...labels }); // ADR-04
       // Issue 29: counted here, by the arbiter that granted it, whichever arbiter its session was opened on.
       const ttlSeconds = this.deps.classes.get(grant.key.slice(0, grant.key.indexOf('/')), grant.className)?.ttlSeconds ?? FALLBACK_TTL_SECONDS;
       const tracked = this.book.granted(grant.sessionId, grant.key, { labels, grantedAtMs: this.deps.clock.now(), ttlSeconds, caller });

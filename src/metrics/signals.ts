@@ -19,6 +19,7 @@ export const METRIC_NAMES = {
   grantLatency: 'lockstep_grant_latency_seconds',
   acquires: 'lockstep_acquires_total',
   grants: 'lockstep_grants_total',
+  unprotectedGrants: 'lockstep_unprotected_grants_total',
   contended: 'lockstep_contended_total',
   holds: 'lockstep_holds',
   holdDuration: 'lockstep_hold_duration_seconds',
@@ -41,6 +42,7 @@ export interface ArbiterSignals {
   readonly grantLatency: Histogram<(typeof CLASS_LABELS)[number]>;
   readonly acquires: Counter<(typeof CLASS_LABELS)[number]>;
   readonly grants: Counter<(typeof CLASS_LABELS)[number]>;
+  readonly unprotectedGrants: Counter<(typeof CLASS_LABELS)[number]>;
   readonly contended: Counter<(typeof CLASS_LABELS)[number]>;
   readonly holds: Gauge<(typeof CLASS_LABELS)[number]>;
   readonly holdDuration: Histogram<(typeof CLASS_LABELS)[number]>;
@@ -59,6 +61,7 @@ export function createSignals(registry = new Registry()): ArbiterSignals {
     grantLatency: new Histogram({ name: METRIC_NAMES.grantLatency, help: 'Time from an acquire reaching the arbiter to its grant, time in line included.', labelNames: CLASS_LABELS, buckets: GRANT_BUCKETS_SECONDS, registers }),
     acquires: new Counter({ name: METRIC_NAMES.acquires, help: 'Acquires answered (granted or refused), the denominator of the contention ratio.', labelNames: CLASS_LABELS, registers }),
     grants: new Counter({ name: METRIC_NAMES.grants, help: 'Acquires granted (re-entered grants included).', labelNames: CLASS_LABELS, registers }),
+    unprotectedGrants: new Counter({ name: METRIC_NAMES.unprotectedGrants, help: 'Grants made from the arbiter\'s memory with token 0 while no etcd majority answered, for classes that declared onQuorumLoss: open (ADR-04); re-entered ones not counted again. Each is on the reconciliation list (lockstep audit unprotected).', labelNames: CLASS_LABELS, registers }),
     contended: new Counter({ name: METRIC_NAMES.contended, help: 'Acquires that found the key held and were refused: contended, or the wait ended (wait-timeout).', labelNames: CLASS_LABELS, registers }),
     holds: new Gauge({ name: METRIC_NAMES.holds, help: 'Holds granted through this arbiter and not yet ended.', labelNames: CLASS_LABELS, registers }),
     holdDuration: new Histogram({ name: METRIC_NAMES.holdDuration, help: 'How long holds lasted, from grant to release or expiry.', labelNames: CLASS_LABELS, buckets: HOLD_BUCKETS_SECONDS, registers }),

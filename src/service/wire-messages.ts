@@ -25,6 +25,7 @@ export function grantToWire(grant: Grant): WireGrant {
     identity: grant.identity,
     className: grant.className,
     reentered: grant.reentered,
+    unprotected: grant.unprotected === true, // ADR-04
   });
 }
 
@@ -41,6 +42,7 @@ export function grantFromWire(grant: WireGrant | undefined): Grant {
     identity: grant.identity,
     className: grant.className,
     reentered: grant.reentered,
+    ...(grant.unprotected ? { unprotected: true } : {}), // ADR-04
   };
 }
 
