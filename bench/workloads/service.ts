@@ -3,7 +3,7 @@
 // difference from grant.ts is the extra hop ADR-18 budgets at 1-3 ms. Each worker is its own identity
 // (a client of its own: its own HTTP/2 connection), with its own session, reused.
 import type { Session } from '../../core/ports/arbiter-api.js';
-import { NetworkArbiter } from '../../src/service/network-arbiter.js';
+import { NetworkArbiter } from '../../src/client/network-arbiter.js';
 import { type ServiceProcess, startBenchService } from '../service-process.js';
 import { BENCH_CLASS, BENCH_NAMESPACE, workerIdentity } from './bench-world.js';
 import { type Workload, since } from './workload.js';

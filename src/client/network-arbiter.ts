@@ -16,10 +16,10 @@ import { AdminService, type ApproveShardMoveResponse, type GetStatusResponse } f
 import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
 import { KeepAliveStream } from './keepalive-stream.js';
 import { probeTls } from './tls-probe.js';
-import { IDENTITY_HEADER } from './peer-identity.js';
-import { routingKeyInterceptor } from './routing-key.js';
-import { fromConnectError, sealFromWire } from './wire-errors.js';
-import { enforcementFromWire, grantFromWire, holderFromWire, inspectFromWire, keyClassFromWire } from './wire-messages.js';
+import { IDENTITY_HEADER } from '../service/peer-identity.js';
+import { routingKeyInterceptor } from '../service/routing-key.js';
+import { fromConnectError, sealFromWire } from '../service/wire-errors.js';
+import { enforcementFromWire, grantFromWire, holderFromWire, inspectFromWire, keyClassFromWire } from '../service/wire-messages.js';
 
 export interface ClientTls {
   readonly cert: Buffer;
