@@ -23,7 +23,8 @@ export interface CpuPerOperation {
 /** Linux's USER_HZ: /proc times are in 1/100 s on every mainstream architecture. */
 const CLOCK_TICKS_PER_S = 100;
 
-function processCpuUs(pid: number): number | undefined {
+/** A process's user + system CPU so far, from /proc/<pid>/stat; undefined when it cannot be read. */
+export function processCpuUs(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command (which may hold spaces) start after the last ')'; utime and stime are

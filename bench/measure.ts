@@ -52,7 +52,7 @@ export async function measureWorkloads(options: MeasureOptions, say: Say): Promi
   const [leader = ''] = options.endpoints;
   const maxConcurrency = Math.max(...options.concurrency);
   const onRenewalError = (message: string) => say(message);
-  const results: MeasuredRuns = { rawTxn: [], grant: [], service: [], peerLock: [], keepalive: [] };
+  const results: MeasuredRuns = { rawTxn: [], grant: [], service: [], serviceTls: [], peerLock: [], keepalive: [] };
   const opened: Workload[] = [];
   try {
     say(`opening ${maxConcurrency} raw leases, ${maxConcurrency} lockstep sessions in-process and ${maxConcurrency} through a lockstep serve process`);

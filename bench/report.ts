@@ -96,7 +96,8 @@ export interface BenchReport {
 export const WORKLOAD_INFO: Record<WorkloadName, { readonly what: string; readonly primaryPhase: string; readonly cyclePhase: string }> = {
   rawTxn: { what: 'etcd3 gRPC stub, no lockstep: create txn (compare create=0, put on a lease) + delete txn', primaryPhase: 'create', cyclePhase: 'cycle' },
   grant: { what: 'lockstep Arbiter in-process over the etcd LockLog: acquire (token) + release, session reused', primaryPhase: 'acquire', cyclePhase: 'cycle' },
-  service: { what: 'lockstep through a lockstep serve process: acquire (token) + release over lock.v1 gRPC by the network client, session reused', primaryPhase: 'acquire', cyclePhase: 'cycle' },
+  service: { what: 'lockstep through a lockstep serve process, plaintext: acquire (token) + release over lock.v1 gRPC by the network client, session reused', primaryPhase: 'acquire', cyclePhase: 'cycle' },
+  serviceTls: { what: 'lockstep through a lockstep serve process, mTLS (the caller its certificate\'s SPIFFE ID): acquire + release over lock.v1 gRPC, session reused', primaryPhase: 'acquire', cyclePhase: 'cycle' },
   peerLock: { what: "etcd3 package's Lock: acquire (lease grant + create txn) + release (lease revoke)", primaryPhase: 'acquire', cyclePhase: 'cycle' },
   keepalive: { what: 'lockstep Arbiter.keepAlive of sessions round-robin (one LeaseKeepAlive each, leader-served)', primaryPhase: 'keepalive', cyclePhase: 'keepalive' },
 };
