@@ -6,6 +6,7 @@ import type { ClosedLoopResult } from './closed-loop.js';
 import type { CpuPerOperation } from './cpu-meter.js';
 import type { BenchEnvironment } from './environment.js';
 import type { FsyncResult } from './fsync-probe.js';
+import type { HopReport } from './hop-report.js';
 import type { SimComparison } from './sim-compare/compare.js';
 import type { LatencySummary } from './histogram.js';
 import type { WorkloadName } from './workloads/workload.js';
@@ -84,10 +85,13 @@ export interface BenchReport {
   readonly rawTxn: WorkloadReport;
   readonly grant: WorkloadReport;
   readonly service: WorkloadReport;
+  readonly serviceTls: WorkloadReport;
   readonly peerLock: WorkloadReport;
   readonly keepalive: KeepaliveReport;
   readonly ratios: Ratios;
   readonly goals: readonly Goal[];
+  /** Issue 30: every path against the raw-txn floor, CPU per process, one serve's capacity, the hop's goals. */
+  readonly hop: HopReport;
   readonly compareSim: SimComparison;
   /** With --capacity: sessions and holds one lockstep serve kept alive (capacity.ts). */
   readonly capacity?: CapacityReport;

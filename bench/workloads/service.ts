@@ -26,18 +26,19 @@ export async function serviceWorkload(endpoints: readonly string[], workers: num
     client.close();
     await service.stop();
   };
+  // The sessions outlive a long run: renewed at TTL/3, each over its one keepalive stream, from the first
+  // one opened (on a loaded machine, opening the rest can outlast the first one's TTL).
+  const timer = setInterval(() => {
+    void Promise.all(sessions.map((s) => client.keepAlive({ sessionId: s.sessionId }))).catch((error: unknown) => onRenewalError(`renewing the service sessions failed: ${error instanceof Error ? error.message : String(error)}`));
+  }, (BENCH_CLASS.ttlSeconds * 1000) / 3);
+  timer.unref();
+  renewal.timer = timer;
   try {
     for (let i = 0; i < workers; i++) sessions.push(await client.openSession({ ttlSeconds: BENCH_CLASS.ttlSeconds }));
   } catch (error) {
     await close();
     throw error;
   }
-  // The sessions outlive a long run: renewed at TTL/3, each over its one keepalive stream.
-  const timer = setInterval(() => {
-    void Promise.all(sessions.map((s) => client.keepAlive({ sessionId: s.sessionId }))).catch((error: unknown) => onRenewalError(`renewing the service sessions failed: ${error instanceof Error ? error.message : String(error)}`));
-  }, (BENCH_CLASS.ttlSeconds * 1000) / 3);
-  timer.unref();
-  renewal.timer = timer;
   const lastTokens: bigint[] = sessions.map(() => 0n);
   const name: WorkloadName = options.tls === true ? 'serviceTls' : 'service';
   const tag = options.tls === true ? 't' : 's';

@@ -67,12 +67,9 @@ export interface ArbiterServer {
 /** Longest time a drain waits for the answers of calls ended by `beforeClose`. */
 const ANSWER_FLUSH_MS = 2000;
 
-export async function startArbiterServer(options: ArbiterServerOptions): Promise<ArbiterServer> {
-  const guard = new CallGuard(options.onUnexpected);
-  const health = new HealthState();
-  const tls = options.tls !== undefined;
-  const trustedProxies = new Set(options.trustedProxies ?? []);
-  const handler = connectNodeAdapter({
+/** Connect's handler of every service, each call told its caller by `outcomeOf`. */
+function connectHandler(options: ArbiterServerOptions, guard: CallGuard, health: HealthState, outcomeOf: (request: http2.Http2ServerRequest) => CallerOutcome) {
+  return connectNodeAdapter({
     grpc: true,
     connect: false,
     grpcWeb: false,
@@ -91,6 +88,13 @@ export async function startArbiterServer(options: ArbiterServerOptions): Promise
     },
     contextValues: (request) => createContextValues().set(CALLER, outcomeOf(request as http2.Http2ServerRequest)),
   });
+}
+
+export async function startArbiterServer(options: ArbiterServerOptions): Promise<ArbiterServer> {
+  const guard = new CallGuard(options.onUnexpected);
+  const health = new HealthState();
+  const tls = options.tls !== undefined;
+  const trustedProxies = new Set(options.trustedProxies ?? []);
   const outcomeOf = (request: http2.Http2ServerRequest): CallerOutcome => {
     try {
       // The session's socket, one per connection, so its verified certificate is parsed once (peer-identity.ts).
@@ -100,6 +104,7 @@ export async function startArbiterServer(options: ArbiterServerOptions): Promise
       return { refused: error };
     }
   };
+  const handler = connectHandler(options, guard, health, outcomeOf);
   // Issue 30: lock.v1's unary calls skip Connect's per-call machinery (unary-fast-path.ts); the rest is Connect's.
   const fast = unaryFastPath(options.arbiter, guard, outcomeOf);
   const serve = (request: http2.Http2ServerRequest, response: http2.Http2ServerResponse): void => {
