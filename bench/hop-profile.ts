@@ -45,7 +45,7 @@ try {
   const per = (us: number) => Math.round(us / completed);
   const result = measured.result();
   const cycle = result.phases.cycle;
-  process.stdout.write(`${JSON.stringify({ path: values.path, concurrency, cyclesPerS: result.throughputPerS, cycleP50Ms: cycle?.p50Ms, cycleP99Ms: cycle?.p99Ms, errors: result.errors, serveWindowMs: window, cpuUsPerCycle: { client: per(client.user + client.system), serve: per((processCpuUs(workload.servePid ?? 0) ?? 0) - before.serve), etcd: per((processCpuUs(etcdPid) ?? 0) - before.etcd) } })}\n`);
+  process.stdout.write(`${JSON.stringify({ path: values.path, concurrency, cyclesPerS: result.throughputPerS, cycleP50Ms: cycle?.p50Ms, cycleP99Ms: cycle?.p99Ms, errors: result.errors, firstError: result.firstError, serveWindowMs: window, cpuUsPerCycle: { client: per(client.user + client.system), serve: per((processCpuUs(workload.servePid ?? 0) ?? 0) - before.serve), etcd: per((processCpuUs(etcdPid) ?? 0) - before.etcd) } })}\n`);
   await workload.close();
 } finally {
   await cluster.stop();
