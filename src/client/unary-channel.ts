@@ -172,8 +172,19 @@ function fromNodeError(reason: unknown): ConnectError {
   }
   const code = codes.some((c) => ABORTED.has(c)) ? Code.Aborted : codes.some((c) => UNREACHABLE.has(c)) ? Code.Unavailable : Code.Internal;
   const error = ConnectError.from(reason, code);
-  if (error !== reason) error.cause = reason;
+  // A refused connection reaches a stream as ERR_HTTP2_STREAM_CANCEL caused by ECONNREFUSED: the cause
+  // given is the root one, which the network client reads to know that nothing was sent (NOT_SENT).
+  if (error !== reason) error.cause = code === Code.Unavailable ? unreachableCause(reason) : reason;
   return error;
+}
+
+function unreachableCause(reason: unknown): unknown {
+  for (let r: unknown = reason; r instanceof Error; r = r.cause) {
+    const code = (r as { code?: unknown }).code;
+    if (typeof code === 'string' && UNREACHABLE.has(code)) return r;
+    if (r.cause === r) break;
+  }
+  return reason;
 }
 
 function fromResetCode(rstCode: number): ConnectError {
