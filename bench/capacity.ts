@@ -9,7 +9,7 @@ import { DEFAULT_FENCE_MARGIN_MS } from '../core/client/client-session.js';
 import { HOLDER_PREFIX } from '../core/lock-key.js';
 import type { Session } from '../core/ports/arbiter-api.js';
 import { createEtcdLockLog } from '../src/etcd/index.js';
-import { NetworkArbiter } from '../src/service/network-arbiter.js';
+import { NetworkArbiter } from '../src/client/network-arbiter.js';
 import { LatencyHistogram, type LatencySummary } from './histogram.js';
 import { startBenchService } from './service-process.js';
 import { BENCH_CLASS, BENCH_NAMESPACE, workerIdentity } from './workloads/bench-world.js';

@@ -11,6 +11,13 @@ describe('CPU per operation', () => {
     expect(new CpuTally().perOperation(0)).toBeUndefined();
   });
 
+  it("adds the serve process's CPU when the workload goes through one (issue 30)", () => {
+    const tally = new CpuTally();
+    tally.add({ clientUs: 0, membersUs: [] }, { clientUs: 100, membersUs: [] }, 2, [1000, 1600]);
+    tally.add({ clientUs: 0, membersUs: [] }, { clientUs: 100, membersUs: [] }, 2, [2000, 2200]);
+    expect(tally.perOperation(0)).toEqual({ clientUs: 50, serveUs: 200 });
+  });
+
   it('reports only the client when a member is not a local process', () => {
     const tally = new CpuTally();
     tally.add({ clientUs: 0, membersUs: [] }, { clientUs: 100, membersUs: [] }, 1);

@@ -18,12 +18,15 @@ export interface CpuPerOperation {
   readonly followerUs?: number;
   /** Every member together. */
   readonly etcdUs?: number;
+  /** The `lockstep serve` process the workload goes through, when it has one (issue 30). */
+  readonly serveUs?: number;
 }
 
 /** Linux's USER_HZ: /proc times are in 1/100 s on every mainstream architecture. */
 const CLOCK_TICKS_PER_S = 100;
 
-function processCpuUs(pid: number): number | undefined {
+/** A process's user + system CPU so far, from /proc/<pid>/stat; undefined when it cannot be read. */
+export function processCpuUs(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command (which may hold spaces) start after the last ')'; utime and stime are
@@ -52,12 +55,15 @@ export class CpuMeter {
 
 /** Accumulated CPU over a workload's slices. */
 export class CpuTally {
+  private serveUs: number | undefined;
   private clientUs = 0;
   private membersUs: number[] = [];
   private complete = true;
   operations = 0;
 
-  add(before: CpuSample, after: CpuSample, operations: number): void {
+  /** `serveUs`: the serve process's CPU before and after the slice, when the workload goes through one. */
+  add(before: CpuSample, after: CpuSample, operations: number, serveUs?: readonly [number, number]): void {
+    if (serveUs !== undefined) this.serveUs = (this.serveUs ?? 0) + serveUs[1] - serveUs[0];
     this.clientUs += after.clientUs - before.clientUs;
     if (before.membersUs.length === 0 || after.membersUs.length !== before.membersUs.length) this.complete = false;
     else this.membersUs = after.membersUs.map((us, i) => (this.membersUs[i] ?? 0) + us - (before.membersUs[i] ?? 0));
@@ -67,7 +73,7 @@ export class CpuTally {
   perOperation(leaderIndex: number | undefined): CpuPerOperation | undefined {
     if (this.operations === 0) return undefined;
     const per = (us: number) => Math.round(us / this.operations);
-    const client = { clientUs: per(this.clientUs) };
+    const client = { clientUs: per(this.clientUs), ...(this.serveUs === undefined ? {} : { serveUs: per(this.serveUs) }) };
     if (!this.complete || this.membersUs.length === 0 || leaderIndex === undefined) return client;
     const leaderUs = this.membersUs[leaderIndex] ?? 0;
     const followers = this.membersUs.filter((_, i) => i !== leaderIndex);

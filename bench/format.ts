@@ -5,6 +5,12 @@ import { textTable } from '../src/text-table.js';
 import type { LatencySummary } from './histogram.js';
 import { type BenchReport, type Goal, type WorkloadReport, phaseOf } from './report.js';
 import type { ComparisonRow } from './sim-compare/compare.js';
+import { capacityLine, hopTable } from './hop-report.js';
+
+function markdownTable(cells: readonly string[][]): string[] {
+  const [head = [], ...body] = cells;
+  return [`| ${head.map(cell).join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...body.map((row) => `| ${row.map(cell).join(' | ')} |`)];
+}
 
 interface Row {
   readonly workload: string;
@@ -17,10 +23,11 @@ interface Row {
   readonly errors: string;
 }
 
-const WORKLOAD_LABELS: ReadonlyArray<readonly [keyof Pick<BenchReport, 'rawTxn' | 'grant' | 'service' | 'peerLock' | 'keepalive'>, string]> = [
+const WORKLOAD_LABELS: ReadonlyArray<readonly [keyof Pick<BenchReport, 'rawTxn' | 'grant' | 'service' | 'serviceTls' | 'peerLock' | 'keepalive'>, string]> = [
   ['rawTxn', 'raw etcd txn'],
   ['grant', 'lockstep grant'],
   ['service', 'lockstep serve (service)'],
+  ['serviceTls', 'lockstep serve mTLS (service)'],
   ['peerLock', 'etcd3 Lock (peer)'],
   ['keepalive', 'keepalive'],
 ];
@@ -99,8 +106,12 @@ export function formatText(report: BenchReport): string {
     ...capacityLines(report),
     'ratios:',
     ...ratioRows,
+    '',
+    'the service hop, every path against the floor (issue 30; acquire+release cycles, CPU per cycle by process):',
+    ...textTable(hopTable(report.hop), { rightAligned: (i) => i > 0 }),
+    ...capacityLine(report.hop.capacity),
     'goals (one run, reported, not asserted):',
-    ...report.goals.map((g) => `  ${goalText(g)}`),
+    ...[...report.goals, ...report.hop.goals].map((g) => `  ${goalText(g)}`),
     ...simLines(report),
   ].join('\n');
 }
@@ -108,7 +119,7 @@ export function formatText(report: BenchReport): string {
 export function formatMarkdown(report: BenchReport): string {
   const table = rows(report).map((r) => `| ${r.workload} | ${r.concurrency} | ${r.phase} | ${r.opsPerS} | ${r.p50} | ${r.p99} | ${r.p999} | ${r.errors} |`);
   const ratioTable = report.ratios.byConcurrency.map((r) => `| ${r.concurrency} | ${ratioText(r.grantP50OverRaw)} | ${ratioText(r.grantP99OverRaw)} | ${ratioText(r.grantThroughputOverRaw)} | ${ratioText(r.peerP50OverGrant)} | ${ratioText(r.peerAcquireP50OverGrant)} | ${ratioText(r.serviceP50OverGrant)} | ${ratioText(r.serviceP99OverGrant)} | ${ratioText(r.serviceThroughputOverGrant)} | ${r.serviceHopP50Ms === null ? 'n/a' : fixed(r.serviceHopP50Ms)} |`);
-  const goals = report.goals.map((g) => `| ${cell(g.goal)} | ${g.target} | ${g.value === null ? 'n/a' : formatNumber(g.value, 2)} | ${g.met === null ? 'not measured' : g.met ? 'met' : '**missed**'} | ${cell(g.note ?? '')} |`);
+  const goals = [...report.goals, ...report.hop.goals].map((g) => `| ${cell(g.goal)} | ${g.target} | ${g.value === null ? 'n/a' : formatNumber(g.value, 2)} | ${g.met === null ? 'not measured' : g.met ? 'met' : '**missed**'} | ${cell(g.note ?? '')} |`);
   return [
     '# lockstep bench',
     '',
@@ -136,6 +147,12 @@ export function formatMarkdown(report: BenchReport): string {
     '| c | grant/raw p50 | grant/raw p99 | grant/raw throughput | etcd3 Lock/grant cycle p50 | etcd3 Lock/grant acquire p50 | service/in-process p50 | service/in-process p99 | service/in-process throughput | hop p50 ms |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...ratioTable,
+    '',
+    '## The service hop against the floor (issue 30)',
+    '',
+    ...markdownTable(hopTable(report.hop)),
+    '',
+    ...capacityLine(report.hop.capacity).map((line) => `${line}.`),
     '',
     '## Goals (one run: reported, not asserted)',
     '',

@@ -1,16 +1,17 @@
-// The measured part of a run: raw etcd, lockstep in-process, lockstep through `lockstep serve` and the
-// etcd3 Lock interleaved at each concurrency,
-// then keepalive cost, with the CPU each one spent.
+// The measured part of a run: raw etcd, lockstep in-process, lockstep through `lockstep serve` (plaintext
+// and mTLS, issue 30) and the etcd3 Lock interleaved at each concurrency, the capacity of one mTLS serve,
+// then keepalive cost, with the CPU each one spent (client, serve, etcd).
 import { formatNumber } from '../core/numbers.js';
 import { randomBytes } from 'node:crypto';
 import { LoopTally, runSlice } from './closed-loop.js';
-import { type CpuMeter, CpuTally } from './cpu-meter.js';
+import { type CpuMeter, CpuTally, processCpuUs } from './cpu-meter.js';
 import type { MeasuredRun } from './report.js';
 import { grantWorkload } from './workloads/grant.js';
 import { keepaliveWorkload } from './workloads/keepalive.js';
 import { peerLockWorkload } from './workloads/peer-lock.js';
 import { rawTxnWorkload } from './workloads/raw-txn.js';
 import { serviceWorkload } from './workloads/service.js';
+import { type ServeCapacity, measureServeCapacity } from './serve-capacity.js';
 import type { Workload, WorkloadName } from './workloads/workload.js';
 
 export interface MeasureOptions {
@@ -25,7 +26,7 @@ export interface MeasureOptions {
 
 export type Say = (line: string, final?: boolean) => void;
 
-export type MeasuredRuns = Record<WorkloadName, MeasuredRun[]>;
+export type MeasuredRuns = Record<WorkloadName, MeasuredRun[]> & { serveCapacity?: ServeCapacity };
 
 /** Workloads at one concurrency take turns in slices this long. */
 export const SLICE_MS = 1_000;
@@ -52,17 +53,20 @@ export async function measureWorkloads(options: MeasureOptions, say: Say): Promi
   const [leader = ''] = options.endpoints;
   const maxConcurrency = Math.max(...options.concurrency);
   const onRenewalError = (message: string) => say(message);
-  const results: MeasuredRuns = { rawTxn: [], grant: [], service: [], peerLock: [], keepalive: [] };
+  const results: MeasuredRuns = { rawTxn: [], grant: [], service: [], serviceTls: [], peerLock: [], keepalive: [] };
   const opened: Workload[] = [];
   try {
-    say(`opening ${maxConcurrency} raw leases, ${maxConcurrency} lockstep sessions in-process and ${maxConcurrency} through a lockstep serve process`);
+    say(`opening ${maxConcurrency} raw leases, ${maxConcurrency} lockstep sessions in-process and ${maxConcurrency} through each of two lockstep serve processes (plaintext, mTLS)`);
     opened.push(await rawTxnWorkload(leader, maxConcurrency, runId));
     opened.push(await grantWorkload(options.endpoints, maxConcurrency, runId, onRenewalError));
     opened.push(await serviceWorkload(options.endpoints, maxConcurrency, runId, onRenewalError));
+    const serviceTls = await serviceWorkload(options.endpoints, maxConcurrency, runId, onRenewalError, { tls: true });
+    opened.push(serviceTls);
     opened.push(peerLockWorkload(leader, runId));
     for (const concurrency of options.concurrency) {
       for (const [name, run] of await measureInterleaved(opened, concurrency, options, say)) results[name].push(run);
     }
+    results.serveCapacity = await measureServeCapacity(serviceTls, maxConcurrency, say, options.signal);
     await Promise.all(opened.splice(0).map((w) => w.close()));
     say(`opening ${options.keepaliveSessions} sessions for the keepalive cost (ADR-10)`);
     const keepalive = await keepaliveWorkload(options.endpoints, options.keepaliveSessions, runId, onRenewalError);
@@ -94,6 +98,8 @@ async function measureInterleaved(workloads: readonly Workload[], concurrency: n
       checkAborted(options.signal);
       if (tally.loop.failing) continue;
       const label = `${workload.name} c=${concurrency}`;
+      const servePid = (workload as { servePid?: number }).servePid;
+      const serveBeforeUs = servePid === undefined ? undefined : processCpuUs(servePid);
       const before = options.cpu.sample();
       const completed = await runSlice({
         tally: tally.loop,
@@ -106,7 +112,8 @@ async function measureInterleaved(workloads: readonly Workload[], concurrency: n
           else say(`${label} ${formatNumber(measuredMs / 1000, 1)}s/${totalS}s ${operations} ops ${Math.round((operations * 1000) / Math.max(1, measuredMs))}/s`, false);
         },
       });
-      tally.cpu.add(before, options.cpu.sample(), completed);
+      const serveAfterUs = servePid === undefined ? undefined : processCpuUs(servePid);
+      tally.cpu.add(before, options.cpu.sample(), completed, serveBeforeUs === undefined || serveAfterUs === undefined ? undefined : [serveBeforeUs, serveAfterUs]);
     }
   }
   checkAborted(options.signal);
@@ -116,7 +123,7 @@ async function measureInterleaved(workloads: readonly Workload[], concurrency: n
     const cpu = tally.cpu.perOperation(options.cpu.leaderIndex);
     const primary = result.phases[workload.phases[0] ?? ''];
     const errors = result.errors > 0 ? `, ${result.errors} error(s), first: ${result.firstError ?? ''}` : '';
-    const cpuText = cpu === undefined ? '' : `; CPU/op client ${cpu.clientUs} us${cpu.leaderUs === undefined ? '' : `, etcd leader ${cpu.leaderUs} us`}`;
+    const cpuText = cpu === undefined ? '' : `; CPU/op client ${cpu.clientUs} us${cpu.serveUs === undefined ? '' : `, serve ${cpu.serveUs} us`}${cpu.leaderUs === undefined ? '' : `, etcd leader ${cpu.leaderUs} us`}`;
     say(`${workload.name} c=${concurrency} ${Math.round(result.throughputPerS)}/s, ${workload.phases[0]} p50 ${primary?.p50Ms ?? 0} ms p99 ${primary?.p99Ms ?? 0} ms${cpuText}${errors}`);
     return [workload.name, { ...result, ...(cpu === undefined ? {} : { cpu }) }];
   });

@@ -6,6 +6,7 @@ import type { ClosedLoopResult } from './closed-loop.js';
 import type { CpuPerOperation } from './cpu-meter.js';
 import type { BenchEnvironment } from './environment.js';
 import type { FsyncResult } from './fsync-probe.js';
+import type { HopReport } from './hop-report.js';
 import type { SimComparison } from './sim-compare/compare.js';
 import type { LatencySummary } from './histogram.js';
 import type { WorkloadName } from './workloads/workload.js';
@@ -84,10 +85,13 @@ export interface BenchReport {
   readonly rawTxn: WorkloadReport;
   readonly grant: WorkloadReport;
   readonly service: WorkloadReport;
+  readonly serviceTls: WorkloadReport;
   readonly peerLock: WorkloadReport;
   readonly keepalive: KeepaliveReport;
   readonly ratios: Ratios;
   readonly goals: readonly Goal[];
+  /** Issue 30: every path against the raw-txn floor, CPU per process, one serve's capacity, the hop's goals. */
+  readonly hop: HopReport;
   readonly compareSim: SimComparison;
   /** With --capacity: sessions and holds one lockstep serve kept alive (capacity.ts). */
   readonly capacity?: CapacityReport;
@@ -96,7 +100,8 @@ export interface BenchReport {
 export const WORKLOAD_INFO: Record<WorkloadName, { readonly what: string; readonly primaryPhase: string; readonly cyclePhase: string }> = {
   rawTxn: { what: 'etcd3 gRPC stub, no lockstep: create txn (compare create=0, put on a lease) + delete txn', primaryPhase: 'create', cyclePhase: 'cycle' },
   grant: { what: 'lockstep Arbiter in-process over the etcd LockLog: acquire (token) + release, session reused', primaryPhase: 'acquire', cyclePhase: 'cycle' },
-  service: { what: 'lockstep through a lockstep serve process: acquire (token) + release over lock.v1 gRPC by the network client, session reused', primaryPhase: 'acquire', cyclePhase: 'cycle' },
+  service: { what: 'lockstep through a lockstep serve process, plaintext: acquire (token) + release over lock.v1 gRPC by the network client, session reused', primaryPhase: 'acquire', cyclePhase: 'cycle' },
+  serviceTls: { what: 'lockstep through a lockstep serve process, mTLS (the caller its certificate\'s SPIFFE ID): acquire + release over lock.v1 gRPC, session reused', primaryPhase: 'acquire', cyclePhase: 'cycle' },
   peerLock: { what: "etcd3 package's Lock: acquire (lease grant + create txn) + release (lease revoke)", primaryPhase: 'acquire', cyclePhase: 'cycle' },
   keepalive: { what: 'lockstep Arbiter.keepAlive of sessions round-robin (one LeaseKeepAlive each, leader-served)', primaryPhase: 'keepalive', cyclePhase: 'keepalive' },
 };

@@ -9,9 +9,10 @@ import { initEtcdLog } from '../src/etcd/index.js';
 import { CpuMeter } from './cpu-meter.js';
 import { type BenchEnvironment, describeDisk, describeMachine, probeCluster } from './environment.js';
 import { FSYNC_BLOCK_BYTES, probeFsync } from './fsync-probe.js';
-import { checkAborted, measureWorkloads, type Say, warmupFor } from './measure.js';
+import { checkAborted, type MeasuredRuns, measureWorkloads, type Say, warmupFor } from './measure.js';
+import { hopReport } from './hop-report.js';
 import { buildProfile, type HardwareProfile } from './profile.js';
-import { type BenchReport, computeRatios, judgeGoals, workloadReport } from './report.js';
+import { type BenchReport, type WorkloadReport, computeRatios, judgeGoals, workloadReport } from './report.js';
 import { probeLoopbackRtt } from './rtt-probe.js';
 import { calibrate } from './sim-compare/calibration.js';
 import { type SimComparison, compareWithSimulator } from './sim-compare/compare.js';
@@ -71,66 +72,80 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
     const fsyncDir = cluster?.members[0]?.dataDir ?? tmpdir();
     const env: BenchEnvironment = { ...clusterInfo, local: cluster !== undefined, ...describeMachine(), disk: describeDisk(fsyncDir), startedAt };
     say(`etcd ${env.etcdVersion}, ${env.members} member(s), talking to ${env.endpoint}${env.endpointIsLeader ? ' (the leader)' : ''}; ${env.cores} cores`);
-
-    say(`disk floor: write ${FSYNC_BLOCK_BYTES} B + fdatasync in ${fsyncDir}`);
-    const signal = options.signal === undefined ? {} : { signal: options.signal };
-    const fsync = probeFsync({ dir: fsyncDir, maxSamples: 5_000, maxDurationMs: Math.min(10_000, Math.max(1_000, options.durationMs / 2)), ...signal });
-    const rtt = await probeLoopbackRtt({ maxSamples: 2_000, maxDurationMs: 1_000, ...signal });
-    say(`disk floor: fdatasync p50 ${fsync.result.p50Ms} ms, p99 ${fsync.result.p99Ms} ms (${fsync.result.count} samples); loopback RTT p50 ${rtt.result.p50Ms} ms`);
-    checkAborted(options.signal);
-
+    const floors = await probeFloors(fsyncDir, options, say);
     const leaderIndex = cluster?.members.findIndex((m) => sameEndpoint(m.clientUrl, clusterInfo.endpoint));
     const cpu = new CpuMeter(() => cluster?.members.map((m) => m.pid) ?? endpoints.map(() => undefined), leaderIndex === undefined || leaderIndex < 0 ? undefined : leaderIndex);
     const keepaliveSessions = options.keepaliveSessions ?? Math.min(MAX_KEEPALIVE_SESSIONS, Math.max(64, 4 * Math.max(...options.concurrency)));
-    const measured = await measureWorkloads(
-      {
-        // The leader first, so every workload pays the same hops (a follower would forward each write).
-        endpoints: [clusterInfo.endpoint, ...endpoints.filter((e) => !sameEndpoint(e, clusterInfo.endpoint))],
-        durationMs: options.durationMs,
-        concurrency: options.concurrency,
-        keepaliveSessions,
-        cpu,
-        ...signal,
-      },
-      say,
-    );
-    const rawTxn = workloadReport('rawTxn', measured.rawTxn);
-    const grant = workloadReport('grant', measured.grant);
-    const service = workloadReport('service', measured.service);
-    const peerLock = workloadReport('peerLock', measured.peerLock);
-    const keepaliveBase = workloadReport('keepalive', measured.keepalive);
-    const bestKeepalivesPerS = Math.max(0, ...keepaliveBase.runs.map((r) => r.throughputPerS));
-    const bareProfile = buildProfile(env, fsync.samplesMs, rtt.samplesMs);
-    const cpuByConcurrency = grant.runs.map((run) => {
-      const { requestCostMs, applyCostMs, clientCostMsPerCall, fromConcurrency } = calibrate(bareProfile, run, env.members).calibration;
-      return { requestCostMs, applyCostMs, clientCostMsPerCall, fromConcurrency };
-    });
-    const profile: HardwareProfile = { ...bareProfile, cpuByConcurrency };
-    const compareSim = await simulate(options, profile, grant, env, say);
-    checkAborted(options.signal);
-    const capacity = options.capacity === undefined ? undefined : await runCapacity({ ...options.capacity, endpoints, runId: randomBytes(3).toString('hex'), say });
-    const ratios = computeRatios(rawTxn, grant, peerLock, service);
-    const report: BenchReport = {
-      env: { ...env, durationMsPerRun: options.durationMs, warmupMsPerRun: warmupFor(options.durationMs), concurrency: options.concurrency, elapsedS: Math.round((performance.now() - startedMs) / 100) / 10 },
-      fsync: fsync.result,
-      loopbackRtt: rtt.result,
-      rawTxn,
-      grant,
-      service,
-      peerLock,
-      keepalive: { ...keepaliveBase, throughputPerS: bestKeepalivesPerS, sessions: keepaliveSessions, sessionsSustainedAt5sRenewal: Math.floor(bestKeepalivesPerS * 5) },
-      ratios,
-      goals: judgeGoals(ratios, compareSim, env),
-      compareSim,
-      ...(capacity === undefined ? {} : { capacity }),
-    };
-    return { report, profile };
+    // The leader first, so every workload pays the same hops (a follower would forward each write).
+    const ordered = [clusterInfo.endpoint, ...endpoints.filter((e) => !sameEndpoint(e, clusterInfo.endpoint))];
+    const measured = await measureWorkloads({ endpoints: ordered, durationMs: options.durationMs, concurrency: options.concurrency, keepaliveSessions, cpu, ...(options.signal === undefined ? {} : { signal: options.signal }) }, say);
+    return await assemble({ options, env, floors, measured, keepaliveSessions, endpoints, startedMs, say });
   } finally {
     if (cluster !== undefined) {
       say('stopping the local etcd cluster');
       await cluster.stop();
     }
   }
+}
+
+interface Floors {
+  readonly fsync: ReturnType<typeof probeFsync>;
+  readonly rtt: Awaited<ReturnType<typeof probeLoopbackRtt>>;
+}
+
+async function probeFloors(fsyncDir: string, options: BenchOptions, say: Say): Promise<Floors> {
+  say(`disk floor: write ${FSYNC_BLOCK_BYTES} B + fdatasync in ${fsyncDir}`);
+  const signal = options.signal === undefined ? {} : { signal: options.signal };
+  const fsync = probeFsync({ dir: fsyncDir, maxSamples: 5_000, maxDurationMs: Math.min(10_000, Math.max(1_000, options.durationMs / 2)), ...signal });
+  const rtt = await probeLoopbackRtt({ maxSamples: 2_000, maxDurationMs: 1_000, ...signal });
+  say(`disk floor: fdatasync p50 ${fsync.result.p50Ms} ms, p99 ${fsync.result.p99Ms} ms (${fsync.result.count} samples); loopback RTT p50 ${rtt.result.p50Ms} ms`);
+  checkAborted(options.signal);
+  return { fsync, rtt };
+}
+
+interface Assembly {
+  readonly options: BenchOptions;
+  readonly env: BenchEnvironment;
+  readonly floors: Floors;
+  readonly measured: MeasuredRuns;
+  readonly keepaliveSessions: number;
+  readonly endpoints: readonly string[];
+  readonly startedMs: number;
+  readonly say: Say;
+}
+
+/** The report from what was measured: the calibrated profile, the simulation and the capacity run when asked. */
+async function assemble(a: Assembly): Promise<BenchOutcome> {
+  const { options, env, floors, measured } = a;
+  const [rawTxn, grant, service, serviceTls, peerLock, keepaliveBase] = (['rawTxn', 'grant', 'service', 'serviceTls', 'peerLock', 'keepalive'] as const).map((name) => workloadReport(name, measured[name])) as [WorkloadReport, WorkloadReport, WorkloadReport, WorkloadReport, WorkloadReport, WorkloadReport];
+  const bestKeepalivesPerS = Math.max(0, ...keepaliveBase.runs.map((r) => r.throughputPerS));
+  const bareProfile = buildProfile(env, floors.fsync.samplesMs, floors.rtt.samplesMs);
+  const cpuByConcurrency = grant.runs.map((run) => {
+    const { requestCostMs, applyCostMs, clientCostMsPerCall, fromConcurrency } = calibrate(bareProfile, run, env.members).calibration;
+    return { requestCostMs, applyCostMs, clientCostMsPerCall, fromConcurrency };
+  });
+  const profile: HardwareProfile = { ...bareProfile, cpuByConcurrency };
+  const compareSim = await simulate(options, profile, grant, env, a.say);
+  checkAborted(options.signal);
+  const capacity = options.capacity === undefined ? undefined : await runCapacity({ ...options.capacity, endpoints: a.endpoints, runId: randomBytes(3).toString('hex'), say: a.say });
+  const ratios = computeRatios(rawTxn, grant, peerLock, service);
+  const report: BenchReport = {
+    env: { ...env, durationMsPerRun: options.durationMs, warmupMsPerRun: warmupFor(options.durationMs), concurrency: options.concurrency, elapsedS: Math.round((performance.now() - a.startedMs) / 100) / 10 },
+    fsync: floors.fsync.result,
+    loopbackRtt: floors.rtt.result,
+    rawTxn,
+    grant,
+    service,
+    serviceTls,
+    peerLock,
+    keepalive: { ...keepaliveBase, throughputPerS: bestKeepalivesPerS, sessions: a.keepaliveSessions, sessionsSustainedAt5sRenewal: Math.floor(bestKeepalivesPerS * 5) },
+    ratios,
+    goals: judgeGoals(ratios, compareSim, env),
+    hop: hopReport({ floor: rawTxn, inProcess: grant, service, serviceTls }, measured.serveCapacity),
+    compareSim,
+    ...(capacity === undefined ? {} : { capacity }),
+  };
+  return { report, profile };
 }
 
 async function simulate(options: BenchOptions, profile: HardwareProfile, grant: BenchReport['grant'], env: BenchEnvironment, say: Say): Promise<SimComparison> {

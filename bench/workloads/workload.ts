@@ -2,7 +2,7 @@
 // close that gives back what setup took (leases, sessions, connections).
 import type { Operation } from '../closed-loop.js';
 
-export type WorkloadName = 'rawTxn' | 'grant' | 'service' | 'peerLock' | 'keepalive';
+export type WorkloadName = 'rawTxn' | 'grant' | 'service' | 'serviceTls' | 'peerLock' | 'keepalive';
 
 export interface Workload {
   readonly name: WorkloadName;

@@ -10,7 +10,7 @@ import { BadInput } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { type RemoteOptions, connectRemote } from '../lock/remote-arbiter.js';
 import { exitCodeForLockError } from '../lock/run-locked-command.js';
-import type { NetworkArbiter } from '../service/network-arbiter.js';
+import type { NetworkArbiter } from '../client/network-arbiter.js';
 import { oneLine } from '../terminal-text.js';
 import { formatAdminAnswer } from './admin-output.js';
 

@@ -78,7 +78,7 @@ describe('lockstep bench --local 1 --duration 2s (smoke)', () => {
     expect(code, io.errLines.join('\n')).toBe(0);
     const report = JSON.parse(last) as BenchReport;
 
-    expect(Object.keys(report).sort()).toEqual(['capacity', 'compareSim', 'env', 'fsync', 'goals', 'grant', 'keepalive', 'loopbackRtt', 'peerLock', 'ratios', 'rawTxn', 'service']);
+    expect(Object.keys(report).sort()).toEqual(['capacity', 'compareSim', 'env', 'fsync', 'goals', 'grant', 'hop', 'keepalive', 'loopbackRtt', 'peerLock', 'ratios', 'rawTxn', 'service', 'serviceTls']);
     expect(report.env.members).toBe(1);
     expect(report.env.local).toBe(true);
     expect(report.env.etcdVersion).toMatch(/^3\.\d+\.\d+/);
@@ -89,6 +89,7 @@ describe('lockstep bench --local 1 --duration 2s (smoke)', () => {
     expectWorkload('rawTxn', report.rawTxn, [1, 4], ['create', 'delete', 'cycle']);
     expectWorkload('grant', report.grant, [1, 4], ['acquire', 'release', 'cycle']);
     expectWorkload('service', report.service, [1, 4], ['acquire', 'release', 'cycle']);
+    expectWorkload('serviceTls', report.serviceTls, [1, 4], ['acquire', 'release', 'cycle']);
     expectWorkload('peerLock', report.peerLock, [1, 4], ['acquire', 'release', 'cycle']);
     expectWorkload('keepalive', report.keepalive, [1, 4], ['keepalive']);
     expect(report.keepalive.sessions).toBeGreaterThan(0);
@@ -103,6 +104,15 @@ describe('lockstep bench --local 1 --duration 2s (smoke)', () => {
       expect(Number.isFinite(row.serviceHopP50Ms)).toBe(true); // a difference: either sign
     }
     expect(report.goals).toHaveLength(5);
+    // Issue 30: four paths against the floor at each concurrency, serve's CPU read for both service paths.
+    expect(report.hop.rows.map((r) => `${r.path.split(/[:,]/)[0]} c=${r.concurrency}`)).toEqual(['floor c=1', 'in-process arbiter c=1', 'through lockstep serve c=1', 'through lockstep serve c=1', 'floor c=4', 'in-process arbiter c=4', 'through lockstep serve c=4', 'through lockstep serve c=4']);
+    for (const row of report.hop.rows) {
+      expect(row.p50OverFloor, row.path).toBeGreaterThan(0);
+      expect(row.cpuUs.client, row.path).toBeGreaterThan(0);
+      expect(row.cpuUs.serve === null, row.path).toBe(!row.path.includes('serve'));
+    }
+    expect(report.hop.goals).toHaveLength(4);
+    expect(report.hop.capacity?.steps.map((s) => s.concurrency)).toEqual([1, 2, 4]);
     // --capacity 20x3: every session and hold set up through lockstep serve, renewed, and read back from etcd.
     expect(report.capacity).toMatchObject({ sessions: 20, holds: 60, ttlSeconds: 15, renewalFailures: 0, falseFences: 0, holdsStillHeld: 60 });
     expect(report.capacity?.renewals).toBeGreaterThan(0); // each session renews TTL/3 = 5 s after it opened: inside the 5 s run
@@ -130,7 +140,7 @@ describe('lockstep bench --local 1 --duration 2s (smoke)', () => {
     const text = formatText(report);
     const markdown = formatMarkdown(report);
     for (const view of [text, markdown]) {
-      for (const needle of ['fdatasync', 'raw etcd txn', 'lockstep grant', 'lockstep serve (service)', 'etcd3 Lock (peer)', 'keepalive', 'grant/raw', 'service/in-process', 'capacity through lockstep serve', 'predicted']) expect(view).toContain(needle);
+      for (const needle of ['fdatasync', 'raw etcd txn', 'lockstep grant', 'lockstep serve (service)', 'etcd3 Lock (peer)', 'keepalive', 'grant/raw', 'service/in-process', 'capacity through lockstep serve', 'predicted', 'lockstep serve mTLS (service)', 'p50 x floor', 'capacity of one serve']) expect(view).toContain(needle);
     }
     expect(io.errLines.some((line) => /^bench: grant c=4 /.test(line)), 'a progress line per run').toBe(true);
   });

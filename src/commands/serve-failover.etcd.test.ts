@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initLog } from '../../core/arbiter/init-log.js';
 import { createEtcdLockLog } from '../etcd/index.js';
-import { NetworkArbiter } from '../service/network-arbiter.js';
+import { NetworkArbiter } from '../client/network-arbiter.js';
 import { type EtcdCluster, startEtcdCluster } from '../testing/etcd-cluster.js';
 import { freePorts } from '../testing/free-port.js';
 import { type LockstepProcess, startLockstep, writeFencedClass } from '../testing/lockstep-process.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEtcdLockLog, initEtcdLog } from '../etcd/index.js';
-import { NetworkArbiter } from '../service/network-arbiter.js';
+import { NetworkArbiter } from '../client/network-arbiter.js';
 import { type EtcdCluster, startEtcdCluster } from '../testing/etcd-cluster.js';
 import { freePorts } from '../testing/free-port.js';
 import { type LockstepProcess, startLockstep, writeFencedClass } from '../testing/lockstep-process.js';

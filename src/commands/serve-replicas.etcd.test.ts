@@ -12,7 +12,7 @@ import { initLog } from '../../core/arbiter/init-log.js';
 import type { LockLog } from '../../core/ports/lock-log.js';
 import { createEtcdLockLog } from '../etcd/index.js';
 import { type CertFiles, type DevCa, makeClientCert, makeDevCa, makeServerCert } from '../service/dev-certs.js';
-import { NetworkArbiter } from '../service/network-arbiter.js';
+import { NetworkArbiter } from '../client/network-arbiter.js';
 import { type EtcdCluster, startEtcdCluster } from '../testing/etcd-cluster.js';
 import { freePorts } from '../testing/free-port.js';
 import { type LockstepProcess, startLockstep, writeFencedClass } from '../testing/lockstep-process.js';

@@ -11,7 +11,7 @@ import type { LockLog } from '../../core/ports/lock-log.js';
 import { moveKey, parseMoveRecord } from '../../core/shards/coord-move-store.js';
 import type { FencingToken } from '../../core/units.js';
 import type { CertFiles } from '../service/dev-certs.js';
-import { NetworkArbiter } from '../service/network-arbiter.js';
+import { NetworkArbiter } from '../client/network-arbiter.js';
 import { freePorts } from '../testing/free-port.js';
 import { type LockstepProcess, runLockstep, startLockstep } from '../testing/lockstep-process.js';
 import { CLASS_NAME, CLASS_TTL_SECONDS, COORD_NAME, type TopologyWorld, startTopologyWorld } from '../testing/topology-fixture.js';

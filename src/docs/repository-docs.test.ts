@@ -85,14 +85,14 @@ describe('docs/design.md: one section per decision', () => {
 /** Claims design.md and architecture.md made until issue 29, each made false by a file that now exists. */
 const RETIRED_CLAIMS = [
   { phrase: 'no gRPC service', evidence: 'src/service/server.ts' },
-  { phrase: 'A gRPC implementation is not built', evidence: 'src/service/network-arbiter.ts' },
+  { phrase: 'A gRPC implementation is not built', evidence: 'src/client/network-arbiter.ts' },
   { phrase: 'no authenticated identity', evidence: 'src/service/peer-identity.ts' },
   { phrase: 'no operator authentication', evidence: 'core/arbiter/approvals.ts' },
   { phrase: 'no reference fences', evidence: 'src/fences/postgresql.ts' },
   { phrase: 'no real kit', evidence: 'src/pause-test/run-kit.ts' },
   { phrase: 'epochs live on the log they protect', evidence: 'core/arbiter/coord-epochs.ts' },
   { phrase: 'one cluster serves both', evidence: 'src/service/topology-arbiter.ts' },
-  { phrase: 'no key-affine router', evidence: 'src/service/network-arbiter.ts' },
+  { phrase: 'no key-affine router', evidence: 'src/client/network-arbiter.ts' },
   { phrase: 'written three times', evidence: 'core/fence/fence-rule.ts' },
   { phrase: 'no delivery or reload', evidence: 'src/service/policy-reload.ts' },
   { phrase: 'metrics of any kind', evidence: 'src/metrics/signals.ts' },

@@ -6,7 +6,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isLockError } from '../../core/lock-error.js';
 import { EndpointSyntaxError, parseEndpointList } from '../etcd/endpoint-address.js';
-import { type ClientTls, NetworkArbiter } from '../service/network-arbiter.js';
+import { type ClientTls, NetworkArbiter } from '../client/network-arbiter.js';
 import { systemReason } from '../cli-errors.js';
 import { spiffeIdOf } from '../service/peer-identity.js';
 

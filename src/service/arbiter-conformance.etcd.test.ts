@@ -13,7 +13,7 @@ import { World } from '../../sim/world/world.js';
 import { type ArbiterSubject, arbiterConformance } from '../testing/arbiter-conformance.js';
 import { NAMESPACE, fixtureClasses, fixtureGrants, useArbiterWorld } from '../testing/arbiter-fixture.js';
 import { type DevCa, makeClientCert, makeDevCa, makeServerCert } from './dev-certs.js';
-import { NetworkArbiter } from './network-arbiter.js';
+import { NetworkArbiter } from '../client/network-arbiter.js';
 import { type ArbiterServer, startArbiterServer } from './server.js';
 
 // The assertions are the shared kit's (src/testing/arbiter-conformance.ts); every test here must make at least one.

@@ -42,9 +42,13 @@ export class CallGuard {
     return new Promise((done) => this.#idle.push(done));
   }
 
-  async run<T>(context: HandlerContext, call: (caller: Caller) => Promise<T>, starts = false): Promise<T> {
+  run<T>(context: HandlerContext, call: (caller: Caller) => Promise<T>, starts = false): Promise<T> {
+    return this.runAs(context.values.get(CALLER), call, starts);
+  }
+
+  /** `run` for a caller already told apart (the unary fast path, unary-fast-path.ts). */
+  async runAs<T>(outcome: CallerOutcome, call: (caller: Caller) => Promise<T>, starts = false): Promise<T> {
     if (this.#draining && starts) throw toConnectError(new LockError('unavailable', 'this arbiter is shutting down; call another arbiter (the client fails over)'));
-    const outcome = context.values.get(CALLER);
     if ('refused' in outcome) throw toConnectError(outcome.refused);
     this.#inFlight += 1;
     try {

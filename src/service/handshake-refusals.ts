@@ -1,5 +1,5 @@
 // The server's record of refused TLS handshakes (issue 29): a client that cannot authenticate learns why
-// from its own error (tls-probe.ts), and the operator learns it from serve's log, once per peer address a
+// from its own error (src/client/tls-probe.ts), and the operator learns it from serve's log, once per peer address a
 // minute so that a client retrying in a loop cannot flood the log. Only the address, the reason (the
 // TLS error's code) and the certificate's subject when one was read: never the rest of its contents.
 import type { Socket } from 'node:net';

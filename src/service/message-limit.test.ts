@@ -9,7 +9,7 @@ import { MAX_MESSAGE_BYTES } from '../../core/limits.js';
 import { LockError } from '../../core/lock-error.js';
 import type { ArbiterService } from '../../core/ports/caller.js';
 import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
-import { NetworkArbiter } from './network-arbiter.js';
+import { NetworkArbiter } from '../client/network-arbiter.js';
 import { IDENTITY_HEADER } from './peer-identity.js';
 import { type ArbiterServer, startArbiterServer } from './server.js';
 

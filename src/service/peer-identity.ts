@@ -46,6 +46,21 @@ export interface Forwarded {
 
 const NOT_FORWARDED: Forwarded = { trustedProxies: new Set(), xfcc: undefined };
 
+/** SPIFFE IDs of connections already verified: a connection's certificate never changes (issue 30: per call, it was parsed again). */
+const verifiedPeers = new WeakMap<object, string>();
+
+function peerIdOf(socket: TLSSocket): string {
+  const known = verifiedPeers.get(socket);
+  if (known !== undefined) return known;
+  const peer = socket.getPeerCertificate?.();
+  if (peer === undefined || peer === null || Object.keys(peer).length === 0 || socket.authorized !== true) {
+    throw new LockError('unauthenticated', 'the connection presented no client certificate the server trusts; connect with --tls-cert and --tls-key signed by the server\'s --client-ca');
+  }
+  const peerId = spiffeIdOf(peer.subjectaltname);
+  verifiedPeers.set(socket, peerId);
+  return peerId;
+}
+
 /**
  * The caller of a request on `socket`: from its verified client certificate; behind a trusted proxy (its
  * certificate's SPIFFE ID is one of `forwarded.trustedProxies`), from the proxy's x-forwarded-client-cert
@@ -54,11 +69,7 @@ const NOT_FORWARDED: Forwarded = { trustedProxies: new Set(), xfcc: undefined };
  */
 export function callerOf(socket: unknown, identityHeader: string | string[] | undefined, tls: boolean, forwarded: Forwarded = NOT_FORWARDED): Caller {
   if (tls) {
-    const peer = (socket as TLSSocket).getPeerCertificate?.();
-    if (peer === undefined || peer === null || Object.keys(peer).length === 0 || (socket as TLSSocket).authorized !== true) {
-      throw new LockError('unauthenticated', 'the connection presented no client certificate the server trusts; connect with --tls-cert and --tls-key signed by the server\'s --client-ca');
-    }
-    const peerId = spiffeIdOf(peer.subjectaltname);
+    const peerId = peerIdOf(socket as TLSSocket);
     if (forwarded.trustedProxies.has(peerId)) {
       if (Array.isArray(forwarded.xfcc)) throw new LockError('unauthenticated', `the ${XFCC_HEADER} header came ${forwarded.xfcc.length} times; the trusted proxy must send one`);
       return authenticated(callerFromXfcc(forwarded.xfcc, peerId));

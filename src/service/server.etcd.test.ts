@@ -16,7 +16,7 @@ import { Health, HealthCheckResponse_ServingStatus } from '../gen/grpc/health/v1
 import { ErrorCode, ErrorDetailSchema, LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
 import { ALICE, BILLER, BOB, FENCED, NAMESPACE, OPERATOR_IDS, OTHER_NAMESPACE, useArbiterWorld } from '../testing/arbiter-fixture.js';
 import { type CertFiles, type DevCa, makeClientCert, makeDevCa, makeServerCert } from './dev-certs.js';
-import { NetworkArbiter } from './network-arbiter.js';
+import { NetworkArbiter } from '../client/network-arbiter.js';
 import { type ArbiterServer, startArbiterServer } from './server.js';
 
 const world = useArbiterWorld();

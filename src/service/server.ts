@@ -21,6 +21,7 @@ import type { HandshakeRefusals } from './handshake-refusals.js';
 import { HealthState, healthServiceImpl } from './health.js';
 import { reflectionServices } from './reflection.js';
 import { lockServiceImpl } from './lock-service.js';
+import { unaryFastPath } from './unary-fast-path.js';
 import { IDENTITY_HEADER, callerOf } from './peer-identity.js';
 import { XFCC_HEADER } from './xfcc.js';
 
@@ -66,12 +67,9 @@ export interface ArbiterServer {
 /** Longest time a drain waits for the answers of calls ended by `beforeClose`. */
 const ANSWER_FLUSH_MS = 2000;
 
-export async function startArbiterServer(options: ArbiterServerOptions): Promise<ArbiterServer> {
-  const guard = new CallGuard(options.onUnexpected);
-  const health = new HealthState();
-  const tls = options.tls !== undefined;
-  const trustedProxies = new Set(options.trustedProxies ?? []);
-  const handler = connectNodeAdapter({
+/** Connect's handler of every service, each call told its caller by `outcomeOf`. */
+function connectHandler(options: ArbiterServerOptions, guard: CallGuard, health: HealthState, outcomeOf: (request: http2.Http2ServerRequest) => CallerOutcome) {
+  return connectNodeAdapter({
     grpc: true,
     connect: false,
     grpcWeb: false,
@@ -88,21 +86,34 @@ export async function startArbiterServer(options: ArbiterServerOptions): Promise
       router.service(ServerReflection, reflection.v1);
       router.service(ServerReflectionV1Alpha, reflection.v1alpha);
     },
-    contextValues: (request) => {
-      let outcome: CallerOutcome;
-      try {
-        outcome = { caller: callerOf(request.socket, request.headers[IDENTITY_HEADER], tls, { trustedProxies, xfcc: request.headers[XFCC_HEADER] }) };
-      } catch (error) {
-        if (!isLockError(error)) throw error;
-        outcome = { refused: error };
-      }
-      return createContextValues().set(CALLER, outcome);
-    },
+    contextValues: (request) => createContextValues().set(CALLER, outcomeOf(request as http2.Http2ServerRequest)),
   });
+}
+
+export async function startArbiterServer(options: ArbiterServerOptions): Promise<ArbiterServer> {
+  const guard = new CallGuard(options.onUnexpected);
+  const health = new HealthState();
+  const tls = options.tls !== undefined;
+  const trustedProxies = new Set(options.trustedProxies ?? []);
+  const outcomeOf = (request: http2.Http2ServerRequest): CallerOutcome => {
+    try {
+      // The session's socket, one per connection, so its verified certificate is parsed once (peer-identity.ts).
+      return { caller: callerOf(request.stream.session?.socket ?? request.socket, request.headers[IDENTITY_HEADER], tls, { trustedProxies, xfcc: request.headers[XFCC_HEADER] }) };
+    } catch (error) {
+      if (!isLockError(error)) throw error;
+      return { refused: error };
+    }
+  };
+  const handler = connectHandler(options, guard, health, outcomeOf);
+  // Issue 30: lock.v1's unary calls skip Connect's per-call machinery (unary-fast-path.ts); the rest is Connect's.
+  const fast = unaryFastPath(options.arbiter, guard, outcomeOf);
+  const serve = (request: http2.Http2ServerRequest, response: http2.Http2ServerResponse): void => {
+    if (!fast(request, response)) handler(request, response);
+  };
   const server =
     options.tls === undefined
-      ? http2.createServer(handler)
-      : http2.createSecureServer({ cert: options.tls.cert, key: options.tls.key, ca: options.tls.clientCa, requestCert: true, rejectUnauthorized: true, allowHTTP1: false }, handler);
+      ? http2.createServer(serve)
+      : http2.createSecureServer({ cert: options.tls.cert, key: options.tls.key, ca: options.tls.clientCa, requestCert: true, rejectUnauthorized: true, allowHTTP1: false }, serve);
   if (options.tls !== undefined) options.handshakeRefusals?.watch(server as http2.Http2SecureServer);
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on('session', (session) => {

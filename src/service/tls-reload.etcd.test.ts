@@ -10,7 +10,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FENCED, useArbiterWorld } from '../testing/arbiter-fixture.js';
 import { type CertFiles, type DevCa, makeClientCert, makeDevCa, makeServerCert } from './dev-certs.js';
-import { NetworkArbiter } from './network-arbiter.js';
+import { NetworkArbiter } from '../client/network-arbiter.js';
 import { type ArbiterServer, startArbiterServer } from './server.js';
 import { type TlsReload, type TlsWatch, watchServerTls } from './tls-reload.js';
 

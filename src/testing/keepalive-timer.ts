@@ -7,7 +7,7 @@
 // (the token for the test's log search only).
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { NetworkArbiter } from '../service/network-arbiter.js';
+import { NetworkArbiter } from '../client/network-arbiter.js';
 
 const RENEW_EVERY_MS = 250;
 

@@ -26,10 +26,12 @@ export interface StartOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Lead a process group of its own, as a shell's foreground job does (a terminal's Ctrl-C goes to -pid). */
   readonly ownGroup?: boolean;
+  /** Options for node itself, before the bin (--cpu-prof, which NODE_OPTIONS refuses). */
+  readonly nodeArgs?: readonly string[];
 }
 
 export function startLockstep(args: readonly string[], options: StartOptions = {}): LockstepProcess {
-  const child = spawn(process.execPath, [LOCKSTEP_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env, detached: options.ownGroup === true });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), LOCKSTEP_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env, detached: options.ownGroup === true });
   reapOnExit(child);
   if (child.pid === undefined) throw new Error('lockstep did not start');
   let out = '';

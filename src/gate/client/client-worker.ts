@@ -10,7 +10,7 @@ import { LockClient, type LockHandle } from '../../../core/client/lock-client.js
 import { formatToken } from '../../../core/token.js';
 import { createRealClock, createSeededRandom, sleepMs } from '../../clock/index.js';
 import { FileRegister } from '../../fences/file-register.js';
-import { NetworkArbiter } from '../../service/network-arbiter.js';
+import { NetworkArbiter } from '../../client/network-arbiter.js';
 import type { ClientConfig, FromClient, GateOp, ToClient } from './client-protocol.js';
 import { acquireOutcome, releaseOutcome, writeOutcome } from '../../../core/checkers/operation-outcomes.js';
 

@@ -16,10 +16,11 @@ import { AdminService, type ApproveShardMoveResponse, type GetStatusResponse } f
 import { LockService } from '../gen/lockstep/lock/v1/lock_pb.js';
 import { KeepAliveStream } from './keepalive-stream.js';
 import { probeTls } from './tls-probe.js';
-import { IDENTITY_HEADER } from './peer-identity.js';
-import { routingKeyInterceptor } from './routing-key.js';
-import { fromConnectError, sealFromWire } from './wire-errors.js';
-import { enforcementFromWire, grantFromWire, holderFromWire, inspectFromWire, keyClassFromWire } from './wire-messages.js';
+import { IDENTITY_HEADER } from '../service/peer-identity.js';
+import { ROUTING_KEY_HEADER, routingKeyInterceptor, routingKeyValue } from '../service/routing-key.js';
+import { UnaryChannel } from './unary-channel.js';
+import { fromConnectError, sealFromWire } from '../service/wire-errors.js';
+import { enforcementFromWire, grantFromWire, holderFromWire, inspectFromWire, keyClassFromWire } from '../service/wire-messages.js';
 
 export interface ClientTls {
   readonly cert: Buffer;
@@ -56,9 +57,18 @@ interface Endpoint {
   readonly dialAddress: string;
   readonly lock: Client<typeof LockService>;
   readonly admin: Client<typeof AdminService>;
+  /** lock.v1's unary calls: one HTTP/2 connection, no per-call Connect machinery (issue 30, unary-channel.ts). */
+  readonly unary: UnaryChannel;
 }
 
 type Mutating = 'mutating' | 'read';
+
+const LOCK = LockService.method;
+
+/** The routing header of a call about `key` (routing-key.ts: Envoy's ring-hash reads it). */
+function routedBy(key: string): readonly [string, string] | undefined {
+  return key === '' ? undefined : [ROUTING_KEY_HEADER, routingKeyValue(key)];
+}
 
 export class NetworkArbiter implements Api.ArbiterApi {
   private readonly endpoints: readonly Endpoint[];
@@ -91,7 +101,12 @@ export class NetworkArbiter implements Api.ArbiterApi {
         writeMaxBytes: MAX_MESSAGE_BYTES,
         ...(options.tls === undefined ? {} : { nodeOptions: { cert: options.tls.cert, key: options.tls.key, ca: options.tls.ca } }),
       });
-      return { address, dialAddress: options.dialAddresses?.[i] ?? address, lock: createClient(LockService, transport), admin: createClient(AdminService, transport) };
+      const unary = new UnaryChannel({
+        url: `${options.tls === undefined ? 'http' : 'https'}://${options.dialAddresses?.[i] ?? address}`,
+        ...(options.tls === undefined ? {} : { tls: options.tls }),
+        ...(options.tls === undefined && claimed !== undefined ? { fixedHeaders: { [IDENTITY_HEADER]: claimed } } : {}),
+      });
+      return { address, dialAddress: options.dialAddresses?.[i] ?? address, lock: createClient(LockService, transport), admin: createClient(AdminService, transport), unary };
     });
   }
 
@@ -101,7 +116,7 @@ export class NetworkArbiter implements Api.ArbiterApi {
   }
 
   async openSession(request: Api.OpenSessionRequest): Promise<Api.Session> {
-    const answer = await this.call(this.endpoints, 'mutating', (e, o) => e.lock.openSession({ ttlSeconds: request.ttlSeconds, instance: request.instance ?? '' }, o));
+    const answer = await this.call(this.endpoints, 'mutating', (e, o) => e.unary.call(LOCK.openSession, { ttlSeconds: request.ttlSeconds, instance: request.instance ?? '' }, o.timeoutMs));
     const session = answer.session;
     if (session === undefined) throw new LockError('unavailable', 'the arbiter answered openSession without a session');
     return { sessionId: leaseId(session.sessionId), identity: session.identity, instance: session.instance, ttlSeconds: session.ttlSeconds };
@@ -131,12 +146,13 @@ export class NetworkArbiter implements Api.ArbiterApi {
 
   async closeSession(request: Api.KeepAliveRequest): Promise<void> {
     this.dropStream(request.sessionId.toString());
-    await this.call(this.orderFor(request.sessionId.toString()), 'mutating', (e, o) => e.lock.closeSession({ sessionId: request.sessionId }, o));
+    await this.call(this.orderFor(request.sessionId.toString()), 'mutating', (e, o) => e.unary.call(LOCK.closeSession, { sessionId: request.sessionId }, o.timeoutMs));
   }
 
   /** Ends every keepalive stream: nothing of this client stays open after it (the process can exit). */
   close(): void {
     for (const id of [...this.streams.keys()]) this.dropStream(id);
+    for (const endpoint of this.endpoints) endpoint.unary.close();
   }
 
   /** Streams opened so far, for the test that there is one per session. */
@@ -160,27 +176,27 @@ export class NetworkArbiter implements Api.ArbiterApi {
   }
 
   async acquire(request: Api.AcquireRequest): Promise<Api.Grant> {
-    const answer = await this.call(this.orderFor(request.key), 'mutating', (e, o) => e.lock.acquire({ sessionId: request.sessionId, key: request.key, className: request.className, waitMs: Math.round(request.waitMs) }, o), request.waitMs);
+    const answer = await this.call(this.orderFor(request.key), 'mutating', (e, o) => e.unary.call(LOCK.acquire, { sessionId: request.sessionId, key: request.key, className: request.className, waitMs: Math.round(request.waitMs) }, o.timeoutMs, routedBy(request.key)), request.waitMs);
     return grantFromWire(answer.grant);
   }
 
   async release(request: Api.ReleaseRequest): Promise<Api.ReleaseResponse> {
-    const answer = await this.call(this.orderFor(request.key), 'mutating', (e, o) => e.lock.release({ sessionId: request.sessionId, key: request.key, token: request.token.toString() }, o));
+    const answer = await this.call(this.orderFor(request.key), 'mutating', (e, o) => e.unary.call(LOCK.release, { sessionId: request.sessionId, key: request.key, token: request.token.toString() }, o.timeoutMs, routedBy(request.key)));
     return { released: answer.released };
   }
 
   async validate(request: Api.ValidateRequest): Promise<Api.ValidateResponse> {
-    const answer = await this.call(this.orderFor(request.key), 'read', (e, o) => e.lock.validate({ key: request.key, token: request.token }, o));
+    const answer = await this.call(this.orderFor(request.key), 'read', (e, o) => e.unary.call(LOCK.validate, { key: request.key, token: request.token }, o.timeoutMs, routedBy(request.key)));
     return { valid: answer.valid, currentToken: answer.currentToken === '' ? undefined : (BigInt(answer.currentToken) as Api.Holder['token']) };
   }
 
   async inspect(key: string): Promise<Api.InspectResponse> {
-    return inspectFromWire(await this.call(this.orderFor(key), 'read', (e, o) => e.lock.inspect({ key }, o)));
+    return inspectFromWire(await this.call(this.orderFor(key), 'read', (e, o) => e.unary.call(LOCK.inspect, { key }, o.timeoutMs, routedBy(key))));
   }
 
   /** Asked of the key's own arbiter, as its acquire would be: every arbiter serves the same registry. */
   async describeKey(request: Api.DescribeKeyRequest): Promise<Api.KeyClass> {
-    return keyClassFromWire(await this.call(this.orderFor(request.key), 'read', (e, o) => e.lock.describeKey({ key: request.key, className: request.className ?? '' }, o)));
+    return keyClassFromWire(await this.call(this.orderFor(request.key), 'read', (e, o) => e.unary.call(LOCK.describeKey, { key: request.key, className: request.className ?? '' }, o.timeoutMs, routedBy(request.key))));
   }
 
   async requestForceRelease(request: Api.ForceReleaseRequest): Promise<Api.ForceReleaseProposal> {
