@@ -4,7 +4,7 @@
 // It acquires its key and keeps it; when the library fences the hold it says so, and acquires again.
 import { LockClient } from '../../core/client/lock-client.js';
 import { createRealClock, sleepMs } from '../clock/index.js';
-import { NetworkArbiter } from '../service/network-arbiter.js';
+import { NetworkArbiter } from '../client/network-arbiter.js';
 import type { FromHolder, HolderConfig, ToHolder } from './holder-protocol.js';
 
 const REACQUIRE_WAIT_MS = 60_000;

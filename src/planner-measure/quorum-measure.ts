@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { LockClient } from '../../core/client/lock-client.js';
 import { createRealClock, sleepMs } from '../clock/index.js';
 import { createEtcdLockLog } from '../etcd/index.js';
-import { NetworkArbiter } from '../service/network-arbiter.js';
+import { NetworkArbiter } from '../client/network-arbiter.js';
 import { moveLeader } from '../testing/etcdctl.js';
 import { type MeasureContext, MeasureInterrupted } from './measure-run.js';
 import { clientName, identityOf, MEASURE_NAMESPACE, type RealTopology } from './real-topology.js';
