@@ -77,8 +77,8 @@ class RecordingTarget implements FaultTarget {
   driftClock(p: string, ppm: number): void | Promise<void> {
     return this.act(`drift ${p} ${ppm}`);
   }
-  stepClock(p: string, deltaMs: number): void | Promise<void> {
-    return this.act(`step ${p} ${deltaMs}`);
+  stepClock(p: string, deltaMs: number, clock: 'wall' | 'monotonic'): void | Promise<void> {
+    return this.act(`step ${p} ${deltaMs}${clock === 'wall' ? '' : ` ${clock}`}`);
   }
   stallDisk(member: string, durationMs: number): void | Promise<void> {
     return this.act(`stall ${member} ${durationMs}`);
@@ -165,9 +165,10 @@ describe('applyTargetFault: the shared fault rules', () => {
     const target = new RecordingTarget(names);
     expect(apply(target, { atMs: 0, kind: 'clock-drift', target: 'alice', ppm: -300_000 })).toBe("alice's clock drifts -300000 ppm");
     expect(apply(target, { atMs: 0, kind: 'clock-step', target: 'bob', deltaMs: -1_500 })).toBe(`bob's clock steps ${formatMs(-1_500)}`);
+    expect(apply(target, { atMs: 0, kind: 'clock-step', target: 'bob', deltaMs: 20, clock: 'monotonic' })).toBe(`bob's monotonic clock steps ${formatMs(20)}`);
     expect(apply(target, { atMs: 0, kind: 'stall-disk', target: 'etcd-2', durationMs: 800 })).toBe(`stall the disk of etcd-2 for ${formatMs(800)}`);
     expect(apply(target, { atMs: 0, kind: 'crash', target: 'etcd-1', powerLoss: true })).toBe('crash etcd-1 (power loss)');
-    expect(target.calls).toEqual(['drift alice -300000', 'step bob -1500', 'stall etcd-2 800', 'crash etcd-1 power-loss']);
+    expect(target.calls).toEqual(['drift alice -300000', 'step bob -1500', 'step bob 20 monotonic', 'stall etcd-2 800', 'crash etcd-1 power-loss']);
   });
 
   it("skips a kind the target cannot inject with its reason, and lists it before a run", () => {

@@ -116,8 +116,8 @@ function applyToProcess(target: FaultTarget, fault: Extract<TargetFault, { reado
       settle(target.driftClock(name, fault.ppm), `${name}'s clock drift`, later);
       return `${name}'s clock drifts ${fault.ppm} ppm`;
     case 'clock-step':
-      settle(target.stepClock(name, fault.deltaMs), `${name}'s clock step`, later);
-      return `${name}'s clock steps ${formatMs(fault.deltaMs)}`;
+      settle(target.stepClock(name, fault.deltaMs, fault.clock ?? 'wall'), `${name}'s clock step`, later);
+      return `${name}'s ${fault.clock === 'monotonic' ? 'monotonic clock' : 'clock'} steps ${formatMs(fault.deltaMs)}`;
   }
 }
 
@@ -232,7 +232,7 @@ export function runTargetFaults(target: FaultTarget, faults: readonly Fault[], o
     partition: (from, to, oneWay) => healing(target.partition(from, to, oneWay)),
     slowLink: (from, to, extraDelayMs, oneWay) => healing(target.slowLink(from, to, extraDelayMs, oneWay)),
     driftClock: (p, ppm) => track(target.driftClock(p, ppm)),
-    stepClock: (p, deltaMs) => track(target.stepClock(p, deltaMs)),
+    stepClock: (p, deltaMs, clock) => track(target.stepClock(p, deltaMs, clock)),
     stallDisk: (member, durationMs) => track(target.stallDisk(member, durationMs)),
     cannot: (kind) => target.cannot(kind),
   };

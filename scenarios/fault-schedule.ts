@@ -135,7 +135,7 @@ const FIELDS: { readonly [K in Fault['kind']]: FieldRules<FaultOf<Fault, K>> } =
   heal: { atMs: req(msFromStart), id: req(healedId) },
   'stall-disk': { atMs: req(msFromStart), target: req(target(MEMBER_ROLES, ['member'])), durationMs: req(durationMs) },
   'clock-drift': { atMs: req(msFromStart), target: anyTarget, ppm: req(ppm) },
-  'clock-step': { atMs: req(msFromStart), target: anyTarget, deltaMs: req(anyMs) },
+  'clock-step': { atMs: req(msFromStart), target: anyTarget, deltaMs: req(anyMs), clock: opt(oneOf('wall', 'monotonic')) },
   'slow-link': { atMs: req(msFromStart), id: req(ownId), from: req(targets(ROLES)), to: req(targets(ROLES)), extraDelayMs: req(extraMs), oneWay: opt(flag) },
   brownout: { atMs: req(msFromStart), target: anyTarget, extraDelayMs: req(extraMs), freezeAfterMs: req(extraMs), freezeForMs: req(extraMs), recoverMs: req(extraMs) },
   'lossy-watch': { atMs: req(msFromStart), target: req(target([], ['arbiter'])), forMs: req(durationMs) },

@@ -44,8 +44,8 @@ export interface FaultTarget {
   slowLink(from: readonly string[], to: readonly string[], extraDelayMs: number, oneWay: boolean): HealLink;
   /** The process's clock runs `ppm` parts per million fast (negative: slow) from now. */
   driftClock(process: string, ppm: number): void | Promise<void>;
-  /** The process's wall clock jumps by `deltaMs` (negative: back); its timers do not. */
-  stepClock(process: string, deltaMs: number): void | Promise<void>;
+  /** The process's wall clock jumps by `deltaMs` (negative: back); its timers do not. 'monotonic': the clock its timers run on jumps. */
+  stepClock(process: string, deltaMs: number, clock: 'wall' | 'monotonic'): void | Promise<void>;
   /** The member's disk takes no write for `durationMs`. */
   stallDisk(member: string, durationMs: number): void | Promise<void>;
   /**

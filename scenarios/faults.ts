@@ -28,7 +28,12 @@ export type Fault =
   | { readonly atMs: number; readonly kind: 'heal'; readonly id: string }
   | { readonly atMs: number; readonly kind: 'stall-disk'; readonly target: string; readonly durationMs: number }
   | { readonly atMs: number; readonly kind: 'clock-drift'; readonly target: string; readonly ppm: number }
-  | { readonly atMs: number; readonly kind: 'clock-step'; readonly target: string; readonly deltaMs: number }
+  /**
+   * The target's wall clock jumps by `deltaMs` (an NTP step, libfaketime's offset): no timer or deadline of
+   * the lock service moves, as none runs on it (ADR-12). `clock: 'monotonic'` jumps the clock they do run
+   * on instead, a fault no real kernel makes (the simulator's alone: a real process refuses it).
+   */
+  | { readonly atMs: number; readonly kind: 'clock-step'; readonly target: string; readonly deltaMs: number; readonly clock?: 'wall' | 'monotonic' }
   /**
    * Adds `extraDelayMs` to every message from `from` to `to` (and back unless one-way) on every network
    * until healed by id. Not between etcd members: their links carry the cluster's own peer-link setting.

@@ -1,8 +1,10 @@
 // `lockstep gate --compare-sim` in one call (issue 15): the simulator's prediction of the gate's run under
 // the same schedule (gate-prediction.ts), measured by the same rule as the real history
-// (core/checkers/fault-effects.ts), and the two set side by side. The gate passes what it recorded; nothing
-// here knows about real processes.
-import { type AppliedFault, type ComparisonRow, type FaultEffects, compareFaultEffects, measureFaultEffects, summariseEffects } from '../core/checkers/fault-effects.js';
+// (core/checkers/fault-effects.ts), and the two set side by side as distributions: each figure's median
+// with its order-statistic interval on each side, a verdict per row (core/checkers/distribution-comparison.ts,
+// issue 32). The gate passes what it recorded; nothing here knows about real processes.
+import { type DistributionRow, compareDistributions } from '../core/checkers/distribution-comparison.js';
+import { type AppliedFault, type FaultEffects, measureFaultEffects, summariseEffects } from '../core/checkers/fault-effects.js';
 import type { HistoryEvent } from '../core/checkers/history.js';
 import type { FenceRecord } from '../core/checkers/run-history.js';
 import type { Fault } from './faults.js';
@@ -19,7 +21,7 @@ export interface MeasuredRun {
 }
 
 export interface SimComparison {
-  readonly rows: ComparisonRow[];
+  readonly rows: DistributionRow[];
   readonly measured: FaultEffects;
   /** Every simulated seed's faults pooled, then summarised. */
   readonly predicted: FaultEffects;
@@ -78,5 +80,5 @@ export async function compareWithSimulator(real: MeasuredRun, shape: GateShape, 
   }
   const perFault = predictions.flatMap((p) => measureFaultEffects(p.events, measurable(p.applied), { ...common, fences: p.fences }).perFault);
   const predicted = { perFault, perKind: summariseEffects(perFault) };
-  return { rows: compareFaultEffects(measured, predicted), measured, predicted, prediction: predictions[0] as GatePrediction, seeds, calibration: options.calibration?.source ?? "the simulator's defaults (no bench profile)" };
+  return { rows: compareDistributions(measured, predicted), measured, predicted, prediction: predictions[0] as GatePrediction, seeds, calibration: options.calibration?.source ?? "the simulator's defaults (no bench profile)" };
 }

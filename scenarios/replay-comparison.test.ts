@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SIM_MODEL_VERSION } from '../sim/model-version.js';
 import { type ComputedRun, compareReplay, recordSentence, runSentence } from './replay-comparison.js';
 
 const replayed: ComputedRun = {
@@ -9,9 +10,10 @@ const replayed: ComputedRun = {
     { name: 'fence', ok: false, detail: '1 violation: two holders at once' },
   ],
   history: { grants: [{ token: 281474976710660n }] },
+  simModel: SIM_MODEL_VERSION,
 };
 /** The same run as its saved file has it: bigints as decimal strings. */
-const honest = { ok: false, traceHash: '854067d1bb3a8ae3', checks: replayed.checks.map((c) => ({ ...c })), history: { grants: [{ token: '281474976710660' }] } };
+const honest = { ok: false, traceHash: '854067d1bb3a8ae3', checks: replayed.checks.map((c) => ({ ...c })), history: { grants: [{ token: '281474976710660' }] }, simModel: SIM_MODEL_VERSION };
 
 describe('compareReplay: one comparison for lockstep replay and the workbench (issue 18)', () => {
   it('an honest artifact is the same run, and its record is the replay\'s', () => {
@@ -60,5 +62,20 @@ describe('compareReplay: one comparison for lockstep replay and the workbench (i
     const edited = compareReplay({ ...honest, traceHash: '0000000000000000', ok: true, checks: honest.checks.map((c) => ({ ...c, ok: true })) }, replayed);
     expect([edited.run, edited.recordMatches]).toEqual(['different', false]);
     expect(recordSentence(edited)).toBe('this artifact says ok; replaying it gives VIOLATION: fence (fence: the artifact says ok, the replay FAIL)');
+  });
+
+  it('says plainly that an artifact of an older model is not reproduced, even when its history and checks are the same (issue 32)', () => {
+    const { simModel: _saved, ...unversioned } = honest;
+    for (const old of [unversioned, { ...honest, simModel: 1 }]) {
+      const c = compareReplay({ ...old, traceHash: '0000000000000000' }, replayed);
+      expect([c.run, c.recordedModel, c.replayedModel]).toEqual(['other-model', 1, SIM_MODEL_VERSION]);
+      expect(runSentence(c)).toMatch(new RegExp(`^NOT reproduced: the artifact was recorded by an older simulator model \\(model 1; this lockstep simulates model ${SIM_MODEL_VERSION}\\)`));
+      expect(runSentence(c)).not.toMatch(/same trace|identical/);
+    }
+    expect(compareReplay({ ...honest, simModel: 'two', traceHash: '0000000000000000' }, replayed).recordedModel).toBe(0);
+    // The control: the same model with the same history is the 'same-history' case above, not this one.
+    expect(compareReplay({ ...honest, traceHash: '0000000000000000' }, replayed).run).toBe('same-history');
+    // An older artifact whose hash is the same is the same run: the model change did not touch it.
+    expect(compareReplay(unversioned, replayed).run).toBe('same-trace');
   });
 });

@@ -7,8 +7,11 @@
 // - is the artifact's record true? Its verdict (`ok`) and every check (name, ok, detail) must be the
 //   replay's. A matching trace hash says nothing about them: the hash covers the trace, not the checks
 //   written beside it, so an artifact whose checks were edited to "ok" keeps its hash.
-// Whoever shows the run shows the replay's checks, and says so when the record differs.
+// Whoever shows the run shows the replay's checks, and says so when the record differs. An artifact
+// recorded by another simulator model (sim/model-version.ts; none named: model 1) whose hash differs is
+// said to be that, plainly: the model changed, so the replay cannot be the run (issue 32).
 import { showKeyText } from '../core/key-characters.js';
+import { UNVERSIONED_MODEL } from '../sim/model-version.js';
 import { toJson } from './history.js';
 
 /** A check as an artifact records it and as the replay computes it. */
@@ -24,6 +27,8 @@ export interface RecordedRun {
   readonly checks?: unknown;
   readonly traceHash?: unknown;
   readonly history?: unknown;
+  /** The simulator model that recorded it; absent in artifacts written before it was saved (model 1). */
+  readonly simModel?: unknown;
 }
 
 /** What the replay computed. */
@@ -32,15 +37,22 @@ export interface ComputedRun {
   readonly checks: readonly ComparedCheck[];
   readonly traceHash: string;
   readonly history?: unknown;
+  readonly simModel: number;
 }
 
-/** same-trace: the hashes match; same-history: they differ, but the history and checks the views draw do not; different: another run. */
-export type RunAgreement = 'same-trace' | 'same-history' | 'different';
+/**
+ * same-trace: the hashes match; other-model: they differ and the artifact was recorded by another simulator
+ * model; same-history: they differ, but the history and checks the views draw do not; different: another run.
+ */
+export type RunAgreement = 'same-trace' | 'other-model' | 'same-history' | 'different';
 
 export interface ReplayComparison {
   readonly run: RunAgreement;
   readonly recordedTraceHash: string;
   readonly replayedTraceHash: string;
+  /** The model that recorded the artifact (1 when it names none) and the one that replayed it. */
+  readonly recordedModel: number;
+  readonly replayedModel: number;
   /** The artifact's verdict and checks are exactly the replay's. */
   readonly recordMatches: boolean;
   /** `ok`, `VIOLATION: fence`, or what is wrong with the recorded verdict. */
@@ -58,8 +70,16 @@ export function compareReplay(recorded: RecordedRun, replayed: ComputedRun): Rep
   const recordMatches = recorded.ok === replayed.ok && checkDifferences.length === 0;
   const recordedTraceHash = typeof recorded.traceHash === 'string' ? shown(recorded.traceHash) : 'none';
   const sameHistory = stable(recorded.history) === stable(replayed.history);
-  const run: RunAgreement = recordedTraceHash === replayed.traceHash ? 'same-trace' : sameHistory && recordMatches ? 'same-history' : 'different';
-  return { run, recordedTraceHash, replayedTraceHash: replayed.traceHash, recordMatches, recordedVerdict, replayedVerdict, checkDifferences };
+  const recordedModel = recordedModelOf(recorded.simModel);
+  const otherModel = recordedModel !== replayed.simModel;
+  const run: RunAgreement = recordedTraceHash === replayed.traceHash ? 'same-trace' : otherModel ? 'other-model' : sameHistory && recordMatches ? 'same-history' : 'different';
+  return { run, recordedTraceHash, replayedTraceHash: replayed.traceHash, recordedModel, replayedModel: replayed.simModel, recordMatches, recordedVerdict, replayedVerdict, checkDifferences };
+}
+
+/** A saved `simModel` (a whole number from 1), UNVERSIONED_MODEL when absent; anything else reads as model 0, never this one. */
+function recordedModelOf(value: unknown): number {
+  if (value === undefined) return UNVERSIONED_MODEL;
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 ? value : 0;
 }
 
 /** Whether the replay is the saved run, for the CLI and the page alike. */
@@ -68,6 +88,11 @@ export function runSentence(comparison: ReplayComparison): string {
   switch (comparison.run) {
     case 'same-trace':
       return `same trace hash ${again}`;
+    case 'other-model': {
+      const { recordedModel: then, replayedModel: now } = comparison;
+      const age = then < now ? 'an older' : 'another';
+      return `NOT reproduced: the artifact was recorded by ${age} simulator model (${then === 0 ? 'an unreadable one' : `model ${then}`}; this lockstep simulates model ${now}), so its seed and schedule now give another run: trace hash ${again}, saved ${saved}. Run the scenario again for an artifact of model ${now}`;
+    }
     case 'same-history':
       return `trace hash ${again} differs from the saved ${saved}, but the history and every check are identical: the trace records something the views do not draw differently (was the artifact written by another version of lockstep?)`;
     case 'different':

@@ -2,6 +2,7 @@
 // scenario, variant, seed, parameters, fault schedule, history, checks, metrics, trace hash, and the
 // exact command that replays it. The artifact is plain JSON (bigints as decimal strings).
 import { type CheckResult, checkRun } from '../core/checkers/index.js';
+import { SIM_MODEL_VERSION } from '../sim/model-version.js';
 import type { TraceOptions } from '../sim/trace/trace.js';
 import type { Fault } from './faults.js';
 import { DEFAULT_HORIZON_MS, HorizonReached } from './horizon.js';
@@ -36,6 +37,8 @@ export interface RunArtifact {
   readonly asDeclared: boolean;
   readonly metrics: Readonly<Record<string, number>>;
   readonly traceHash: string;
+  /** The simulator model that ran it (sim/model-version.ts): a replay by another model is another run. */
+  readonly simModel: number;
   readonly simulatedMs: number;
   readonly replay: string;
   /** The trace records the run timeline draws (viz/timeline), when the run was asked to capture them. */
@@ -119,6 +122,7 @@ export async function runScenario(scenario: Scenario, variantName: string | unde
     asDeclared: variant.expect === 'pass' ? ok : variant.shows.every((name) => checks.some((c) => c.name === name && !c.ok)),
     metrics: outcome.metrics,
     ...(hashTrace ? { traceHash: outcome.world.kernel.trace.hash() } : {}),
+    simModel: SIM_MODEL_VERSION,
     simulatedMs: outcome.world.kernel.now(),
     replay: options.artifactPath !== undefined ? replayFileCommand(options.artifactPath) : runCommand(scenario.name, variant === scenario.variants[0] ? undefined : variant.name, seed),
     ...(capture === undefined ? {} : { timeline: capture.result(outcome.world) }),

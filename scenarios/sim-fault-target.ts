@@ -66,8 +66,8 @@ export class SimFaultTarget implements FaultTarget {
     this.processOf(process).setDriftPpm(ppm);
   }
 
-  stepClock(process: string, deltaMs: number): void {
-    this.processOf(process).stepClock(deltaMs);
+  stepClock(process: string, deltaMs: number, clock: 'wall' | 'monotonic'): void {
+    this.processOf(process).stepClock(deltaMs, clock);
   }
 
   stallDisk(member: string, durationMs: number): void {

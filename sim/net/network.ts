@@ -11,12 +11,15 @@
 // - at send: a partition between the two (dropped), the drop coin, the duplicate coin;
 // - at arrival: a partition that began in flight (dropped: the wire was cut), a crashed receiver, or a
 //   receiver restarted since the send or down at the send (dropped: connections to it were reset or
-//   refused), a receiver with no listener (dropped); a paused receiver holds it until resume.
+//   refused), a receiver with no listener (dropped); a paused receiver holds it until resume. A sender
+//   that listens with `onUnreachable` is told of a reset or a refusal as a dead host's kernel tells it,
+//   and of the resets of its connections when their receiver crashes (kernel-answers.ts, issue 32).
 // With `ordered`, a copy is never delivered before an earlier message on its link (arrival time is
 // clamped to the link's last), like one TCP connection; without it, messages may overtake.
 import type { Kernel } from '../kernel/kernel.js';
 import type { RandomStream } from '../kernel/rng.js';
 import type { SimProcess } from '../process/process.js';
+import { KernelAnswers, type UnreachableHandler } from './kernel-answers.js';
 import { resolveLink, type LinkSpec, type ResolvedLink } from './link-spec.js';
 import { ActivePartition, type PartitionId, type PartitionSpec } from './partition.js';
 
@@ -55,6 +58,7 @@ interface LinkState {
 interface Listener<M> {
   readonly handler: MessageHandler<M>;
   readonly incarnation: number;
+  readonly onUnreachable: UnreachableHandler | undefined;
 }
 
 export const DEFAULT_MAX_IN_FLIGHT = 1_000_000;
@@ -72,6 +76,7 @@ export class Network<M = unknown> {
   private nextMessageId = 0;
   private nextPartitionId = 0;
   private inFlightCount = 0;
+  private readonly answers: KernelAnswers;
 
   constructor(private readonly kernel: Kernel, options: NetworkOptions = {}) {
     this.name = options.name ?? 'net';
@@ -79,6 +84,18 @@ export class Network<M = unknown> {
     this.tracePayloads = options.tracePayloads ?? false;
     this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     resolveLink([this.defaults], `${this.name} defaults`);
+    this.answers = new KernelAnswers(kernel, {
+      latencyMs: (from, to) => {
+        const link = this.link(from, to);
+        const resolved = link.resolved ?? (link.resolved = this.resolve(from, to));
+        return resolved.latency(0.5) + resolved.extraDelayMs;
+      },
+      isCut: (from, to) => this.isCut(from, to),
+      handlerOf: (process) => {
+        const listener = this.listeners.get(process.name);
+        return listener?.incarnation === process.incarnation ? listener.onUnreachable : undefined;
+      },
+    });
   }
 
   /** Message copies sent and not yet arrived. */
@@ -86,13 +103,16 @@ export class Network<M = unknown> {
     return this.inFlightCount;
   }
 
-  /** Sets the handler of `process`'s current incarnation; a restarted process must listen again. */
-  listen(process: SimProcess, handler: MessageHandler<M>): void {
+  /**
+   * Sets the handler of `process`'s current incarnation; a restarted process must listen again. With
+   * `onUnreachable`, it is told when a peer it sends to is gone (its connection reset, a connect refused).
+   */
+  listen(process: SimProcess, handler: MessageHandler<M>, onUnreachable?: UnreachableHandler): void {
     const existing = this.listeners.get(process.name);
     if (existing !== undefined && existing.incarnation === process.incarnation) {
       throw new Error(`${this.name}: process ${process.name} already listens in incarnation ${process.incarnation}; demultiplex in one handler`);
     }
-    this.listeners.set(process.name, { handler, incarnation: process.incarnation });
+    this.listeners.set(process.name, { handler, incarnation: process.incarnation, onUnreachable });
   }
 
   /** Sends `payload` from one process to another; returns the message id used in the trace. */
@@ -112,10 +132,10 @@ export class Network<M = unknown> {
       return id;
     }
     const sentAtMs = this.kernel.now();
-    this.dispatch(link, resolved, firstLatencyDraw, { id, from: from.name, to: to.name, sentAtMs, payload, duplicate: false }, to);
+    this.dispatch(link, resolved, firstLatencyDraw, { id, from: from.name, to: to.name, sentAtMs, payload, duplicate: false }, from, to);
     if (duplicateDraw < resolved.duplicateProbability) {
       this.kernel.trace.record('net.duplicate', { id }, from.name);
-      this.dispatch(link, resolved, secondLatencyDraw, { id, from: from.name, to: to.name, sentAtMs, payload, duplicate: true }, to);
+      this.dispatch(link, resolved, secondLatencyDraw, { id, from: from.name, to: to.name, sentAtMs, payload, duplicate: true }, from, to);
     }
     return id;
   }
@@ -175,7 +195,7 @@ export class Network<M = unknown> {
     return dropCoin ? 'random' : undefined;
   }
 
-  private dispatch(link: LinkState, resolved: ResolvedLink, latencyDraw: number, delivery: Delivery<M>, to: SimProcess): void {
+  private dispatch(link: LinkState, resolved: ResolvedLink, latencyDraw: number, delivery: Delivery<M>, sender: SimProcess, to: SimProcess): void {
     if (this.inFlightCount >= this.maxInFlight) {
       throw new Error(`${this.name}: more than maxInFlight (${this.maxInFlight}) messages in flight; raise NetworkOptions.maxInFlight or look for a sender without back-pressure`);
     }
@@ -186,28 +206,35 @@ export class Network<M = unknown> {
     // arrives: a connection to a dead process is refused. -1 matches no incarnation.
     const incarnation = to.state === 'crashed' ? -1 : to.incarnation;
     this.inFlightCount++;
-    this.kernel.schedule(arrivalMs, () => this.arrive(delivery, to, incarnation));
+    this.kernel.schedule(arrivalMs, () => this.arrive(delivery, sender, to, incarnation));
   }
 
-  private arrive(delivery: Delivery<M>, to: SimProcess, incarnationAtSend: number): void {
+  private arrive(delivery: Delivery<M>, sender: SimProcess, to: SimProcess, incarnationAtSend: number): void {
     this.inFlightCount--;
     const { id, from } = delivery;
     if (this.isCut(from, to.name)) return this.drop(id, from, to.name, 'partition');
-    if (to.state === 'crashed') return this.drop(id, from, to.name, 'crashed');
-    if (to.incarnation !== incarnationAtSend) return this.drop(id, from, to.name, 'restarted');
+    if (to.state === 'crashed' || to.incarnation !== incarnationAtSend) {
+      // Down at the send: the connect was refused; up then: the connection it was on was reset.
+      this.answers.unreachable(sender, to, id, incarnationAtSend === -1 ? 'refused' : 'reset');
+      return this.drop(id, from, to.name, to.state === 'crashed' ? 'crashed' : 'restarted');
+    }
+    this.answers.connected(sender, to); // its host took the connection, paused or not: a crash now resets it
     // A running receiver takes it at once (what deliver() does), without a closure per message.
     if (to.state === 'running') {
-      this.kernel.adopt(this.handOver(delivery, to));
+      this.kernel.adopt(this.handOver(delivery, sender, to));
       return;
     }
-    const outcome = to.deliver(() => this.handOver(delivery, to));
+    const outcome = to.deliver(() => this.handOver(delivery, sender, to));
     if (outcome === 'held') this.kernel.trace.record('net.held', { from, id }, to.name);
   }
 
-  private handOver(delivery: Delivery<M>, to: SimProcess): unknown {
+  private handOver(delivery: Delivery<M>, sender: SimProcess, to: SimProcess): unknown {
     const { id, from } = delivery;
     const listener = this.listeners.get(to.name);
-    if (listener === undefined || listener.incarnation !== to.incarnation) return this.drop(id, from, to.name, 'no-listener');
+    if (listener === undefined || listener.incarnation !== to.incarnation) {
+      this.answers.unreachable(sender, to, id, 'refused'); // nothing listens on the port
+      return this.drop(id, from, to.name, 'no-listener');
+    }
     const trace = this.kernel.trace;
     if (trace.includes('net.deliver')) trace.record('net.deliver', { duplicate: delivery.duplicate, from, id }, to.name);
     return listener.handler(delivery);

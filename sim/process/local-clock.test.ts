@@ -14,8 +14,18 @@ describe('LocalClock', () => {
     clock.setDriftPpm(-1000, 1000);
     expect(clock.localAt(1000)).toBe(1000);
     expect(clock.localAt(2000)).toBeCloseTo(1999, 9);
-    clock.step(-500, 2000);
+    clock.stepMonotonic(-500, 2000);
     expect(clock.localAt(2000)).toBeCloseTo(1499, 9);
+  });
+
+  it('steps the wall clock alone: the monotonic clock does not move (issue 32, as libfaketime)', () => {
+    const clock = new LocalClock(0, { driftPpm: 1000 });
+    clock.stepWall(60_000);
+    expect(clock.localAt(1000)).toBeCloseTo(1001, 9);
+    expect(clock.wallAt(1000)).toBeCloseTo(61_001, 9);
+    clock.stepMonotonic(10, 1000); // the control: a monotonic step moves both
+    expect([clock.localAt(1000), clock.wallAt(1000)].map((ms) => Math.round(ms))).toEqual([1011, 61_011]);
+    expect(() => clock.stepWall(Number.NaN)).toThrow('finite');
   });
 
   it('places any local due time on the earliest true time that reaches it exactly', () => {

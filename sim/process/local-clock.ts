@@ -1,6 +1,9 @@
-// A process's local clock as a function of true time: piecewise linear, local = anchorLocal +
-// (true - anchorTrue) * rate, re-anchored whenever the rate changes (drift) or the clock jumps (step).
-// Pure arithmetic; the process owns the timers that depend on it.
+// A process's local clocks as functions of true time. The monotonic one (what the Clock port reads and
+// timers run on) is piecewise linear, local = anchorLocal + (true - anchorTrue) * rate, re-anchored
+// whenever the rate changes (drift, which moves both clocks, as libfaketime's rate does) or it jumps (a
+// monotonic step: a deliberate fault no real kernel makes). The wall clock is the monotonic one plus an
+// offset that wall steps move (an NTP step, libfaketime's offset with FAKETIME_DONT_FAKE_MONOTONIC): it
+// moves no timer (issue 32). Pure arithmetic; the process owns the timers that depend on it.
 
 export interface ClockSpec {
   /** Rate error in parts per million: +100 runs 100 µs fast per true second. Default 0. */
@@ -18,6 +21,7 @@ export class LocalClock {
   private anchorLocalMs: number;
   private rate: number;
   private driftPpmValue: number;
+  private wallOffsetMs = 0;
 
   constructor(trueNowMs: number, spec: ClockSpec = {}) {
     this.driftPpmValue = validDrift(spec.driftPpm ?? 0);
@@ -56,9 +60,19 @@ export class LocalClock {
     this.rate = 1 + this.driftPpmValue * PPM;
   }
 
-  /** Jumps local time by `deltaMs` at `trueNowMs`. A negative step breaks the Clock port's monotonicity: a deliberate fault. */
-  step(deltaMs: number, trueNowMs: number): void {
-    if (!Number.isFinite(deltaMs)) throw new RangeError(`clock step must be a finite number of ms, got ${deltaMs}`);
+  /** The wall clock at true time `trueMs`: the monotonic clock plus every wall step so far. */
+  wallAt(trueMs: number): number {
+    return this.localAt(trueMs) + this.wallOffsetMs;
+  }
+
+  /** Jumps the wall clock by `deltaMs`; the monotonic clock, and every timer, are untouched. */
+  stepWall(deltaMs: number): void {
+    this.wallOffsetMs += finiteStep(deltaMs);
+  }
+
+  /** Jumps the monotonic clock by `deltaMs` at `trueNowMs`. A negative step breaks the Clock port's monotonicity: a deliberate fault. */
+  stepMonotonic(deltaMs: number, trueNowMs: number): void {
+    finiteStep(deltaMs);
     this.reanchor(trueNowMs);
     this.anchorLocalMs += deltaMs;
   }
@@ -67,6 +81,11 @@ export class LocalClock {
     this.anchorLocalMs = this.localAt(trueNowMs);
     this.anchorTrueMs = trueNowMs;
   }
+}
+
+function finiteStep(deltaMs: number): number {
+  if (!Number.isFinite(deltaMs)) throw new RangeError(`clock step must be a finite number of ms, got ${deltaMs}`);
+  return deltaMs;
 }
 
 function validDrift(driftPpm: number): number {

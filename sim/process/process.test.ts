@@ -28,13 +28,27 @@ describe('SimProcess clock', () => {
     process.setTimer(200, () => fired.push(`200 at ${kernel.now()}`));
     process.setTimer(1000, () => fired.push(`1000 at ${kernel.now()}`));
     await kernel.runUntil(100);
-    process.stepClock(250); // local 350: the 200 and 300 timers are now overdue
+    process.stepClock(250, 'monotonic'); // local 350: the 200 and 300 timers are now overdue
     await kernel.runUntil(101);
     expect(fired).toEqual(['200 at 100', '300 at 100']);
     process.setDriftPpm(1_000_000); // local runs at twice true speed from 101 (local 351)
     await kernel.runUntilQuiescent();
     expect(fired[2]).toBe(`1000 at ${101 + (1000 - 351) / 2}`);
     expect(kernel.trace.records().map((r) => r.kind)).toEqual(['clock.step', 'clock.drift']);
+  });
+
+  it('moves no timer and no Clock reading at a wall step, as an NTP step under libfaketime does (issue 32)', async () => {
+    const kernel = world();
+    const process = new SimProcess(kernel, { name: 'p' });
+    const fired: number[] = [];
+    process.setTimer(300, () => fired.push(kernel.now()));
+    await kernel.runUntil(100);
+    process.stepClock(250);
+    process.stepClock(-5_000);
+    expect([process.clock().now(), process.wallNow()]).toEqual([100, 100 + 250 - 5_000]);
+    await kernel.runUntilQuiescent();
+    expect(fired).toEqual([300]);
+    expect(kernel.trace.records().map((r) => r.fields['clock'])).toEqual(['wall', 'wall']);
   });
 
   it('rejects a cancelled sleep with CancelledError', async () => {

@@ -1,5 +1,6 @@
 // A simulated process: an arbiter, a client or an etcd member (ARCHITECTURE.md, "Processes"). It has
-// its own clock (drift and steps against true time) and a lifecycle of faults:
+// its own clocks (drift and steps against true time: a wall clock, and the monotonic one its Clock port
+// and timers read) and a lifecycle of faults:
 // - pause (a stop-the-world GC or VM pause): its timers and arriving deliveries are held, and fire at
 //   resume in the order they fell due; local time keeps running, which is what makes a pause
 //   dangerous for a lock holder (ADR-12);
@@ -22,6 +23,9 @@ export interface ProcessOptions {
 }
 
 export type ProcessState = 'running' | 'paused' | 'crashed';
+
+/** Which clock a step moves (SimProcess.stepClock). */
+export type SteppedClock = 'wall' | 'monotonic';
 
 export interface CrashOptions {
   /** The machine lost power (true) or only the process died (false, default): see Disk. */
@@ -84,9 +88,14 @@ export class SimProcess {
     return this.localClock.driftPpm;
   }
 
-  /** This process's local time, ms. */
+  /** This process's local (monotonic) time, ms: what its Clock port and timers read. */
   localNow(): number {
     return this.localClock.localAt(this.kernel.now());
+  }
+
+  /** This process's wall clock, ms: its monotonic time plus every wall step. */
+  wallNow(): number {
+    return this.localClock.wallAt(this.kernel.now());
   }
 
   /** The core Clock port for the current incarnation; after a crash its sleeps never settle (memory is gone). */
@@ -157,11 +166,17 @@ export class SimProcess {
     this.rearmTimers();
   }
 
-  /** Steps local time by `deltaMs` (an NTP step, a VM migration); due timers fire at once. */
-  stepClock(deltaMs: number): void {
-    this.localClock.step(deltaMs, this.kernel.now());
-    this.kernel.trace.record('clock.step', { deltaMs, localMs: this.localNow() }, this.name);
-    this.rearmTimers();
+  /**
+   * Steps a clock by `deltaMs`. 'wall' (default): an NTP step, as libfaketime makes one, moves the wall
+   * clock only, and no timer or deadline of the lock service (they run on the monotonic clock, ADR-12).
+   * 'monotonic': a clock the Clock port trusts jumps, a fault no real kernel makes, kept to test what
+   * such a jump would break; timers it made due fire at once.
+   */
+  stepClock(deltaMs: number, clock: SteppedClock = 'wall'): void {
+    if (clock === 'wall') this.localClock.stepWall(deltaMs);
+    else this.localClock.stepMonotonic(deltaMs, this.kernel.now());
+    this.kernel.trace.record('clock.step', { clock, deltaMs, localMs: this.localNow() }, this.name);
+    if (clock === 'monotonic') this.rearmTimers();
   }
 
   /** Stops the world: timers and deliveries are held until resume; local time keeps running. */

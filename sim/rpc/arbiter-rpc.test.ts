@@ -72,17 +72,40 @@ describe('lock.v1 over the simulated network', () => {
     expect((result.error as LockError).message).toBe('redirect: homed elsewhere');
   });
 
-  it('times out on the client clock when the arbiter is down: indeterminate for a write, unavailable for a read', async () => {
-    const { kernel, api, server } = world();
+  it('is refused at once by a down arbiter\'s host: unavailable, nothing was sent (issue 32)', async () => {
+    const { kernel, api, server } = world(2);
     server.crash();
     const both = Promise.allSettled([api.release({ sessionId: leaseId(7n), key: 'n/k', token: 1n as FencingToken }), api.status()]);
     const settled = await settle(kernel, both, 5000);
-    const [release, status] = settled.value ?? [];
-    const r = { error: release?.status === 'rejected' ? release.reason : undefined, atMs: settled.atMs };
-    const s = { error: status?.status === 'rejected' ? status.reason : undefined };
-    expect(isLockError(r.error, 'indeterminate')).toBe(true);
-    expect(isLockError(s.error, 'unavailable')).toBe(true);
-    expect(r.atMs).toBe(1000);
+    const reasons = (settled.value ?? []).map((r) => (r.status === 'rejected' ? (r.reason as unknown) : undefined));
+    expect(reasons.map((e) => isLockError(e, 'unavailable'))).toEqual([true, true]);
+    expect((reasons[0] as LockError).message).toContain('arbiter-0 refused the connection; nothing was sent');
+    expect(settled.atMs).toBe(4); // one latency there, the refusal one back
+  });
+
+  it('fails the calls on a connection its arbiter\'s crash resets: indeterminate for a write, unavailable for a read (issue 32)', async () => {
+    const { kernel, api, server } = world(2);
+    server.pause(); // the calls reach its host and wait there
+    kernel.schedule(10, () => server.crash());
+    const both = Promise.allSettled([api.release({ sessionId: leaseId(7n), key: 'n/k', token: 1n as FencingToken }), api.status()]);
+    const settled = await settle(kernel, both, 5000);
+    const [release, status] = (settled.value ?? []).map((r) => (r.status === 'rejected' ? (r.reason as unknown) : undefined));
+    expect(isLockError(release, 'indeterminate')).toBe(true);
+    expect(isLockError(status, 'unavailable')).toBe(true);
+    expect(settled.atMs).toBe(12); // the reset crosses one latency after the crash
+  });
+
+  it('reaches a restarted arbiter on the same address, and times out on the client clock behind a partition', async () => {
+    const { kernel, api, network, server, client, calls } = world(2);
+    const processes = new Map([server, client].map((p) => [p.name, p]));
+    server.crash();
+    server.restart();
+    serveArbiter(network, server, fakeArbiter(calls), (name) => processes.get(name) as SimProcess, (name) => `spiffe://sim/${name}`);
+    expect((await settle(kernel, api.status(), 100)).value?.epoch).toBe(3);
+    network.partition({ from: [client.name], to: [server.name], direction: 'both' });
+    const cut = await settle(kernel, api.release({ sessionId: leaseId(7n), key: 'n/k', token: 1n as FencingToken }), 5000);
+    expect(isLockError(cut.error, 'indeterminate')).toBe(true);
+    expect(cut.atMs).toBe(1100);
   });
 
   it('holds a call to a paused arbiter until it resumes, and answers if that is within the deadline', async () => {

@@ -1,7 +1,10 @@
 // lock.v1 over the simulated network: the ArbiterApi a client library speaks, carried as messages
 // between a client process and an arbiter process (ARCHITECTURE.md, "The ports": "a simulated RPC over
-// sim links"). Calls and answers cross the network like any other message, so a partition, a pause or
-// a crash of either side shows up to the client the way a real gRPC call would: as a timeout.
+// sim links"). Calls and answers cross the network like any other message, so a partition or a pause
+// shows up to the client the way a real gRPC call would: as a timeout; and a crashed arbiter as its
+// host's kernel shows it (issue 32): the calls on its connection fail at the reset (`indeterminate` if
+// mutating, as src/service/network-arbiter.ts classifies a failure after the send), and a call to it while
+// it is down is refused at once (`unavailable`: nothing was sent). A restarted arbiter has the same name.
 //
 // Values cross by reference (the simulator is one JS heap), but errors are rebuilt on the client side
 // from plain data, so no LockError object is shared between two simulated processes.
@@ -12,6 +15,7 @@ import { LockError, type LockErrorCode } from '../../core/lock-error.js';
 import type { ArbiterApi, SealReason } from '../../core/ports/arbiter-api.js';
 import { type ArbiterService, authenticated } from '../../core/ports/caller.js';
 import type { Deferred, Kernel } from '../kernel/kernel.js';
+import type { Unreachable } from '../net/kernel-answers.js';
 import type { Network } from '../net/network.js';
 import type { SimProcess, TimerId } from '../process/process.js';
 
@@ -33,6 +37,15 @@ export type ArbiterRpcMessage =
 const MUTATING: ReadonlySet<ArbiterMethod> = new Set(['openSession', 'closeSession', 'acquire', 'release', 'requestForceRelease', 'approveForceRelease', 'requestEpochAdvance', 'approveEpochAdvance']);
 
 export const DEFAULT_RPC_TIMEOUT_MS = 8000;
+
+interface PendingCall {
+  readonly answer: Deferred<unknown>;
+  readonly deadline: TimerId;
+  readonly method: ArbiterMethod;
+  /** The arbiter process it went to, and the network's id of its message (for a refusal). */
+  readonly server: string;
+  readonly messageId: number;
+}
 
 /**
  * Serves `arbiter` on `process`: every call runs in the arbiter process and its answer is sent back.
@@ -77,12 +90,12 @@ export interface SimArbiterClientOptions {
 /** The client side: an ArbiterApi whose every method is one message to the arbiter process. */
 export class SimArbiterClient implements ArbiterApi {
   private nextId = 0;
-  private readonly pending = new Map<number, { readonly answer: Deferred<unknown>; readonly deadline: TimerId }>();
+  private readonly pending = new Map<number, PendingCall>();
   private readonly timeoutMs: number;
 
   constructor(private readonly options: SimArbiterClientOptions) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
-    options.network.listen(options.client, (delivery) => this.answer(delivery.payload));
+    options.network.listen(options.client, (delivery) => this.answer(delivery.payload), (notice) => this.unreachable(notice));
   }
 
   openSession = this.method('openSession');
@@ -110,15 +123,29 @@ export class SimArbiterClient implements ArbiterApi {
     const id = this.nextId++;
     const answer = this.options.kernel.deferred<unknown>();
     const { client } = this.options;
-    this.options.network.send(client, this.options.route?.() ?? this.options.server, { kind: 'arbiter.call', id, method, argument });
+    const server = this.options.route?.() ?? this.options.server;
+    const messageId = this.options.network.send(client, server, { kind: 'arbiter.call', id, method, argument });
     const waitMs = method === 'acquire' ? ((argument as { waitMs?: number }).waitMs ?? 0) : 0;
     const deadline = client.setTimer(this.timeoutMs + waitMs, () => {
       if (!this.pending.delete(id)) return;
       const outcome = MUTATING.has(method) ? 'indeterminate' : 'unavailable';
       answer.reject(new LockError(outcome, `${method} got no answer from the arbiter within ${this.timeoutMs + waitMs} ms${outcome === 'indeterminate' ? '; it may or may not have happened' : ''}`));
     });
-    this.pending.set(id, { answer, deadline });
+    this.pending.set(id, { answer, deadline, method, server: server.name, messageId });
     return answer.promise;
+  }
+
+  // The kernel's answer for a gone arbiter: a refused call (its message id) or every call on a reset connection.
+  private unreachable(notice: Unreachable): void {
+    for (const [id, call] of this.pending) {
+      if (call.server !== notice.peer || (notice.messageId !== undefined && notice.messageId !== call.messageId)) continue;
+      this.pending.delete(id);
+      this.options.client.cancelTimer(call.deadline);
+      const sent = notice.reason === 'reset';
+      const outcome = sent && MUTATING.has(call.method) ? 'indeterminate' : 'unavailable';
+      const what = sent ? `its connection to arbiter ${notice.peer} was reset after the call was sent` : `arbiter ${notice.peer} refused the connection; nothing was sent`;
+      call.answer.reject(new LockError(outcome, `${call.method}: ${what}${outcome === 'indeterminate' ? '; it may or may not have happened' : ''}`));
+    }
   }
 
   private answer(message: ArbiterRpcMessage): void {

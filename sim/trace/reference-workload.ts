@@ -112,6 +112,6 @@ function scheduleFaults(kernel: Kernel, network: Network<Message>, servers: read
   kernel.schedule(180, () => b.resume());
   kernel.schedule(200, () => c.crash());
   kernel.schedule(260, () => c.restart());
-  kernel.schedule(300, () => a.stepClock(25));
+  kernel.schedule(300, () => a.stepClock(25, 'monotonic'));
   kernel.schedule(320, () => disks[0]?.stall(400));
 }

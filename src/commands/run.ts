@@ -57,7 +57,7 @@ export function registerScenarioCommands(program: Command, io: CliIo, setExitCod
     .description(`Run a saved artifact again (same scenario, variant, seed and fault schedule, checked first), print the replay's own checks, and compare it with the artifact: its trace hash, and its recorded verdict and checks. Exit 0 reproduced (same trace hash, and the artifact's verdict and checks are the replay's), 1 the trace hash differs, ${REPLAY_RECORD_DIFFERS} the artifact's recorded verdict or checks differ from the replay's (an edited artifact: "this artifact says ok; replaying it gives VIOLATION: fence"), 2 bad input.`)
     .argument('<artifact>', 'a run artifact written by lockstep run --out or lockstep explore')
     .option('--out <file>', "write the replayed run's artifact here (its replay command names this file)")
-    .option('--json', "print the replay's result as JSON on the last line, with savedTraceHash, sameTraceHash, agreement (same-trace|same-history|different), recordMatches, recordedVerdict and checkDifferences")
+    .option('--json', "print the replay's result as JSON on the last line, with savedTraceHash, sameTraceHash, agreement (same-trace|other-model|same-history|different), recordMatches, recordedVerdict and checkDifferences")
     .action(async (file: string, options: { json?: boolean; out?: string }) => {
       setExitCode(await replay(file, options, io));
     });

@@ -9,9 +9,9 @@ import { BadInput } from '../cli-errors.js';
 import { parseDuration } from '../duration.js';
 import type { Resource } from './client/client-protocol.js';
 import { MAX_SIMULATED_RUNS } from '../../scenarios/gate-comparison.js';
-import { type BenchProfileShape, type GateCalibration, type GateShape, calibrationOfProfile } from '../../scenarios/gate-prediction.js';
-import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
-import { drawSchedule } from './gate-schedule.js';
+import type { GateCalibration, GateShape } from '../../scenarios/gate-prediction.js';
+import { calibrationFor } from './gate-calibration.js';
+import { type Episode, FOCUS_KINDS, drawSchedule } from './gate-schedule.js';
 import { REAL_CANNOT } from './real-fault-target.js';
 import { type StartClock, arbiterNames, clientNames, memberNames } from './real-cluster.js';
 
@@ -31,6 +31,7 @@ export interface GateFlags {
   compareSim?: boolean;
   compareRuns?: string;
   benchProfile?: string;
+  focus?: string;
 }
 
 /** The workload's shape is the one the simulator predicts (scenarios/gate-prediction.ts), so a plan is a shape. */
@@ -47,8 +48,10 @@ export interface GatePlan extends GateShape {
   readonly slowHolder: boolean;
   /** --compare-sim: simulated runs of the schedule pooled into the prediction; 0 for no comparison. */
   readonly compareRuns: number;
-  /** --bench-profile: the simulator's timing from this machine's `lockstep bench --profile`. */
+  /** The simulator's timing from this machine's `lockstep bench --profile` (gate-calibration.ts). */
   readonly calibration?: GateCalibration;
+  /** --focus: the one kind of episode the drawn schedule repeats. */
+  readonly focus?: Episode;
 }
 
 const MAX_ARBITERS = 5;
@@ -88,11 +91,8 @@ export async function planGate(flags: GateFlags): Promise<GatePlan> {
   }
   const compareRuns = flags.compareSim === true ? wholeNumber('--compare-runs', flags.compareRuns ?? '10', 1, MAX_SIMULATED_RUNS) : 0;
   if (flags.compareSim !== true && flags.compareRuns !== undefined) throw new BadInput('--compare-runs goes with --compare-sim: how many simulated runs of the schedule the prediction pools');
-  let calibration: GateCalibration | undefined;
-  if (flags.benchProfile !== undefined) {
-    if (flags.compareSim !== true) throw new BadInput('--bench-profile goes with --compare-sim: it times the simulator\'s prediction');
-    calibration = await readCalibration(flags.benchProfile);
-  }
+  const calibration = await calibrationFor(flags.compareSim === true, flags.benchProfile);
+  const focus = focusOf(flags);
   const names = { members: memberNames(members), arbiters: arbiterNames(arbiters), clients: clientNames(clients) };
   const processes: KnownProcess[] = [
     ...names.members.map((name) => ({ name, role: 'member' })),
@@ -122,8 +122,8 @@ export async function planGate(flags: GateFlags): Promise<GatePlan> {
     }
     scheduleSource = `--faults ${flags.faults}`;
   } else {
-    faults = drawSchedule(flags.seed, { durationMs, ...names, ...(flags.slowHolder === true ? { clockedClients: [names.clients[0] as string] } : {}) });
-    scheduleSource = `drawn from seed ${flags.seed}`;
+    faults = drawSchedule(flags.seed, { durationMs, ...names, ...(flags.slowHolder === true ? { clockedClients: [names.clients[0] as string] } : {}), ...(focus === undefined ? {} : { only: focus }) });
+    scheduleSource = `drawn from seed ${flags.seed}${focus === undefined ? '' : `, --focus ${focus}`}`;
   }
   const clocks = clocksOf(faults, flags.faults ?? 'the drawn schedule', names);
   if (flags.slowHolder === true) {
@@ -132,7 +132,15 @@ export async function planGate(flags: GateFlags): Promise<GatePlan> {
     clocks.set(slow, { kind: 'rate', ppm: SLOW_HOLDER_PPM });
     faults = [{ atMs: 0, kind: 'clock-drift', target: slow, ppm: SLOW_HOLDER_PPM }, ...faults];
   }
-  return { members, arbiters, clients, keys, durationMs, seed: flags.seed, faults, scheduleSource, resource: flags.resource, ...(flags.etcdBinary === undefined ? {} : { etcdBinary: flags.etcdBinary }), out: flags.out ?? `lockstep-gate-${flags.seed}`, json: flags.json === true, clocks, slowHolder: flags.slowHolder === true, compareRuns, ...(calibration === undefined ? {} : { calibration }) };
+  return { members, arbiters, clients, keys, durationMs, seed: flags.seed, faults, scheduleSource, resource: flags.resource, ...(flags.etcdBinary === undefined ? {} : { etcdBinary: flags.etcdBinary }), out: flags.out ?? `lockstep-gate-${flags.seed}`, json: flags.json === true, clocks, slowHolder: flags.slowHolder === true, compareRuns, ...(calibration === undefined ? {} : { calibration }), ...(focus === undefined ? {} : { focus }) };
+}
+
+/** --focus KIND: one kind of the gate's episodes, again and again (issue 32: enough draws of one kind for an interval). */
+function focusOf(flags: GateFlags): Episode | undefined {
+  if (flags.focus === undefined) return undefined;
+  if (flags.faults !== undefined) throw new BadInput('--focus draws the schedule; it does not go with --faults (write the repeated faults into the file instead)');
+  if (!(FOCUS_KINDS as readonly string[]).includes(flags.focus)) throw new BadInput(`--focus ${JSON.stringify(flags.focus)} must be one of the gate's episodes: ${FOCUS_KINDS.join(', ')}`);
+  return flags.focus as Episode;
 }
 
 /**
@@ -159,28 +167,4 @@ function clocksOf(faults: readonly Fault[], source: string, names: { members: st
     clocks.set(fault.target, fault.kind === 'clock-drift' ? { kind: 'rate', ppm: fault.ppm } : { kind: 'steps' });
   });
   return clocks;
-}
-
-/** A `lockstep bench --profile FILE` read as the simulator's timing; anything else is refused, naming the file. */
-async function readCalibration(file: string): Promise<GateCalibration> {
-  const fix = 'give a file written by lockstep bench --local 3 --profile FILE';
-  let text: string;
-  try {
-    text = await readInputFile(file, { what: 'a bench profile (lockstep bench --profile FILE)', maxBytes: 16 * MIB });
-  } catch (error) {
-    if (!(error instanceof InputFileError)) throw error;
-    throw new BadInput(`--bench-profile ${file}: ${error.reason}; ${fix}`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new BadInput(`--bench-profile ${file} is not JSON (${(error as Error).message}); ${fix}`);
-  }
-  const profile = value as Partial<BenchProfileShape> | null;
-  const samples = (part: unknown): boolean => Array.isArray((part as { samplesMs?: unknown } | undefined)?.samplesMs) && ((part as { samplesMs: unknown[] }).samplesMs).every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0);
-  if (profile === null || typeof profile !== 'object' || profile.kind !== 'lockstep-hardware-profile' || !samples(profile.walFsync) || !samples(profile.loopbackRtt)) {
-    throw new BadInput(`--bench-profile ${file} is not a hardware profile (kind "lockstep-hardware-profile" with walFsync and loopbackRtt samples); ${fix}`);
-  }
-  return calibrationOfProfile(profile as BenchProfileShape);
 }

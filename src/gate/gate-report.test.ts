@@ -2,7 +2,8 @@
 // inject listed with its reason, --compare-sim's rows in the text, the HTML and the JSON, and the HTML page
 // self-contained with the text escaped.
 import { describe, expect, it } from 'vitest';
-import { type AppliedFault, type FaultEffects, compareFaultEffects, measureFaultEffects } from '../../core/checkers/fault-effects.js';
+import { type AppliedFault, type FaultEffects, measureFaultEffects } from '../../core/checkers/fault-effects.js';
+import { compareDistributions } from '../../core/checkers/distribution-comparison.js';
 import type { HistoryEvent } from '../../core/checkers/history.js';
 import { gateGroupOf } from '../../scenarios/gate-comparison.js';
 import { FAULT_KINDS } from '../../scenarios/fault-schedule.js';
@@ -47,24 +48,28 @@ describe('gate report', () => {
     expect(reportText(report)).toMatch(/fault to next grant \(median \/ longest\): pause @holder 1200 ms \/ 1200 ms/);
   });
 
-  it('--compare-sim: measured beside predicted per kind and figure, in the text, the HTML and the JSON; a figure off by more than 25% says so', () => {
-    // Real: pauses of the leader at 1000 and 10000, grants 1200 and 3000 ms after; an arbiter crash at 20000, a grant 100 ms after.
-    const measured = effectsOf([2_200, 13_000, 20_100], [pauseOfLeader(1_000, 'etcd-0'), pauseOfLeader(10_000, 'etcd-1'), { atMs: 20_000, kind: 'crash', target: 'arbiter-1', named: 'arbiter-1' }]);
-    // Predicted: the pause's next grant 1300 ms after, the crash's 2800 ms after.
-    const predicted = effectsOf([2_300, 22_800], [pauseOfLeader(1_000, 'etcd-2'), { atMs: 20_000, kind: 'crash', target: 'arbiter-1', named: 'arbiter-1' }]);
-    const rows = compareFaultEffects(measured, predicted);
-    const report: GateReport = { ...sample(), comparison: { rows, seeds: ['1', '1/2'], calibration: 'lockstep bench --profile of then' } };
+  it('--compare-sim: each side\'s median with its 95% interval and draws, and a verdict per row, in the text, the HTML and the JSON (issue 32)', () => {
+    const six = [0, 1, 2, 3, 4, 5];
+    const leaderPauses = six.map((i) => pauseOfLeader(i * 10_000, `etcd-${i % 3}`));
+    const arbiterCrashes = six.map((i): AppliedFault => ({ atMs: 100_000 + i * 10_000, kind: 'crash', target: 'arbiter-1', named: 'arbiter-1' }));
+    const holderPause: AppliedFault = { atMs: 200_000, kind: 'pause', target: 'client-1', named: '@holder' };
+    // Real: the leader's pauses cost 1000..1250 ms to the next grant, the arbiter's crashes 100..150 ms, a holder's pause 6 s.
+    const measured = effectsOf([...six.map((i) => i * 10_000 + 1_000 + i * 50), ...six.map((i) => 100_000 + i * 10_000 + 100 + i * 10), 206_000], [...leaderPauses, ...arbiterCrashes, holderPause]);
+    // Predicted: 1100..1350 ms (within 25%), 2800..2850 ms (28x: differs), and the holder's pause once (too few draws).
+    const predicted = effectsOf([...six.map((i) => i * 10_000 + 1_100 + i * 50), ...six.map((i) => 100_000 + i * 10_000 + 2_800 + i * 10), 206_500], [...leaderPauses, ...arbiterCrashes, holderPause]);
+    const rows = compareDistributions(measured, predicted);
+    const report: GateReport = { ...sample(), comparison: { rows, seeds: ['1', '1/2'], calibration: 'lockstep bench --profile of then', focus: 'pause' } };
     const text = reportText(report);
-    // The measured median of 1200 and 3000 is the lower middle (fault-effects' percentile): 1200; 1300 / 1200 = 1.08.
-    expect(text).toMatch(/^ {4}ok {2}pause @leader nextGrant: measured 1200 ms, predicted 1300 ms \(1\.08x\)$/m);
-    expect(text).toMatch(/^ {4}off crash arbiter nextGrant: measured 100 ms, predicted 2800 ms \(28x\)$/m);
-    expect(text).toMatch(/simulator beside reality \(2 simulated runs, lockstep bench --profile of then\)/);
+    expect(text).toMatch(/^ {4}ok {3}pause @leader nextGrant: measured 1100 ms \[1000 ms, 1250 ms\] \(6\), predicted 1200 ms \[1100 ms, 1350 ms\] \(6\) \(1\.09x\)$/m);
+    expect(text).toMatch(/^ {4}off {2}crash arbiter nextGrant: measured 120 ms \[100 ms, 150 ms\] \(6\), predicted 2820 ms \[2800 ms, 2850 ms\] \(6\) \(23\.5x\)$/m);
+    expect(text).toMatch(/^ {4}few {2}pause @holder nextGrant: measured 6000 ms \(1\), predicted 6500 ms \(1\) \(1\.08x\) too few draws for a 95% interval \(measured 1, predicted 1\)$/m);
+    expect(text).toMatch(/simulator beside reality \(2 simulated runs, --focus pause, lockstep bench --profile of then\): \d+ of \d+ rows with enough draws agree/);
     expect(text).toMatch(/it never changes the exit code/);
     const html = reportHtml(report);
-    expect(html).toContain('<td>pause @leader</td><td>nextGrant</td><td>1200 ms</td><td>1300 ms</td><td>1.08x</td><td>yes</td>');
-    expect(html).toContain('<td>crash arbiter</td><td>nextGrant</td><td>100 ms</td><td>2800 ms</td><td>28x</td><td>no</td>');
+    expect(html).toContain('<td>pause @leader</td><td>nextGrant</td><td>1100 ms [1000 ms, 1250 ms] (6)</td><td>1200 ms [1100 ms, 1350 ms] (6)</td><td>1.09x</td><td>agrees</td>');
+    expect(html).toContain('<td>crash arbiter</td><td>nextGrant</td><td>120 ms [100 ms, 150 ms] (6)</td><td>2820 ms [2800 ms, 2850 ms] (6)</td><td>23.5x</td><td>differs</td>');
     const json = JSON.parse(JSON.stringify(report)) as GateReport; // report.json and --json are this object
-    expect(json.comparison?.rows.find((r) => r.kind === 'pause @leader' && r.figure === 'nextGrant')).toMatchObject({ measuredMedian: 1_200, predictedMedian: 1_300, within: true });
+    expect(json.comparison?.rows.find((r) => r.kind === 'pause @leader' && r.figure === 'nextGrant')).toMatchObject({ measuredMedian: 1_100, predictedMedian: 1_200, within: true, verdict: 'agrees', measuredInterval: { low: 1_000, high: 1_250 } });
     expect(reportText(sample())).not.toMatch(/simulator beside reality/); // no --compare-sim, no comparison
   });
 });

@@ -2,9 +2,10 @@
 // could not inject, and why), the operations, and where the history, the schedule and the report went.
 // One plain object, printed as text, as --json, and as a self-contained HTML page (no script, no link out).
 import type { CheckResult } from '../../core/checkers/check-result.js';
-import { formatMs, formatNumber, formatRatio } from '../../core/numbers.js';
+import { formatMs } from '../../core/numbers.js';
 import { FAULT_KINDS } from '../../scenarios/fault-schedule.js';
-import type { ComparisonRow, KindEffects } from '../../core/checkers/fault-effects.js';
+import type { KindEffects } from '../../core/checkers/fault-effects.js';
+import { COMPARISON_HEADINGS, type ComparisonSection, comparisonCells, comparisonHeadline, comparisonLines } from './comparison-report.js';
 import { type FaultLogLine, countFaults } from './fault-log.js';
 import { REAL_CANNOT } from './real-fault-target.js';
 
@@ -27,8 +28,8 @@ export interface GateReport {
    * The simulator's prediction (--compare-sim) is not set beside it yet.
    */
   readonly effects: readonly KindEffects[];
-  /** --compare-sim: measured beside predicted per kind and figure (scenarios/gate-comparison.ts). */
-  readonly comparison?: { readonly rows: readonly ComparisonRow[]; readonly seeds: readonly string[]; readonly calibration: string };
+  /** --compare-sim: measured beside predicted per kind and figure, as distributions (scenarios/gate-comparison.ts). */
+  readonly comparison?: ComparisonSection;
   readonly cannotInject: readonly { readonly kind: string; readonly why: string }[];
   readonly checks: readonly { readonly name: string; readonly ok: boolean; readonly verdict: string; readonly detail: string; readonly violations: CheckResult['violations'] }[];
   readonly notRun: readonly { readonly check: string; readonly why: string }[];
@@ -63,11 +64,9 @@ export function reportText(report: GateReport): string {
   const measured = report.effects.filter((e) => e.nextGrant !== undefined);
   if (measured.length > 0) lines.push(`  fault to next grant (median / longest): ${measured.map((e) => `${e.kind} ${formatMs(e.nextGrant?.median ?? 0)} / ${formatMs(e.nextGrant?.max ?? 0)}`).join('; ')}`);
   if (report.comparison !== undefined) {
-    const c = report.comparison;
-    const within = c.rows.filter((r) => r.within).length;
-    lines.push(`  simulator beside reality (${c.seeds.length} simulated runs, ${c.calibration}): ${within} of ${c.rows.length} figures within 25% of the measured median (a report, not a check: it never changes the exit code)`);
+    lines.push(`  ${comparisonHeadline(report.comparison)}`);
     // A figure neither history shows (no fence after a heal, in both worlds) is in --json and the HTML, not here.
-    for (const r of c.rows.filter((row) => row.measuredMedian !== undefined || row.predictedMedian !== undefined)) lines.push(`    ${r.within ? 'ok ' : 'off'} ${r.kind} ${r.figure}: measured ${showFigure(r.figure, r.measuredMedian)}, predicted ${showFigure(r.figure, r.predictedMedian)}${r.ratio === undefined ? '' : ` (${formatRatio(r.ratio)})`}${r.reason === '' ? '' : ` ${r.reason}`}`);
+    lines.push(...comparisonLines(report.comparison));
   }
   lines.push('  checks:');
   for (const check of report.checks) lines.push(`    ${check.ok ? 'ok  ' : check.verdict === 'unknown' ? '??  ' : 'FAIL'} ${check.name}: ${check.detail}`);
@@ -81,11 +80,6 @@ export function reportText(report: GateReport): string {
   return lines.join('\n');
 }
 
-function showFigure(figure: ComparisonRow['figure'], value: number | undefined): string {
-  if (value === undefined) return 'none';
-  return ['nextGrant', 'victimKeyGrant', 'fence'].includes(figure) ? formatMs(value) : formatNumber(value);
-}
-
 const escape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export function reportHtml(report: GateReport): string {
@@ -97,7 +91,7 @@ export function reportHtml(report: GateReport): string {
   const figure = (f: KindEffects['nextGrant'], unit: (n: number) => string): string => (f === undefined ? '' : `${unit(f.median)} (${unit(f.min)} to ${unit(f.max)}, ${f.count})`);
   const count = (n: number): string => String(n);
   const recovery = report.effects.map((e) => row([e.kind, String(e.faults), figure(e.nextGrant, formatMs), figure(e.victimKeyGrant, formatMs), figure(e.fence, formatMs), figure(e.grants, count), figure(e.refusals, count)])).join('');
-  const comparison = report.comparison?.rows.map((r) => row([r.kind, r.figure, showFigure(r.figure, r.measuredMedian), showFigure(r.figure, r.predictedMedian), r.ratio === undefined ? '' : formatRatio(r.ratio), r.within ? 'yes' : 'no', r.reason])).join('') ?? '';
+  const comparison = report.comparison?.rows.map((r) => row(comparisonCells(r))).join('') ?? '';
   const cannot = report.cannotInject.map((c) => row([c.kind, c.why])).join('');
   const notRun = report.notRun.map((n) => row([n.check, n.why])).join('');
   const problems = report.problems.map((p) => `<li>${escape(p)}</li>`).join('');
@@ -112,7 +106,7 @@ ${violations === '' ? '' : `<h2>Violations</h2><table>${row(['check', 'kind', 'k
 <h2>Not run on real processes</h2><table>${row(['check', 'why, and what stands in'], true)}${notRun}</table>
 <h2>Faults per kind</h2><table>${row(['kind', 'injected', 'skipped', 'failed'], true)}${counts}</table>
 <h2>What each kind of fault did (measured: median, range, how many)</h2><table>${row(['kind', 'faults', 'to the next grant', 'to the victim\'s key granted again', 'to the library fence', 'grants in 10 s', 'refused acquires in 10 s'], true)}${recovery}</table>
-${report.comparison === undefined ? '' : `<h2>The simulator beside reality</h2><p>${report.comparison.seeds.length} simulated runs of the same schedule and workload; timing: ${escape(report.comparison.calibration)}. A report, not a check: it never changes the exit code.</p><table>${row(['kind', 'figure', 'measured median', 'predicted median', 'ratio', 'within 25%', 'why not'], true)}${comparison}</table>`}
+${report.comparison === undefined ? '' : `<h2>The simulator beside reality</h2><p>${escape(comparisonHeadline(report.comparison))}.</p><table>${row(COMPARISON_HEADINGS, true)}${comparison}</table>`}
 <h2>Cannot be injected here</h2><table>${row(['kind', 'why'], true)}${cannot}</table>
 <h2>Fault log</h2><table>${row(['at', 'kind', 'outcome', 'what'], true)}${faults}</table>
 ${problems === '' ? '' : `<h2>Problems</h2><ul>${problems}</ul>`}

@@ -124,7 +124,7 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
           onSeed: (k, of) => (stderr.isTTY === true ? void stderr.write(`\rlockstep gate: simulating seed ${k} of ${of}\u001b[K${k === of ? '\n' : ''}`) : say(`simulating seed ${k} of ${of}`)),
         },
       )]);
-      comparison = { rows: compared.rows, seeds: compared.seeds, calibration: compared.calibration };
+      comparison = { rows: compared.rows, seeds: compared.seeds, calibration: compared.calibration, ...(plan.focus === undefined ? {} : { focus: plan.focus }) };
     }
     const out = resolve(plan.out);
     await mkdir(out, { recursive: true });

@@ -41,4 +41,15 @@ describe('the gate\'s drawn fault schedule', () => {
     const ends = faults.map((f) => f.atMs + (f.kind === 'pause' ? (f.forMs ?? 0) : 0));
     expect(Math.max(...ends)).toBeLessThanOrEqual(120_000 - 6_000);
   });
+
+  it('--focus repeats one episode, with no drift, enough times for an interval, and passes the validator (issue 32)', () => {
+    const faults = drawSchedule('1', { durationMs: 300_000, ...names, only: 'pause-leader' });
+    expect(faults.every((f) => f.kind === 'pause' && f.target === '@leader')).toBe(true);
+    expect(faults.length).toBeGreaterThanOrEqual(20);
+    expect(checkFaultSchedule(faults, { processes, horizonMs: 300_000 })).toEqual(faults);
+    const crashes = drawSchedule('1', { durationMs: 120_000, ...names, only: 'crash-arbiter' });
+    expect(new Set(crashes.map((f) => f.kind))).toEqual(new Set(['crash', 'restart']));
+    // No arbiter to crash: an empty schedule, not a loop without end.
+    expect(drawSchedule('1', { durationMs: 120_000, ...names, arbiters: [], only: 'crash-arbiter' })).toEqual([]);
+  });
 });

@@ -15,12 +15,16 @@ export interface ScheduleShape {
   readonly clients: readonly string[];
   /** Clients that start under a clock of their own already (--slow-holder's client-1): not drawn for a drift. */
   readonly clockedClients?: readonly string[];
+  /** --focus: this episode alone, again and again, and no clock drift (issue 32: draws of one kind). */
+  readonly only?: Episode;
 }
 
-type Episode = 'pause-holder' | 'crash-member' | 'isolate-leader' | 'pause-leader' | 'pause-follower' | 'pause-arbiter' | 'crash-arbiter' | 'slow-leader' | 'pause-resume' | 'step-arbiter' | 'isolate-holder';
+export type Episode = 'pause-holder' | 'crash-member' | 'isolate-leader' | 'pause-leader' | 'pause-follower' | 'pause-arbiter' | 'crash-arbiter' | 'slow-leader' | 'pause-resume' | 'step-arbiter' | 'isolate-holder';
 
 const FIRST: readonly Episode[] = ['pause-holder', 'crash-member', 'isolate-leader', 'pause-leader'];
 const REST: readonly Episode[] = ['pause-follower', 'pause-arbiter', 'crash-arbiter', 'slow-leader', 'pause-resume', 'step-arbiter', 'isolate-holder'];
+/** The episodes --focus may name. */
+export const FOCUS_KINDS: readonly Episode[] = [...FIRST, ...REST];
 const START_MS = 3_000;
 const QUIET_TAIL_MS = 6_000;
 const RECOVER_MS: readonly [number, number] = [2_000, 4_000];
@@ -44,15 +48,16 @@ export function drawSchedule(seed: string, shape: ScheduleShape): Fault[] {
   const faults: Fault[] = [];
   // Clock drift is a property of a process from its start (libfaketime): one client runs fast or slow.
   const driftable = shape.clients.filter((c) => !(shape.clockedClients ?? []).includes(c));
-  if (driftable.length > 0) faults.push({ atMs: 0, kind: 'clock-drift', target: pick(driftable), ppm: (random.next() < 0.5 ? -1 : 1) * between(DRIFT_PPM) });
+  if (driftable.length > 0 && shape.only === undefined) faults.push({ atMs: 0, kind: 'clock-drift', target: pick(driftable), ppm: (random.next() < 0.5 ? -1 : 1) * between(DRIFT_PPM) });
   const endMs = shape.durationMs - QUIET_TAIL_MS;
   let atMs = START_MS;
   let ids = 0;
-  const order: Episode[] = [...shuffled(FIRST), ...shuffled(REST)];
+  const order: Episode[] = shape.only === undefined ? [...shuffled(FIRST), ...shuffled(REST)] : [shape.only];
   for (let i = 0; ; i++) {
-    if (i === order.length) order.push(...shuffled([...FIRST, ...REST]));
+    if (i === order.length) order.push(...(shape.only === undefined ? shuffled([...FIRST, ...REST]) : [shape.only]));
     const episode = order[i] as Episode;
     const drawn = draw(episode, atMs);
+    if (drawn === undefined && shape.only !== undefined) break; // the one episode cannot be drawn here (no arbiter)
     if (drawn === undefined) continue;
     if (atMs + drawn.lengthMs > endMs) break;
     faults.push(...drawn.faults);

@@ -57,7 +57,8 @@ describe('RealFaultTarget', () => {
     const target = new RealFaultTarget(real, () => 0, () => true, () => 0);
     await expect(target.driftClock('client-1', -700_000)).resolves.toBeUndefined();
     await expect(target.driftClock('client-2', 50_000)).rejects.toThrow(/did not start under a drift of 50000 ppm/);
-    await expect(target.stepClock('arbiter-1', 5_000)).rejects.toThrow(/steppable clock/);
+    await expect(target.stepClock('arbiter-1', 5_000, 'wall')).rejects.toThrow(/steppable clock/);
+    await expect(target.stepClock('arbiter-1', 5_000, 'monotonic')).rejects.toThrow(/monotonic clock cannot be stepped/);
     expect(target.cannot('stall-disk')).toMatch(/no device-mapper/);
     expect(target.cannot('pause')).toBeUndefined();
   });

@@ -126,7 +126,8 @@ export class RealFaultTarget implements FaultTarget {
     if (tracked?.ratePpm !== ppm) throw new Error(`${process} did not start under a drift of ${ppm} ppm; a real process's clock rate is set when it starts (libfaketime), so the gate starts it drifted when the schedule says so`);
   }
 
-  async stepClock(process: string, deltaMs: number): Promise<void> {
+  async stepClock(process: string, deltaMs: number, clock: 'wall' | 'monotonic'): Promise<void> {
+    if (clock === 'monotonic') throw new Error(`${process}'s monotonic clock cannot be stepped: libfaketime leaves it alone (FAKETIME_DONT_FAKE_MONOTONIC), as every real kernel does; only the simulator models that fault`);
     const steps = this.real.processes.get(process)?.steps;
     if (steps === undefined) throw new Error(`${process} did not start with a steppable clock (libfaketime's control file)`);
     steps.step(deltaMs);

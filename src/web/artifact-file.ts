@@ -24,6 +24,8 @@ export interface ArtifactJson {
   readonly faults?: readonly unknown[];
   readonly metrics?: Readonly<Record<string, number>>;
   readonly traceHash: string;
+  /** The simulator model that ran it (sim/model-version.ts); absent before it was saved (model 1). */
+  readonly simModel?: number;
   readonly replay?: string;
   readonly timeline?: unknown;
   readonly [field: string]: unknown;
