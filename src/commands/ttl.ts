@@ -17,7 +17,7 @@ import { type CliIo, ExitCode } from '../cli-io.js';
 import { BENCH_FILE } from '../files/bench-file.js';
 import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
 import { oneLine } from '../terminal-text.js';
-import { expandPolicyPaths, formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
+import { expandPolicyPaths, readDocumentFiles, refuseUnreadable, todayUtc } from '../policy-files.js';
 
 interface TtlOptions {
   sessions: string;
@@ -137,16 +137,10 @@ async function runTtl(paths: readonly string[], options: TtlOptions, io: CliIo):
   const parsed = await parseOptions(options);
   if (typeof parsed === 'string') throw new BadInput(parsed);
   const { documents, unreadable } = await readDocumentFiles(files, io);
-  if (unreadable.length > 0) {
-    for (const entry of unreadable) io.err(formatUnreadable(entry));
-    return ExitCode.badInput;
-  }
+  refuseUnreadable(unreadable);
   const checked = checkDocuments(documents, { today: todayUtc() });
   const classDocs = documents.map((d) => d.value as { kind?: string; metadata?: { name?: string; namespace?: string }; spec?: { ttlSeconds?: number; enforcement?: string } }).filter((v) => v?.kind === 'LockClass');
-  if (classDocs.length === 0) {
-    io.err('lockstep ttl: no LockClass among the files; pass class files, e.g. examples/classes/*.yaml');
-    return ExitCode.badInput;
-  }
+  if (classDocs.length === 0) throw new BadInput('no LockClass among the files; pass class files, e.g. examples/classes/*.yaml');
   const rows: ClassRow[] = [];
   for (const doc of classDocs) {
     const namespace = doc.metadata?.namespace ?? '';
