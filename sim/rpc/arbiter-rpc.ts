@@ -10,6 +10,7 @@
 // sending process's identity, looked up by the serving side, as mTLS names the peer of a connection.
 import { LockError, type LockErrorCode } from '../../core/lock-error.js';
 import type { ArbiterApi, SealReason } from '../../core/ports/arbiter-api.js';
+import { MUTATING_ARBITER_METHODS } from '../../core/ports/arbiter-methods.js';
 import { type ArbiterService, authenticated } from '../../core/ports/caller.js';
 import type { Deferred, Kernel } from '../kernel/kernel.js';
 import type { Network } from '../net/network.js';
@@ -28,9 +29,6 @@ export type ArbiterRpcMessage =
   | { readonly kind: 'arbiter.call'; readonly id: number; readonly method: ArbiterMethod; readonly argument: unknown }
   | { readonly kind: 'arbiter.return'; readonly id: number; readonly value: unknown }
   | { readonly kind: 'arbiter.throw'; readonly id: number; readonly error: SerializedLockError };
-
-/** Calls whose effect may have happened when their answer is lost: a timeout is `indeterminate`. */
-const MUTATING: ReadonlySet<ArbiterMethod> = new Set(['openSession', 'closeSession', 'acquire', 'release', 'requestForceRelease', 'approveForceRelease', 'requestEpochAdvance', 'approveEpochAdvance']);
 
 export const DEFAULT_RPC_TIMEOUT_MS = 8000;
 
@@ -114,7 +112,7 @@ export class SimArbiterClient implements ArbiterApi {
     const waitMs = method === 'acquire' ? ((argument as { waitMs?: number }).waitMs ?? 0) : 0;
     const deadline = client.setTimer(this.timeoutMs + waitMs, () => {
       if (!this.pending.delete(id)) return;
-      const outcome = MUTATING.has(method) ? 'indeterminate' : 'unavailable';
+      const outcome = MUTATING_ARBITER_METHODS.has(method) ? 'indeterminate' : 'unavailable';
       answer.reject(new LockError(outcome, `${method} got no answer from the arbiter within ${this.timeoutMs + waitMs} ms${outcome === 'indeterminate' ? '; it may or may not have happened' : ''}`));
     });
     this.pending.set(id, { answer, deadline });
