@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { checkDocuments } from '../../core/classes/index.js';
 import { keepalivesPerSecond, writesPerSecond } from '../../core/planner/liveness.js';
 import { BenchFileError, parseBenchText } from '../../core/planner/measured-bench.js';
-import { formatNumber, formatPercent, formatSeconds, roundTo } from '../../core/numbers.js';
+import { formatNumber, formatPercent, formatSimulatedSeconds, roundTo } from '../../core/numbers.js';
 import { ttlVerdict, type TtlVerdict } from '../../core/planner/ttl-verdict.js';
 import { ADVISORY_TTL_FLOOR_SECONDS, TTL_DEFAULT_SECONDS, TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../../core/classes/index.js';
 import { compileDistribution, type DistributionSpec } from '../../sim/kernel/distribution.js';
@@ -169,10 +169,8 @@ async function runTtl(paths: readonly string[], options: TtlOptions, io: CliIo):
   return rows.every((r) => r.verdict.ok) ? ExitCode.ok : ExitCode.failed;
 }
 
-function seconds(ms: number | null): string {
-  if (ms === null) return 'not simulated';
-  return Number.isFinite(ms) ? formatSeconds(ms) : 'never (within the run)';
-}
+// The page prints the same words for the same figures (core/numbers.ts, issue 34).
+const seconds = formatSimulatedSeconds;
 
 function percent(share: number): string {
   return formatPercent(share, 2);
