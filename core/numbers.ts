@@ -29,6 +29,27 @@ export function formatSeconds(ms: number, digits = 2): string {
   return `${formatNumber(ms / 1000, digits)} s`;
 }
 
+/**
+ * A span for people in the unit that reads best: "340 ms", "5.1 s" (under 2 min), "2.5 min" (under 2 h),
+ * "3.2 h"; trailing zeros dropped as everywhere here ("5 s", not "5.0 s").
+ */
+export function formatDuration(ms: number): string {
+  if (ms < 1_000) return formatMs(ms, 0);
+  if (ms < 120_000) return formatSeconds(ms, 1);
+  if (ms < 7_200_000) return `${formatNumber(ms / 60_000, 1)} min`;
+  return `${formatNumber(ms / 3_600_000, 1)} h`;
+}
+
+/**
+ * A simulated time in seconds, or why there is none: "not simulated" (null: the figure was not asked
+ * for), "never (within the run)" (infinite: it did not happen before the run ended). The CLI and the page
+ * print the same words for the same figure.
+ */
+export function formatSimulatedSeconds(ms: number | null): string {
+  if (ms === null) return 'not simulated';
+  return Number.isFinite(ms) ? formatSeconds(ms) : 'never (within the run)';
+}
+
 /** A ratio: "1.23x". */
 export function formatRatio(ratio: number, digits = 2): string {
   return `${formatNumber(ratio, digits)}x`;

@@ -9,6 +9,7 @@
 import { HOLDER_PREFIX, WAITER_PREFIX } from '../core/lock-key.js';
 import { LockError } from '../core/lock-error.js';
 import type { ArbiterApi } from '../core/ports/arbiter-api.js';
+import { ARBITER_METHOD_NAMES, MUTATING_ARBITER_METHODS } from '../core/ports/arbiter-methods.js';
 import type { LockLog, RequestOp, TxnRequest, TxnResponse, Watch, WatchHandlers, WatchRequest } from '../core/ports/lock-log.js';
 import type { SimProcess } from '../sim/process/process.js';
 
@@ -103,9 +104,6 @@ export class LogTap {
   }
 }
 
-/** lock.v1 calls whose effect may have happened when the connection breaks (as in sim/rpc). */
-const MUTATING: ReadonlySet<keyof ArbiterApi> = new Set(['openSession', 'closeSession', 'acquire', 'release', 'requestForceRelease', 'approveForceRelease', 'requestEpochAdvance', 'approveEpochAdvance']);
-const METHODS: readonly (keyof ArbiterApi)[] = ['openSession', 'keepAlive', 'closeSession', 'acquire', 'release', 'validate', 'inspect', 'requestForceRelease', 'approveForceRelease', 'requestEpochAdvance', 'approveEpochAdvance', 'status'];
 /** The reset crosses the same link as an answer would (World's default lock.v1 latency). */
 const RESET_LATENCY_MS = 0.25;
 
@@ -124,7 +122,7 @@ export function resetWhenArbiterDies(api: ArbiterApi, server: SimProcess, client
     client.setTimer(RESET_LATENCY_MS, () => {
       client.kernel.requestDrain(); // the callers continue at this event's time (kernel.ts, "the drain")
       for (const [fail, method] of failing) {
-        fail(new LockError(MUTATING.has(method) ? 'indeterminate' : 'unavailable', `${method}: the connection to ${server.name} was reset (its process died)${MUTATING.has(method) ? '; it may or may not have happened' : ''}`));
+        fail(new LockError(MUTATING_ARBITER_METHODS.has(method) ? 'indeterminate' : 'unavailable', `${method}: the connection to ${server.name} was reset (its process died)${MUTATING_ARBITER_METHODS.has(method) ? '; it may or may not have happened' : ''}`));
       }
     });
   });
@@ -145,7 +143,7 @@ export function resetWhenArbiterDies(api: ArbiterApi, server: SimProcess, client
       );
     });
   };
-  return Object.fromEntries(METHODS.map((method) => [method, (argument: unknown) => call(method, argument)])) as unknown as ArbiterApi;
+  return Object.fromEntries(ARBITER_METHOD_NAMES.map((method) => [method, (argument: unknown) => call(method, argument)])) as unknown as ArbiterApi;
 }
 
 /** Pairs (a, b) where a arrived before b but was granted after it; `order` lists arrival ranks in grant order. */

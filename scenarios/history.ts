@@ -19,7 +19,6 @@ export function collectHistory(world: World, beliefs: readonly BeliefInterval[],
   };
 }
 
-/** JSON with bigints as decimal strings (tokens, revisions, ids: ADR-02's wire form). */
-export function toJson(value: unknown, indent?: number): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString(10) : v), indent);
-}
+// The artifact's JSON text, from core (one replacer for every layer, issue 34); exported here for the
+// scenarios' callers that read a history and write it in one import.
+export { toJson } from '../core/json-text.js';

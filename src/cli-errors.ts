@@ -2,10 +2,35 @@
 // unexpected: a bug, or the system refusing an operation; it gets exit code 70 (ExitCode.internal), never
 // 1, which says a check failed, and one line naming what failed on which input.
 
-/** Input the user can fix (a flag, a file): the boundary prints `lockstep CMD: message` and exits 2. */
-export class BadInput extends Error {
-  constructor(message: string) {
+import { ExitCode } from './cli-io.js';
+
+/** What a refusal shows besides its one line: a --json answer for stdout, lines (file:line: problem) before it. */
+export interface RefusalDetail {
+  /** Printed as one JSON line on stdout, for a command run with --json. */
+  readonly json?: unknown;
+  /** Printed on stderr as they are, before the refusal's own line (a list of problems in files). */
+  readonly lines?: readonly string[];
+}
+
+/**
+ * A command refusing to go on, with the exit code that says why: the boundary prints `lockstep CMD: message`
+ * (and the detail) and exits with it. No command prints its own refusal line (issue 34).
+ */
+export class Refusal extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+    readonly detail: RefusalDetail = {},
+  ) {
     super(message);
+    this.name = 'Refusal';
+  }
+}
+
+/** Input the user can fix (a flag, a file): the boundary prints `lockstep CMD: message` and exits 2. */
+export class BadInput extends Refusal {
+  constructor(message: string, detail: RefusalDetail = {}) {
+    super(message, ExitCode.badInput, detail);
     this.name = 'BadInput';
   }
 }

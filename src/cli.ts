@@ -2,10 +2,10 @@
 // src/commands/ and registers itself here; main() returns the exit code instead of exiting, so tests
 // can call it in-process. main() is also the one error boundary (issue 17): whatever a command throws
 // ends here as one line naming the command, the operation and its input, with its own exit code: 2 for
-// bad input (BadInput), 70 for anything unexpected (never 1, which says a check failed); temp files of
-// writes in flight are removed. Everything printed passes through the terminal-safe formatter.
+// bad input (BadInput), the refusal's own for a Refusal (refused, unauthenticated), 70 for anything
+// unexpected (never 1, which says a check failed); temp files of writes in flight are removed. Everything printed passes through the terminal-safe formatter.
 import { Command, CommanderError } from 'commander';
-import { BadInput, OperationError } from './cli-errors.js';
+import { OperationError, Refusal } from './cli-errors.js';
 import { type CliIo, ExitCode, processIo } from './cli-io.js';
 import { type RegisterCommands, modulesFor } from './command-table.js';
 import { removeTempFiles } from './files/atomic-write.js';
@@ -63,14 +63,21 @@ export async function withErrorBoundary(argv: readonly string[], io: CliIo, buil
     }
     removeTempFiles();
     const command = commandName(program, argv);
-    if (error instanceof BadInput) {
-      safeIo.err(`${command}: ${oneLine(error.message)}`);
-      return ExitCode.badInput;
+    if (error instanceof Refusal) {
+      report(safeIo, command, error);
+      return error.exitCode;
     }
     safeIo.err(`${command}: ${unexpected(error, argv)}`);
     return ExitCode.internal;
   }
   return exitCode;
+}
+
+/** A refusal as the user sees it: its --json answer, its problem lines, then one line naming the command. */
+function report(io: CliIo, command: string, refusal: Refusal): void {
+  if (refusal.detail.json !== undefined) io.out(JSON.stringify(refusal.detail.json));
+  for (const line of refusal.detail.lines ?? []) io.err(oneLine(line));
+  io.err(`${command}: ${oneLine(refusal.message)}`);
 }
 
 /** "lockstep run", "lockstep class check": the command the arguments name. */

@@ -54,6 +54,18 @@ export function formatUnreadable(entry: Unreadable): string {
   return oneLine(`${where}: ${entry.message}`);
 }
 
+/**
+ * Refuses through the CLI's boundary when anything could not be read: each `file:line: why` on a line of
+ * its own, then the command's line; nothing is judged from a partial read (a pause test in the unreadable
+ * file would look missing). `json` is the --json answer, for a command that prints one.
+ */
+export function refuseUnreadable(unreadable: readonly Unreadable[], refusal: { json?: unknown; consequence?: string } = {}): void {
+  if (unreadable.length === 0) return;
+  const lines = unreadable.map(formatUnreadable);
+  const message = `${unreadable.length} of the files could not be read; ${refusal.consequence ?? 'nothing is judged from a partial read: fix them and run again'}`;
+  throw new BadInput(message, { lines, ...(refusal.json === undefined ? {} : { json: refusal.json }) });
+}
+
 /** `file:line: namespace/name: field: what is wrong; how to fix` (the line is left out when unknown). */
 export function formatProblem(problem: Problem): string {
   const where = problem.line === undefined ? problem.source : `${problem.source}:${problem.line}`;

@@ -18,4 +18,12 @@ describe('terminalSafe and oneLine', () => {
     const value = { name: 'a\u0085b\u202ec' };
     expect(JSON.parse(terminalSafe(JSON.stringify(value)))).toEqual(value);
   });
+
+  // Issue 34: the audit commands had their own terminalSafe, which escaped line breaks like oneLine (a key
+  // read from the log must not forge a table row) but missed U+061C; oneLine does both, and replaces it.
+  it('oneLine is what a log value in an audit table needs: a line break and the Arabic letter mark escaped', () => {
+    const key = 'payments/a\npayments/b  held by\u061cx';
+    expect(oneLine(key)).toBe('payments/a\\u000apayments/b  held by\\u061cx');
+    expect(terminalSafe(key)).toContain('\n'); // the whole-output filter keeps line breaks: not for a cell
+  });
 });

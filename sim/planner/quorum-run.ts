@@ -11,6 +11,7 @@ import { lossCases, type LossCase } from '../../core/planner/quorum-bounds.js';
 import type { Topology } from '../../core/planner/topology.js';
 import type { World, ClientNode } from '../world/world.js';
 import { PLANNER_NAMESPACE, topologyWorld } from './topology-world.js';
+import { TTL_DEFAULT_SECONDS } from '../../core/classes/index.js';
 
 export interface QuorumRunOptions {
   readonly runs: number;
@@ -56,11 +57,11 @@ function acquireLoop(world: World, clients: readonly ClientNode[]): Loop {
     const key = `${PLANNER_NAMESPACE}/key-${i}`;
     const go = async (): Promise<void> => {
       // The session opens on the first acquire (a lease grant); do it before measuring.
-      await node.client.acquire({ key: `${key}-warmup`, className: 'acquire', ttlSeconds: 15, onFence: () => {} }).then((h) => h.release()).catch(() => undefined);
+      await node.client.acquire({ key: `${key}-warmup`, className: 'acquire', ttlSeconds: TTL_DEFAULT_SECONDS, onFence: () => {} }).then((h) => h.release()).catch(() => undefined);
       while (!stopped) {
         const startMs = world.kernel.now();
         try {
-          const handle = await node.client.acquire({ key, className: 'acquire', ttlSeconds: 15, waitMs: 0, onFence: () => {} });
+          const handle = await node.client.acquire({ key, className: 'acquire', ttlSeconds: TTL_DEFAULT_SECONDS, waitMs: 0, onFence: () => {} });
           loop.latenciesMs.push(world.kernel.now() - startMs);
           loop.grantedAtMs.push(world.kernel.now());
           await handle.release().catch(() => false);

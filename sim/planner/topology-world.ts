@@ -2,7 +2,7 @@
 // (member to member, arbiter to member, client to arbiter) with the RTT between their halls, disks with
 // the topology's fsync, Raft's timers. The same World the scenarios use; only the links differ.
 import { PrefixGrants, namespaceGrant } from '../../core/authz/index.js';
-import { ClassRegistry, type LockClass } from '../../core/classes/index.js';
+import { ClassRegistry, type LockClass, TTL_DEFAULT_SECONDS } from '../../core/classes/index.js';
 import { DEFAULT_LINK_P99_OVER_MEDIAN, rttBetween, specAt, type Topology } from '../../core/planner/topology.js';
 import type { DistributionSpec } from '../kernel/distribution.js';
 import type { LinkSpec } from '../net/link-spec.js';
@@ -39,7 +39,7 @@ export interface TopologyWorld {
   readonly clients: readonly ClientNode[];
 }
 
-export async function topologyWorld(topology: Topology, seed: string, yieldToHost: () => Promise<void>, ttlSeconds = 15): Promise<TopologyWorld> {
+export async function topologyWorld(topology: Topology, seed: string, yieldToHost: () => Promise<void>, ttlSeconds = TTL_DEFAULT_SECONDS): Promise<TopologyWorld> {
   const regionOf = new Map(topology.halls.map((h) => [h.name, h.region]));
   const ratio = topology.linkP99OverMedian ?? DEFAULT_LINK_P99_OVER_MEDIAN;
   const link = (hallA: string, hallB: string): LinkSpec => ({ latency: oneWay(rttBetween(topology, hallA, hallB), ratio), ordered: true });

@@ -13,6 +13,7 @@
 // sending process's identity, looked up by the serving side, as mTLS names the peer of a connection.
 import { LockError, type LockErrorCode } from '../../core/lock-error.js';
 import type { ArbiterApi, SealReason } from '../../core/ports/arbiter-api.js';
+import { MUTATING_ARBITER_METHODS } from '../../core/ports/arbiter-methods.js';
 import { type ArbiterService, authenticated } from '../../core/ports/caller.js';
 import type { Deferred, Kernel } from '../kernel/kernel.js';
 import type { Unreachable } from '../net/kernel-answers.js';
@@ -32,9 +33,6 @@ export type ArbiterRpcMessage =
   | { readonly kind: 'arbiter.call'; readonly id: number; readonly method: ArbiterMethod; readonly argument: unknown }
   | { readonly kind: 'arbiter.return'; readonly id: number; readonly value: unknown }
   | { readonly kind: 'arbiter.throw'; readonly id: number; readonly error: SerializedLockError };
-
-/** Calls whose effect may have happened when their answer is lost: a timeout is `indeterminate`. */
-const MUTATING: ReadonlySet<ArbiterMethod> = new Set(['openSession', 'closeSession', 'acquire', 'release', 'requestForceRelease', 'approveForceRelease', 'requestEpochAdvance', 'approveEpochAdvance']);
 
 export const DEFAULT_RPC_TIMEOUT_MS = 8000;
 
@@ -128,7 +126,7 @@ export class SimArbiterClient implements ArbiterApi {
     const waitMs = method === 'acquire' ? ((argument as { waitMs?: number }).waitMs ?? 0) : 0;
     const deadline = client.setTimer(this.timeoutMs + waitMs, () => {
       if (!this.pending.delete(id)) return;
-      const outcome = MUTATING.has(method) ? 'indeterminate' : 'unavailable';
+      const outcome = MUTATING_ARBITER_METHODS.has(method) ? 'indeterminate' : 'unavailable';
       answer.reject(new LockError(outcome, `${method} got no answer from the arbiter within ${this.timeoutMs + waitMs} ms${outcome === 'indeterminate' ? '; it may or may not have happened' : ''}`));
     });
     this.pending.set(id, { answer, deadline, method, server: server.name, messageId });
@@ -142,7 +140,7 @@ export class SimArbiterClient implements ArbiterApi {
       this.pending.delete(id);
       this.options.client.cancelTimer(call.deadline);
       const sent = notice.reason === 'reset';
-      const outcome = sent && MUTATING.has(call.method) ? 'indeterminate' : 'unavailable';
+      const outcome = sent && MUTATING_ARBITER_METHODS.has(call.method) ? 'indeterminate' : 'unavailable';
       const what = sent ? `its connection to arbiter ${notice.peer} was reset after the call was sent` : `arbiter ${notice.peer} refused the connection; nothing was sent`;
       call.answer.reject(new LockError(outcome, `${call.method}: ${what}${outcome === 'indeterminate' ? '; it may or may not have happened' : ''}`));
     }

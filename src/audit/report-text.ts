@@ -1,18 +1,21 @@
 // `lockstep audit report` as a person reads it: one row per namespace and class, the longest holds, and
 // the gaps that make the window incomplete (a gap is said, never left out).
 import type { AuditReport, LongHold } from './queries.js';
-import { duration, table, terminalSafe, utc } from './format.js';
+import { formatDuration } from '../../core/numbers.js';
+import { oneLine } from '../terminal-text.js';
+import { underlinedTable } from '../text-table.js';
+import { utc } from './format.js';
 
 export function renderReport(report: AuditReport): string {
   const lines = [`audit from ${utc(report.sinceMs)} to ${utc(report.untilMs)}: ${report.events} events`];
   if (report.classes.length === 0) lines.push('no lock activity in the window');
   else {
     lines.push(
-      table(
+      underlinedTable(
         ['namespace', 'class', 'grants', 'contended', 'released', 'expired', 'forced', 'by epoch', 'unexplained', 'longest hold'],
         report.classes.map((c) => [
-          terminalSafe(c.namespace),
-          terminalSafe(c.className),
+          oneLine(c.namespace),
+          oneLine(c.className),
           String(c.grants),
           String(c.contendedGrants),
           String(c.releases),
@@ -20,18 +23,18 @@ export function renderReport(report: AuditReport): string {
           String(c.forceReleases),
           String(c.epochAdvanceEnds),
           String(c.unexplainedEnds + c.holderRewrites),
-          c.longestHoldMs === undefined ? '-' : `${duration(c.longestHoldMs)} (${terminalSafe(c.longestHoldKey ?? '?')})`,
+          c.longestHoldMs === undefined ? '-' : `${formatDuration(c.longestHoldMs)} (${oneLine(c.longestHoldKey ?? '?')})`,
         ]),
       ),
     );
-    lines.push(`contended: granted within ${duration(report.contentionWindowMs)} of the key's previous hold ending (someone was waiting); expired: the hold ended with its session, without a release`);
+    lines.push(`contended: granted within ${formatDuration(report.contentionWindowMs)} of the key's previous hold ending (someone was waiting); expired: the hold ended with its session, without a release`);
   }
   if (report.longestHolds.length > 0) {
     lines.push('', 'longest holds in the window:');
     lines.push(
-      table(
+      underlinedTable(
         ['key', 'class', 'holder', 'held for'],
-        report.longestHolds.map((h) => [terminalSafe(h.key), terminalSafe(h.className ?? '?'), terminalSafe(h.identity ?? '?'), `${heldFor(h)}${h.stillHeld ? ' (still held)' : ''}`]),
+        report.longestHolds.map((h) => [oneLine(h.key), oneLine(h.className ?? '?'), oneLine(h.identity ?? '?'), `${heldFor(h)}${h.stillHeld ? ' (still held)' : ''}`]),
       ),
     );
   }
@@ -46,11 +49,11 @@ export function renderReport(report: AuditReport): string {
 function heldFor(hold: LongHold): string {
   switch (hold.bound) {
     case 'exact':
-      return duration(hold.durationMs);
+      return formatDuration(hold.durationMs);
     case 'at-least':
-      return `≥ ${duration(hold.durationMs)}`;
+      return `≥ ${formatDuration(hold.durationMs)}`;
     case 'at-most':
-      return `≤ ${duration(hold.durationMs)}`;
+      return `≤ ${formatDuration(hold.durationMs)}`;
     default:
       return 'unknown (grant and end read while catching up; the log keeps no times)';
   }

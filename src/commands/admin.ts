@@ -6,12 +6,11 @@
 // and sends it back as the hold it means (expectedToken), so nobody types or sees it (ADR-22).
 import type { Command } from 'commander';
 import { isLockError } from '../../core/lock-error.js';
-import { BadInput } from '../cli-errors.js';
+import { BadInput, Refusal } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { type RemoteOptions, connectRemote } from '../lock/remote-arbiter.js';
 import { exitCodeForLockError } from '../lock/run-locked-command.js';
 import type { NetworkArbiter } from '../client/network-arbiter.js';
-import { oneLine } from '../terminal-text.js';
 import { formatAdminAnswer } from './admin-output.js';
 
 interface AdminOptions {
@@ -70,19 +69,14 @@ export function registerAdminCommands(program: Command, io: CliIo, setExitCode: 
 
 async function runAdmin(options: AdminOptions, io: CliIo, action: (arbiter: NetworkArbiter) => Promise<object>): Promise<number> {
   const remote = await connectRemote(pickRemote(options));
-  if ('refused' in remote) {
-    io.err(oneLine(`lockstep admin: ${remote.refused}`));
-    return remote.unauthenticated === true ? ExitCode.unauthenticated : ExitCode.badInput;
-  }
+  if ('refused' in remote) throw remote.unauthenticated === true ? new Refusal(remote.refused, ExitCode.unauthenticated) : new BadInput(remote.refused);
   try {
     const answer = await action(remote.arbiter);
     io.out(options.json === true ? JSON.stringify(answer) : formatAdminAnswer(answer));
     return ExitCode.ok;
   } catch (error) {
     if (!isLockError(error)) throw error;
-    if (options.json === true) io.out(JSON.stringify({ kind: 'refused', code: error.code, message: error.message }));
-    io.err(oneLine(`lockstep admin: refused: ${error.message}`));
-    return exitCodeForLockError(error);
+    throw new Refusal(`refused: ${error.message}`, exitCodeForLockError(error), options.json === true ? { json: { kind: 'refused', code: error.code, message: error.message } } : {});
   } finally {
     remote.arbiter.close();
   }

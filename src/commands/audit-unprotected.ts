@@ -5,7 +5,8 @@
 import type { Command } from 'commander';
 import { BadInput } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
-import { duration, utc } from '../audit/format.js';
+import { utc } from '../audit/format.js';
+import { formatDuration } from '../../core/numbers.js';
 import { parseWindow } from '../audit/times.js';
 import { type UnprotectedGrant, type UnprotectedOverlap, unprotectedGrants, unprotectedOverlaps } from '../audit/unprotected-list.js';
 import { oneLine } from '../terminal-text.js';
@@ -88,12 +89,12 @@ const holder = (grant: UnprotectedGrant): string => `${oneLine(grant.identity)} 
 
 function grantRow(grant: UnprotectedGrant): string[] {
   const ended = grant.endMs === undefined ? 'open' : utc(grant.endMs);
-  return [holder(grant), oneLine(grant.key), `${oneLine(grant.namespace)}/${oneLine(grant.className)}`, oneLine(grant.arbiterId), utc(grant.startMs), ended, grant.endReason, grant.endMs === undefined ? '-' : duration(grant.endMs - grant.startMs)];
+  return [holder(grant), oneLine(grant.key), `${oneLine(grant.namespace)}/${oneLine(grant.className)}`, oneLine(grant.arbiterId), utc(grant.startMs), ended, grant.endReason, grant.endMs === undefined ? '-' : formatDuration(grant.endMs - grant.startMs)];
 }
 
 function overlapRow(overlap: UnprotectedOverlap): string[] {
   const side = (grant: UnprotectedGrant) => `${oneLine(grant.arbiterId)}: ${holder(grant)}`;
-  return [oneLine(overlap.key), side(overlap.first), side(overlap.second), utc(overlap.fromMs), overlap.toMs === undefined ? 'open' : utc(overlap.toMs), overlap.toMs === undefined ? '-' : duration(overlap.toMs - overlap.fromMs)];
+  return [oneLine(overlap.key), side(overlap.first), side(overlap.second), utc(overlap.fromMs), overlap.toMs === undefined ? 'open' : utc(overlap.toMs), overlap.toMs === undefined ? '-' : formatDuration(overlap.toMs - overlap.fromMs)];
 }
 
 function overlapJson(overlap: UnprotectedOverlap): { key: string; firstGrantId: string; secondGrantId: string; fromMs: number; toMs: number | undefined } {

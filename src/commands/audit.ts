@@ -5,10 +5,15 @@ import type { Command } from 'commander';
 import { type EtcdTlsFlags, addEtcdTlsOptions, loadEtcdTls } from './etcd-tls-options.js';
 import { CancelSource } from '../../core/cancel.js';
 import { revision } from '../../core/units.js';
+import { BadInput, Refusal } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { parseDuration } from '../duration.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { duration, json, table, terminalSafe, utc } from '../audit/format.js';
+import { formatDuration } from '../../core/numbers.js';
+import { toJson } from '../../core/json-text.js';
+import { utc } from '../audit/format.js';
+import { oneLine } from '../terminal-text.js';
+import { underlinedTable } from '../text-table.js';
 import type { Hold } from '../audit/queries.js';
 import type { TailReportLine } from '../audit/tail-service.js';
 import { parseMoment, parseWindow } from '../audit/times.js';
@@ -90,49 +95,44 @@ export function registerAuditCommands(program: Command, io: CliIo, setExitCode: 
   registerAuditUnprotected(audit, io, setExitCode);
 }
 
-function badInput(io: CliIo, command: string, message: string): number {
-  io.err(`lockstep audit ${command}: ${terminalSafe(message)}`);
-  return ExitCode.badInput;
-}
-
 /** Runs a read of the database, turning a bad file into exit 2. */
 async function reading<T>(io: CliIo, command: string, path: string, read: (connection: DuckDBConnection) => Promise<T>): Promise<T | number> {
   const { AuditDbError, withAuditDb } = await duck();
   try {
     return await withAuditDb(path, 'read', read);
   } catch (error) {
-    if (error instanceof AuditDbError) return badInput(io, command, error.message);
+    if (error instanceof AuditDbError) throw new BadInput(error.message);
     throw error;
   }
 }
 
 async function runTail(options: TailOptions, io: CliIo): Promise<number> {
   const endpoints = options.endpoints.split(',').map((e) => e.trim()).filter((e) => e.length > 0);
-  if (endpoints.length === 0) return badInput(io, 'tail', '--endpoints is empty; give host:port of at least one etcd member');
+  if (endpoints.length === 0) throw new BadInput('--endpoints is empty; give host:port of at least one etcd member');
   let checkpointIntervalMs: number;
   try {
     checkpointIntervalMs = parseDuration(options.checkpointInterval, '--checkpoint-interval');
   } catch (error) {
-    return badInput(io, 'tail', (error as Error).message);
+    throw new BadInput((error as Error).message);
   }
-  if (checkpointIntervalMs < 100 || checkpointIntervalMs > 60_000) return badInput(io, 'tail', `--checkpoint-interval ${options.checkpointInterval} must be between 100ms and 60s`);
+  if (checkpointIntervalMs < 100 || checkpointIntervalMs > 60_000) throw new BadInput(`--checkpoint-interval ${options.checkpointInterval} must be between 100ms and 60s`);
   let electionTtlMs: number;
   try {
     electionTtlMs = parseDuration(options.electionTtl, '--election-ttl');
   } catch (error) {
-    return badInput(io, 'tail', (error as Error).message);
+    throw new BadInput((error as Error).message);
   }
   if (!Number.isInteger(electionTtlMs / 1_000) || electionTtlMs < 5_000 || electionTtlMs > 300_000) {
-    return badInput(io, 'tail', `--election-ttl ${options.electionTtl} must be whole seconds from 5s to 300s (an etcd lease TTL, ADR-11's range)`);
+    throw new BadInput(`--election-ttl ${options.electionTtl} must be whole seconds from 5s to 300s (an etcd lease TTL, ADR-11's range)`);
   }
   const etcdTls = await loadEtcdTls(options);
   const from = options.fromRevision;
-  if (from !== undefined && !/^[1-9][0-9]{0,17}$/.test(from)) return badInput(io, 'tail', `--from-revision ${JSON.stringify(from)} must be a revision, a whole number from 1`);
+  if (from !== undefined && !/^[1-9][0-9]{0,17}$/.test(from)) throw new BadInput(`--from-revision ${JSON.stringify(from)} must be a revision, a whole number from 1`);
   const { AuditDbError, prepareAuditDb, runTailService } = await duck();
   try {
     await prepareAuditDb(options.db, 'write');
   } catch (error) {
-    if (error instanceof AuditDbError) return badInput(io, 'tail', error.message);
+    if (error instanceof AuditDbError) throw new BadInput(error.message);
     throw error;
   }
   const signal = new CancelSource();
@@ -148,11 +148,10 @@ async function runTail(options: TailOptions, io: CliIo): Promise<number> {
       checkpointIntervalMs,
       electionTtlSeconds: electionTtlMs / 1_000,
       signal,
-      report: (line) => (options.json === true ? io.out(json(line)) : io.err(describeTailLine(line))),
+      report: (line) => (options.json === true ? io.out(toJson(line)) : io.err(describeTailLine(line))),
     });
     if (stopped.reason === 'went-backwards') {
-      io.err(`lockstep audit tail: cluster ${stopped.clusterId.toString(16)} answers at revision ${stopped.revision}, below the audit's checkpoint ${stopped.checkpoint}: it was restored or replaced under the same cluster ID (ADR-03). Its new revisions would collide with the audited ones: audit it into a new database (--db), and keep this one as the record of the old history`);
-      return AUDIT_WENT_BACKWARDS_EXIT;
+      throw new Refusal(`cluster ${stopped.clusterId.toString(16)} answers at revision ${stopped.revision}, below the audit's checkpoint ${stopped.checkpoint}: it was restored or replaced under the same cluster ID (ADR-03). Its new revisions would collide with the audited ones: audit it into a new database (--db), and keep this one as the record of the old history`, AUDIT_WENT_BACKWARDS_EXIT);
     }
     return ExitCode.ok;
   } finally {
@@ -164,17 +163,17 @@ async function runTail(options: TailOptions, io: CliIo): Promise<number> {
 function describeTailLine(line: TailReportLine): string {
   switch (line.event) {
     case 'waiting':
-      return `lockstep audit tail: standing by; the elected tailer is ${terminalSafe(line.leader)}`;
+      return `lockstep audit tail: standing by; the elected tailer is ${oneLine(line.leader)}`;
     case 'elected':
-      return `lockstep audit tail: elected as the cluster's tailer (${terminalSafe(line.candidate)})`;
+      return `lockstep audit tail: elected as the cluster's tailer (${oneLine(line.candidate)})`;
     case 'leadership-lost':
       return 'lockstep audit tail: lost the election (a renewal failed); stopped writing, campaigning again';
     case 'retrying':
-      return `lockstep audit tail: etcd did not answer (${terminalSafe(line.message)}); trying again`;
+      return `lockstep audit tail: etcd did not answer (${oneLine(line.message)}); trying again`;
     case 'store-error':
-      return `lockstep audit tail: writing to the database failed (${terminalSafe(line.message)}); the events stay buffered and are written at the next checkpoint`;
+      return `lockstep audit tail: writing to the database failed (${oneLine(line.message)}); the events stay buffered and are written at the next checkpoint`;
     case 'progress':
-      return `lockstep audit tail: cluster ${line.clusterId.toString(16)}: checkpoint at revision ${line.checkpointRevision}, log at ${line.headRevision}, ${line.lagRevisions} behind${line.behindMs > 0 ? ` (for ${duration(line.behindMs)})` : ''}; ${line.eventsWritten} events and ${line.gapsRecorded} gaps written`;
+      return `lockstep audit tail: cluster ${line.clusterId.toString(16)}: checkpoint at revision ${line.checkpointRevision}, log at ${line.headRevision}, ${line.lagRevisions} behind${line.behindMs > 0 ? ` (for ${formatDuration(line.behindMs)})` : ''}; ${line.eventsWritten} events and ${line.gapsRecorded} gaps written`;
   }
 }
 
@@ -183,7 +182,7 @@ async function runHolds(options: HoldsOptions, io: CliIo): Promise<number> {
   try {
     atMs = options.at === undefined ? undefined : parseMoment(options.at, '--at', Date.now());
   } catch (error) {
-    return badInput(io, 'holds', (error as Error).message);
+    throw new BadInput((error as Error).message);
   }
   const { heldAt, holdsOf } = await duck();
   const holds = await reading(io, 'holds', options.db, (connection) => holdsOf(connection, options.key));
@@ -193,19 +192,19 @@ async function runHolds(options: HoldsOptions, io: CliIo): Promise<number> {
     return at === undefined ? [] : [{ hold, at }];
   });
   if (options.json === true) {
-    io.out(json({ key: options.key, ...(atMs === undefined ? {} : { atMs }), holds: shown.map(({ hold, at }) => ({ ...hold, ...(at === undefined ? {} : { heldAt: at }) })) }));
+    io.out(toJson({ key: options.key, ...(atMs === undefined ? {} : { atMs }), holds: shown.map(({ hold, at }) => ({ ...hold, ...(at === undefined ? {} : { heldAt: at }) })) }));
     return ExitCode.ok;
   }
   const when = atMs === undefined ? '' : ` at ${utc(atMs)}`;
   if (shown.length === 0) {
-    io.out(`${terminalSafe(options.key)}: no hold in the audit${when}`);
+    io.out(`${oneLine(options.key)}: no hold in the audit${when}`);
     return ExitCode.ok;
   }
-  io.out(`${terminalSafe(options.key)}: ${shown.length} hold${shown.length === 1 ? '' : 's'}${when} (times are when the tailer saw them; ≤ marks one read while catching up, an upper bound)`);
-  io.out(table(['holder', 'class', 'token', 'granted', 'ended', 'how', ...(atMs === undefined ? [] : ['at that time'])], shown.map(({ hold, at }) => holdRow(hold, at))));
+  io.out(`${oneLine(options.key)}: ${shown.length} hold${shown.length === 1 ? '' : 's'}${when} (times are when the tailer saw them; ≤ marks one read while catching up, an upper bound)`);
+  io.out(underlinedTable(['holder', 'class', 'token', 'granted', 'ended', 'how', ...(atMs === undefined ? [] : ['at that time'])], shown.map(({ hold, at }) => holdRow(hold, at))));
   const forced = shown.filter(({ hold }) => hold.endKind === 'force-release');
   for (const { hold } of forced) {
-    io.out(`force-release of token ${String(hold.token ?? '?')}: requested by ${terminalSafe(hold.requester ?? '?')}, approved by ${terminalSafe(hold.approver ?? '?')}: ${terminalSafe(hold.reason ?? '?')}`);
+    io.out(`force-release of token ${String(hold.token ?? '?')}: requested by ${oneLine(hold.requester ?? '?')}, approved by ${oneLine(hold.approver ?? '?')}: ${oneLine(hold.reason ?? '?')}`);
   }
   return ExitCode.ok;
 }
@@ -213,8 +212,8 @@ async function runHolds(options: HoldsOptions, io: CliIo): Promise<number> {
 function holdRow(hold: Hold, at: 'held' | 'maybe' | undefined): string[] {
   const ended = hold.endKind === undefined ? 'still held' : utc(hold.endedAtMs, hold.endedExact);
   return [
-    terminalSafe(hold.identity ?? '?'),
-    terminalSafe(hold.className ?? '?'),
+    oneLine(hold.identity ?? '?'),
+    oneLine(hold.className ?? '?'),
     hold.token === undefined ? '?' : hold.token.toString(10),
     hold.grantedAtMs === undefined ? '? (not in the audit)' : utc(hold.grantedAtMs, hold.grantedExact),
     ended,
@@ -223,31 +222,29 @@ function holdRow(hold: Hold, at: 'held' | 'maybe' | undefined): string[] {
   ];
 }
 
-function window(options: { since: string; until?: string }, command: string, io: CliIo): { sinceMs: number; untilMs: number } | number {
+function window(options: { since: string; until?: string }): { sinceMs: number; untilMs: number } {
   try {
     return parseWindow(options.since, options.until, Date.now());
   } catch (error) {
-    return badInput(io, command, (error as Error).message);
+    throw new BadInput((error as Error).message);
   }
 }
 
 async function runReport(options: ReportOptions, io: CliIo): Promise<number> {
-  const span = window(options, 'report', io);
-  if (typeof span === 'number') return span;
+  const span = window(options);
   const { reportOf } = await duck();
   const report = await reading(io, 'report', options.db, (connection) => reportOf(connection, span.sinceMs, span.untilMs));
   if (typeof report === 'number') return report;
-  io.out(options.json === true ? json(report) : renderReport(report));
+  io.out(options.json === true ? toJson(report) : renderReport(report));
   return ExitCode.ok;
 }
 
 async function runExport(options: ExportOptions, io: CliIo): Promise<number> {
-  const span = window(options, 'export', io);
-  if (typeof span === 'number') return span;
+  const span = window(options);
   const { exportParquet } = await duck();
   const files = await reading(io, 'export', options.db, (connection) => exportParquet(connection, span.sinceMs, span.untilMs, options.parquet));
   if (typeof files === 'number') return files;
-  if (options.json === true) io.out(json({ sinceMs: span.sinceMs, untilMs: span.untilMs, files }));
-  else for (const file of files) io.out(`${terminalSafe(file.path)}: ${file.rows} rows`);
+  if (options.json === true) io.out(toJson({ sinceMs: span.sinceMs, untilMs: span.untilMs, files }));
+  else for (const file of files) io.out(`${oneLine(file.path)}: ${file.rows} rows`);
   return ExitCode.ok;
 }

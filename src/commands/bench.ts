@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { BenchInterrupted, type BenchTarget, type CapacitySettings, runBench } from '../../bench/run-bench.js';
 import { formatMarkdown, formatText } from '../../bench/format.js';
 import type { BenchReport } from '../../bench/report.js';
+import { BadInput, Refusal } from '../cli-errors.js';
 import { type CliIo, ExitCode, processIo } from '../cli-io.js';
 import { parseDuration } from '../duration.js';
 import { writeFileAtomically } from '../files/atomic-write.js';
@@ -135,16 +136,10 @@ function parseCapacity(flags: BenchFlags): CapacitySettings | string | undefined
 
 async function runBenchCommand(flags: BenchFlags, io: CliIo): Promise<number> {
   const settings = parseBenchFlags(flags);
-  if (typeof settings === 'string') {
-    io.err(`lockstep bench: ${settings}`);
-    return ExitCode.badInput;
-  }
+  if (typeof settings === 'string') throw new BadInput(settings);
   for (const [flag, path] of [['--out', settings.out], ['--profile', settings.profile]] as const) {
     const problem = path === undefined ? undefined : await outputFileProblem(path);
-    if (problem !== undefined) {
-      io.err(`lockstep bench: ${flag} ${path}: ${problem}`);
-      return ExitCode.badInput;
-    }
+    if (problem !== undefined) throw new BadInput(`${flag} ${path}: ${problem}`);
   }
   const controller = new AbortController();
   const onSignal = () => {
@@ -176,10 +171,7 @@ async function runBenchCommand(flags: BenchFlags, io: CliIo): Promise<number> {
     return completeAndClean(report) ? ExitCode.ok : ExitCode.failed;
   } catch (error) {
     progress.clear();
-    if (error instanceof BenchInterrupted) {
-      io.err(`lockstep bench: ${error.message}`);
-      return INTERRUPTED_EXIT_CODE;
-    }
+    if (error instanceof BenchInterrupted) throw new Refusal(error.message, INTERRUPTED_EXIT_CODE);
     throw error; // the CLI's error boundary: one line, exit 70 (src/cli.ts)
   } finally {
     process.off('SIGINT', onSignal);

@@ -19,6 +19,7 @@ import {
   lockModel,
   readHistoryEvent,
 } from '../../core/checkers/index.js';
+import { BadInput } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
 import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
 import { oneLine } from '../terminal-text.js';
@@ -52,7 +53,8 @@ type LineProblem = { line: number; message: string };
 
 export async function runCheck(file: string, options: CheckCommandOptions, io: CliIo): Promise<number> {
   const setup = readOptions(options);
-  if (typeof setup === 'string') return badInput(io, options, file, [], `lockstep check: ${setup}`);
+  // Bad flags refuse the whole command through the CLI's boundary; a bad file is one file's verdict (check-files).
+  if (typeof setup === 'string') throw new BadInput(setup, options.json === true ? { json: { ok: false, verdict: 'bad-input', file, errors: [{ line: null, message: setup }] } } : {});
   let text: string;
   try {
     text = await readInputFile(file, HISTORY_FILE);

@@ -90,7 +90,7 @@ describe('lockstep class check: unreadable input exits 2', () => {
   it('names a missing file and judges nothing', async () => {
     const result = await run('class', 'check', ...NOW, 'examples/classes/ledger-writes.yaml', 'no-such-file.yaml');
     expect(result.code).toBe(2);
-    expect(result.err).toEqual(['no-such-file.yaml: cannot read the file: no such file; check the path']);
+    expect(result.err).toEqual(['no-such-file.yaml: cannot read the file: no such file; check the path', 'lockstep class check: 1 of the files could not be read; nothing is judged from a partial read: fix them and run again']);
     expect(result.out).toEqual([]);
   });
 
@@ -98,7 +98,8 @@ describe('lockstep class check: unreadable input exits 2', () => {
     const file = scratchFile('tabs.yaml', 'apiVersion: lockstep.dev/v1\nkind: LockClass\nspec:\n  purpose: correctness\n\ttier: coord\n');
     const result = await run('class', 'check', ...NOW, file);
     expect(result.code).toBe(2);
-    expect(result.err).toHaveLength(1);
+    expect(result.err).toHaveLength(2);
+    expect(result.err[1]).toMatch(/^lockstep class check: 1 of the files could not be read/);
     expect(result.err[0]).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:5:1: not readable YAML: `));
   });
 
@@ -106,7 +107,7 @@ describe('lockstep class check: unreadable input exits 2', () => {
     const file = scratchFile('dup.yaml', 'a: 1\na: 2\n');
     const result = await run('class', 'check', ...NOW, file, 'missing.yaml', 'examples');
     expect(result.code).toBe(2);
-    expect(result.err.map((line) => line.split(':')[0])).toEqual([file, 'missing.yaml', 'examples']);
+    expect(result.err.map((line) => line.split(':')[0])).toEqual([file, 'missing.yaml', 'examples', 'lockstep class check']);
     expect(result.err[2]).toMatch(/^examples: cannot read the file: it is a directory; pass the YAML files in it/);
   });
 

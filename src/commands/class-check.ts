@@ -3,8 +3,9 @@
 // Files are read here; parsing and every rule live in core/classes. The command only reads.
 import type { Command } from 'commander';
 import { type CheckResult, checkDocuments, isCivilDate } from '../../core/classes/index.js';
+import { BadInput } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
-import { formatProblem, formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
+import { formatProblem, readDocumentFiles, refuseUnreadable, todayUtc } from '../policy-files.js';
 import { registerClassRegisterCommand } from './class-register.js';
 
 // Other commands print class problems as class check does.
@@ -28,17 +29,9 @@ export function registerClassCommands(program: Command, io: CliIo, setExitCode: 
 
 export async function runClassCheck(files: readonly string[], options: ClassCheckOptions, io: CliIo): Promise<number> {
   const today = options.now ?? todayUtc();
-  if (!isCivilDate(today)) {
-    io.err(`lockstep class check: --now ${JSON.stringify(today)} is not a calendar date; give it as YYYY-MM-DD, e.g. --now 2026-11-30`);
-    return ExitCode.badInput;
-  }
+  if (!isCivilDate(today)) throw new BadInput(`--now ${JSON.stringify(today)} is not a calendar date; give it as YYYY-MM-DD, e.g. --now 2026-11-30`);
   const { documents, unreadable } = await readDocumentFiles(files, io);
-  if (unreadable.length > 0) {
-    // Nothing is judged from a partial read: a pause test in the unreadable file would look missing.
-    for (const entry of unreadable) io.err(formatUnreadable(entry));
-    if (options.json === true) io.out(JSON.stringify({ ok: false, files, today, classes: [], problems: [], errors: unreadable }));
-    return ExitCode.badInput;
-  }
+  refuseUnreadable(unreadable, options.json === true ? { json: { ok: false, files, today, classes: [], problems: [], errors: unreadable } } : {});
   const result = checkDocuments(documents, { today });
   const ok = result.problems.length === 0;
   if (options.json === true) {

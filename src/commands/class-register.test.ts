@@ -143,7 +143,7 @@ describe('lockstep class register --audit', () => {
     });
     const text = await runCli('class', 'register', repo, '--now', '2026-10-01', '--audit', db, '--since', '2026-06-01T00:00:00Z', '--until', '2026-06-02T00:00:00Z');
     expect(text.out[0]).toMatch(/status\s+grants\s+longest hold\s+overlaps$/);
-    expect(text.out[1]).toMatch(/^billing\/dunning\s.*current\s+2\s+5\.0 min\s+1$/);
+    expect(text.out[1]).toMatch(/^billing\/dunning\s.*current\s+2\s+5 min\s+1$/);
   });
 
   it('counts nothing outside the window', async () => {

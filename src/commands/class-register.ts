@@ -9,10 +9,11 @@ import type { Command } from 'commander';
 import { checkDocuments, isCivilDate, type Problem, type RegisterEntry, type RiskRegister, riskRegister, type SourcedDocument, WAIVER_WARNING_DAYS } from '../../core/classes/index.js';
 import { BadInput } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
-import { expandPolicyPaths, formatProblem, formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
+import { expandPolicyPaths, formatProblem, readDocumentFiles, refuseUnreadable, todayUtc } from '../policy-files.js';
 import { oneLine } from '../terminal-text.js';
 import { textTable } from '../text-table.js';
-import { duration, json } from '../audit/format.js';
+import { formatDuration } from '../../core/numbers.js';
+import { toJson } from '../../core/json-text.js';
 import { parseWindow } from '../audit/times.js';
 
 /** A waiver ends within WAIVER_WARNING_DAYS, and none has passed. */
@@ -53,11 +54,8 @@ export async function runClassRegister(paths: readonly string[], options: Regist
   if (!['table', 'md', 'json'].includes(format)) throw new BadInput(`--format ${JSON.stringify(options.format)} must be table, md or json`);
   const window = options.audit === undefined ? undefined : auditWindow(options);
   const { documents, unreadable } = await readDocumentFiles(await expandPolicyPaths(paths));
-  if (unreadable.length > 0) {
-    // Nothing is listed from a partial read: a class in the unreadable file would be missing from the register.
-    for (const entry of unreadable) io.err(formatUnreadable(entry));
-    throw new BadInput(`${unreadable.length} of the files could not be read; the register lists nothing from a partial read`);
-  }
+  // Nothing is listed from a partial read: a class in the unreadable file would be missing from the register.
+  refuseUnreadable(unreadable, { consequence: 'the register lists nothing from a partial read' });
   // A passed waiver is listed (and fails the command) rather than dropped as class check drops it.
   const checked = checkDocuments(documents, { today, skipWaiverExpiry: true });
   const register = riskRegister(checked.classes, today);
@@ -65,7 +63,7 @@ export async function runClassRegister(paths: readonly string[], options: Regist
   const held = window === undefined || options.audit === undefined ? undefined : await heldInWindow(options.audit, window);
   const rows: Row[] = register.entries.map((e) => (held === undefined ? e : { ...e, held: held.get(`${e.namespace}/${e.name}`) ?? { grants: 0, longestHoldMs: null, overlaps: 0 } }));
   for (const problem of problems) io.err(formatProblem(problem));
-  if (format === 'json') io.out(json({ ...register, entries: rows, problems, ...(window === undefined ? {} : { audit: { db: options.audit, ...window } }) }));
+  if (format === 'json') io.out(toJson({ ...register, entries: rows, problems, ...(window === undefined ? {} : { audit: { db: options.audit, ...window } }) }));
   else io.out((format === 'md' ? markdown : table)(register, rows, problems.length, window).join('\n'));
   if (register.expired > 0 || problems.length > 0) return ExitCode.failed;
   return register.expiring > 0 ? WAIVER_EXPIRING_EXIT : ExitCode.ok;
@@ -118,7 +116,7 @@ function daysLeft(e: RegisterEntry): string {
 function cells(r: Row, withAudit: boolean): string[] {
   const base = [oneLine(`${r.namespace}/${r.name}`), r.purpose, oneLine(r.riskOwner), r.waiverExpires, daysLeft(r), STATUS_TEXT[r.status]];
   if (!withAudit) return base;
-  return [...base, String(r.held?.grants ?? 0), duration(r.held?.longestHoldMs ?? undefined), String(r.held?.overlaps ?? 0)];
+  return [...base, String(r.held?.grants ?? 0), r.held?.longestHoldMs == null ? '-' : formatDuration(r.held.longestHoldMs), String(r.held?.overlaps ?? 0)];
 }
 
 function header(withAudit: boolean): string[] {

@@ -5,6 +5,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { BadInput } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { runContention } from '../demo/contention.js';
 import { initEtcdLog } from '../etcd/index.js';
@@ -35,14 +36,8 @@ export function registerDemoCommand(program: Command, io: CliIo, setExitCode: (c
 async function runDemo(options: DemoOptions, io: CliIo): Promise<number> {
   const members = Number(options.members);
   const processes = Number(options.processes);
-  if (members !== 1 && members !== 3) {
-    io.err(`lockstep demo: --members ${options.members} must be 1 or 3`);
-    return ExitCode.badInput;
-  }
-  if (!Number.isInteger(processes) || processes < 2 || processes > 32) {
-    io.err(`lockstep demo: --processes ${options.processes} must be a whole number from 2 to 32`);
-    return ExitCode.badInput;
-  }
+  if (members !== 1 && members !== 3) throw new BadInput(`--members ${options.members} must be 1 or 3`);
+  if (!Number.isInteger(processes) || processes < 2 || processes > 32) throw new BadInput(`--processes ${options.processes} must be a whole number from 2 to 32`);
   const quiet: CliIo = options.json === true ? { out: () => {}, err: io.err } : io;
   const progress = (text: string): void => io.err(`demo: ${text}`);
 

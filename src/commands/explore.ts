@@ -16,7 +16,7 @@ import { toJson } from '../../scenarios/history.js';
 import { MUTANTS, mutantNamed } from '../../scenarios/mutants.js';
 import type { RunArtifact } from '../../scenarios/runner.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
-import { OperationError } from '../cli-errors.js';
+import { BadInput, OperationError } from '../cli-errors.js';
 import { writeFileAtomically } from '../files/atomic-write.js';
 import { outputDirectoryProblem, outputFileProblem } from '../files/output-path.js';
 import { type ExploreSummary, SUMMARY_FORMAT } from '../explore/summary.js';
@@ -93,8 +93,7 @@ export async function explore(options: ExploreOptions, io: CliIo, progressSink: 
     plan = await planOf(options);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
-    io.err(`lockstep explore: ${error.message}`);
-    return ExitCode.badInput;
+    throw new BadInput(error.message);
   }
   const startedMs = performance.now();
   const progress = new Progress(progressSink, plan.runs.length, startedMs, () => performance.now());

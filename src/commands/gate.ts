@@ -49,11 +49,8 @@ async function gate(flags: GateFlags, io: CliIo): Promise<number> {
   try {
     plan = await planGate(flags);
   } catch (error) {
-    if (error instanceof BadInput && flags.json === true) {
-      io.out(JSON.stringify({ ok: false, verdict: 'bad-input', error: error.message }));
-      io.err(`lockstep gate: ${error.message}`);
-      return ExitCode.badInput;
-    }
+    // With --json the refusal is also the report: one JSON object on stdout, as a passing gate prints.
+    if (error instanceof BadInput && flags.json === true) throw new BadInput(error.message, { json: { ok: false, verdict: 'bad-input', error: error.message } });
     throw error;
   }
   const abort = new AbortController();

@@ -8,7 +8,7 @@
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import type { Command } from 'commander';
-import { BadInput } from '../cli-errors.js';
+import { BadInput, Refusal } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { EndpointSyntaxError, parseEndpoint } from '../etcd/endpoint-address.js';
 import { readClientTls } from '../lock/remote-arbiter.js';
@@ -63,9 +63,7 @@ async function health(options: HealthOptions, io: CliIo): Promise<number> {
     // The health protocol answers NOT_FOUND for a service the server does not know: an answer, not a failure to ask.
     if (error instanceof ConnectError && error.code === Code.NotFound) return report(io, options, address, 'SERVICE_UNKNOWN', ExitCode.failed);
     const reason = error instanceof Error ? error.message : String(error);
-    if (options.json === true) io.out(JSON.stringify({ arbiter: address, service: options.service, status: 'UNREACHABLE', reason }));
-    io.err(`lockstep health: could not ask ${address}: ${reason}`);
-    return ExitCode.refused;
+    throw new Refusal(`could not ask ${address}: ${reason}`, ExitCode.refused, options.json === true ? { json: { arbiter: address, service: options.service, status: 'UNREACHABLE', reason } } : {});
   }
   return report(io, options, address, Status[status] ?? String(status), status === Status.SERVING ? ExitCode.ok : ExitCode.failed);
 }

@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { isLockError } from '../../core/lock-error.js';
 import { isLockLogError } from '../../core/ports/lock-log-error.js';
+import { BadInput, Refusal } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { EndpointSyntaxError, parseEtcdEndpoints } from '../etcd/endpoint-address.js';
 import { type EtcdTlsFlags, addEtcdTlsOptions, loadEtcdTls } from './etcd-tls-options.js';
@@ -42,26 +43,26 @@ export function registerInitCommand(program: Command, io: CliIo, setExitCode: (c
 }
 
 async function runInit(options: InitOptions, io: CliIo): Promise<number> {
-  const refuse = (exitCode: number, code: string, message: string): number => {
-    if (options.json === true) io.out(JSON.stringify({ ok: false, code, message }));
-    io.err(`lockstep init: ${message}`);
-    return exitCode;
+  // Thrown for the CLI's boundary (src/cli.ts), which prints the line and, with --json, the object.
+  const refusal = (code: string, message: string, exitCode?: number): Refusal => {
+    const detail = options.json === true ? { json: { ok: false, code, message } } : {};
+    return exitCode === undefined ? new BadInput(message, detail) : new Refusal(message, exitCode, detail);
   };
   let endpoints: string[];
   try {
     endpoints = parseEtcdEndpoints(options.endpoints);
   } catch (error) {
     if (!(error instanceof EndpointSyntaxError)) throw error;
-    return refuse(ExitCode.badInput, 'invalid-argument', `--endpoints ${JSON.stringify(options.endpoints)}: ${error.message}`);
+    throw refusal('invalid-argument', `--endpoints ${JSON.stringify(options.endpoints)}: ${error.message}`);
   }
   let epoch: number | undefined;
   if (options.epoch !== undefined) {
     // Only the syntax here; the range is initLog's rule (ADR-02), checked before it touches the log.
-    if (!/^[1-9][0-9]*$/.test(options.epoch)) return refuse(ExitCode.badInput, 'invalid-argument', `--epoch ${JSON.stringify(options.epoch)} is not a whole number from 1`);
+    if (!/^[1-9][0-9]*$/.test(options.epoch)) throw refusal('invalid-argument', `--epoch ${JSON.stringify(options.epoch)} is not a whole number from 1`);
     epoch = Number(options.epoch);
   }
   const coord = parseCoordOptions(options);
-  if (coord !== undefined && 'error' in coord) return refuse(ExitCode.badInput, 'invalid-argument', coord.error);
+  if (coord !== undefined && 'error' in coord) throw refusal('invalid-argument', coord.error);
   const where = endpoints.join(',');
   const etcdTls = await loadEtcdTls(options);
   try {
@@ -76,9 +77,9 @@ async function runInit(options: InitOptions, io: CliIo): Promise<number> {
     }
     return ExitCode.ok;
   } catch (error) {
-    if (isLockError(error, 'invalid-argument')) return refuse(ExitCode.badInput, error.code, `refused for ${where}: ${error.message}`);
+    if (isLockError(error, 'invalid-argument')) throw refusal(error.code, `refused for ${where}: ${error.message}`);
     if (isLockError(error) || isLockLogError(error)) {
-      return refuse(ExitCode.refused, error.code, `could not initialise the lock log at ${where}: ${error.message}; check that the endpoints name running members of one etcd cluster`);
+      throw refusal(error.code, `could not initialise the lock log at ${where}: ${error.message}; check that the endpoints name running members of one etcd cluster`, ExitCode.refused);
     }
     throw error;
   }

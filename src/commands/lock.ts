@@ -13,6 +13,7 @@ import { isLockError } from '../../core/lock-error.js';
 import { type LockKey, parseLockKey } from '../../core/lock-key.js';
 import { DEFAULT_FENCE_MARGIN_MS } from '../../core/client/client-session.js';
 import { LockClient } from '../../core/client/lock-client.js';
+import { BadInput, Refusal } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { createRealClock, sleepMs } from '../clock/real-clock.js';
 import { DEFAULT_MAX_WAIT_MS } from '../../core/arbiter/arbiter.js';
@@ -89,7 +90,11 @@ export function registerLockCommand(program: Command, io: CliIo, setExitCode: (c
   addCoordOptions(command)
     .action(async (key: string, command: string[], options: LockOptions) => {
       const emit = options.json === true ? jsonLineEvents((line) => io.out(line)) : undefined;
-      const code = await runLock(key, command, options, io, emit);
+      // A refusal ends the --json stream with its exit event too; the boundary prints its line (src/cli.ts).
+      const code = await runLock(key, command, options, io, emit).catch((error: unknown) => {
+        if (error instanceof Refusal) emit?.({ event: 'exit', code: error.exitCode });
+        throw error;
+      });
       emit?.({ event: 'exit', code });
       setExitCode(code);
     });
@@ -97,13 +102,9 @@ export function registerLockCommand(program: Command, io: CliIo, setExitCode: (c
 
 async function runLock(keyText: string, command: string[], options: LockOptions, io: CliIo, emit: EmitLockEvent | undefined): Promise<number> {
   const setup = await loadSetup(keyText, command, options, io);
-  if (typeof setup === 'number') return setup;
   const clock = createRealClock();
   const connection = await connect(setup, options, clock);
-  if ('refused' in connection) {
-    io.err(`lockstep lock: ${connection.refused}`);
-    return connection.unauthenticated === true ? ExitCode.unauthenticated : ExitCode.badInput;
-  }
+  if ('refused' in connection) throw connection.unauthenticated === true ? new Refusal(connection.refused, ExitCode.unauthenticated) : new BadInput(connection.refused);
   const client = new LockClient({ arbiter: connection.api, clock, identity: connection.identity, instance: setup.instance });
   try {
     // Issue 29: the class is the arbiters' (their registry, ADR-24); a local --class must agree with it.
@@ -114,10 +115,7 @@ async function runLock(keyText: string, command: string[], options: LockOptions,
       return exitCodeForLockError(error);
     });
     if (typeof governing === 'number') return governing;
-    if ('mismatch' in governing) {
-      io.err(`lockstep lock: ${governing.mismatch}`);
-      return ExitCode.badInput;
-    }
+    if ('mismatch' in governing) throw new BadInput(governing.mismatch);
     return await runLockedCommand({
       client,
       clock,
@@ -188,63 +186,58 @@ interface Setup {
 }
 
 /** Everything checked before anything touches etcd: bad input exits 2 having written nothing. */
-async function loadSetup(keyText: string, command: readonly string[], options: LockOptions, io: CliIo): Promise<Setup | number> {
-  const fail = (message: string): number => {
-    io.err(`lockstep lock: ${message}`);
-    return ExitCode.badInput;
-  };
+async function loadSetup(keyText: string, command: readonly string[], options: LockOptions, io: CliIo): Promise<Setup> {
   let waitMs: number;
   let killAfterMs: number;
   try {
     waitMs = parseDuration(options.wait, '--wait', { maxMs: DEFAULT_MAX_WAIT_MS, why: 'the longest wait in line the arbiter allows' });
     killAfterMs = parseDuration(options.killAfter, '--kill-after');
   } catch (error) {
-    return fail((error as Error).message);
+    throw new BadInput((error as Error).message);
   }
   let key: LockKey;
   try {
     key = parseLockKey(keyText);
   } catch (error) {
     if (!isLockError(error)) throw error;
-    return fail(error.message);
+    throw new BadInput(error.message);
   }
   if (killAfterMs >= DEFAULT_FENCE_MARGIN_MS) {
-    return fail(`--kill-after ${options.killAfter} must be under ${DEFAULT_FENCE_MARGIN_MS} ms, the ADR-12 margin between the fence deadline and the lease's expiry: a longer grace lets the command run on after another holder may have the key`);
+    throw new BadInput(`--kill-after ${options.killAfter} must be under ${DEFAULT_FENCE_MARGIN_MS} ms, the ADR-12 margin between the fence deadline and the lease's expiry: a longer grace lets the command run on after another holder may have the key`);
   }
   if ((options.endpoints === undefined) === (options.arbiter === undefined)) {
-    return fail('give one of --endpoints (an arbiter in this process, single-team use) and --arbiter (lockstep serve arbiters)');
+    throw new BadInput('give one of --endpoints (an arbiter in this process, single-team use) and --arbiter (lockstep serve arbiters)');
   }
-  if (options.endpoints !== undefined && options.identity === undefined) return fail('--identity is required with --endpoints: who is locking (a SPIFFE ID, say)');
+  if (options.endpoints !== undefined && options.identity === undefined) throw new BadInput('--identity is required with --endpoints: who is locking (a SPIFFE ID, say)');
   let endpoints: string[] = [];
   try {
     if (options.endpoints !== undefined) endpoints = parseEtcdEndpoints(options.endpoints);
   } catch (error) {
     if (!(error instanceof EndpointSyntaxError)) throw error;
-    return fail(`--endpoints ${JSON.stringify(options.endpoints)}: ${error.message}`);
+    throw new BadInput(`--endpoints ${JSON.stringify(options.endpoints)}: ${error.message}`);
   }
   const coord = parseCoordOptions(options);
-  if (coord !== undefined && 'error' in coord) return fail(coord.error);
-  if (options.class.length === 0 && options.arbiter === undefined) return fail('--class is required with --endpoints: give the YAML file that declares the key\'s LockClass (repeat --class for more files); with --arbiter the arbiters name it');
+  if (coord !== undefined && 'error' in coord) throw new BadInput(coord.error);
+  if (options.class.length === 0 && options.arbiter === undefined) throw new BadInput('--class is required with --endpoints: give the YAML file that declares the key\'s LockClass (repeat --class for more files); with --arbiter the arbiters name it');
   let instance: string;
   try {
     instance = options.instance === undefined ? defaultInstance() : checkInstance(options.instance);
   } catch (error) {
     if (!isLockError(error)) throw error;
-    return fail(`--instance: ${error.message.slice(error.code.length + 2)}`);
+    throw new BadInput(`--instance: ${error.message.slice(error.code.length + 2)}`);
   }
-  if (command.length === 0 || command[0] === '') return fail('no command given after --; name the command to run while the lock is held');
-  if (options.now !== undefined && !isCivilDate(options.now)) return fail(`--now ${JSON.stringify(options.now)} is not a date; give YYYY-MM-DD`);
+  if (command.length === 0 || command[0] === '') throw new BadInput('no command given after --; name the command to run while the lock is held');
+  if (options.now !== undefined && !isCivilDate(options.now)) throw new BadInput(`--now ${JSON.stringify(options.now)} is not a date; give YYYY-MM-DD`);
   if (options.class.length === 0 && options.grants.length === 0) return { endpoints, coord, classes: new ClassRegistry([]), lockClass: undefined, instance, grants: new PrefixGrants([]), waitMs, killAfterMs };
   const checked = await checkPolicyFiles([...options.class, ...options.grants], options.now, io);
-  if (typeof checked === 'number') return checked;
   const candidates = checked.classes.filter((c) => c.namespace === key.namespace && (options.className === undefined || c.name === options.className));
   if (options.class.length === 0) return { endpoints, coord, classes: new ClassRegistry([]), lockClass: undefined, instance, grants: new PrefixGrants([]), waitMs, killAfterMs };
   if (candidates.length === 0) {
     const wanted = options.className === undefined ? `LockClass in namespace ${key.namespace}` : `LockClass ${key.namespace}/${options.className}`;
-    return fail(`${options.class.join(', ')} hold no ${wanted}; a key's class must be declared in its namespace (ADR-24)`);
+    throw new BadInput(`${options.class.join(', ')} hold no ${wanted}; a key's class must be declared in its namespace (ADR-24)`);
   }
   if (candidates.length > 1) {
-    return fail(`${options.class.join(', ')} hold ${candidates.length} classes in namespace ${key.namespace} (${candidates.map((c) => c.name).join(', ')}); choose one with --class-name`);
+    throw new BadInput(`${options.class.join(', ')} hold ${candidates.length} classes in namespace ${key.namespace} (${candidates.map((c) => c.name).join(', ')}); choose one with --class-name`);
   }
   const lockClass = candidates[0] as LockClass;
   const grants = new PrefixGrants(options.grants.length > 0 || options.identity === undefined ? checked.grants : [namespaceGrant(options.identity, lockClass.namespace)]);
@@ -255,16 +248,11 @@ async function loadSetup(keyText: string, command: readonly string[], options: L
  * The --class and --grants files read and checked, or the exit code of bad input. The YAML reader and the
  * document schemas (yaml, zod) load here, only when there are files: --arbiter alone needs neither (issue 30).
  */
-async function checkPolicyFiles(files: readonly string[], now: string | undefined, io: CliIo): Promise<CheckResult | number> {
-  const [{ formatProblem, formatUnreadable, readDocumentFiles, todayUtc }, { checkDocuments }] = await Promise.all([import('../policy-files.js'), import('../../core/classes/check.js')]);
+async function checkPolicyFiles(files: readonly string[], now: string | undefined, io: CliIo): Promise<CheckResult> {
+  const [{ formatProblem, readDocumentFiles, refuseUnreadable, todayUtc }, { checkDocuments }] = await Promise.all([import('../policy-files.js'), import('../../core/classes/check.js')]);
   const { documents, unreadable } = await readDocumentFiles([...files], io);
-  if (unreadable.length > 0) {
-    for (const entry of unreadable) io.err(formatUnreadable(entry));
-    return ExitCode.badInput;
-  }
+  refuseUnreadable(unreadable);
   const checked = checkDocuments(documents, { today: now ?? todayUtc() });
   if (checked.problems.length === 0) return checked;
-  for (const problem of checked.problems) io.err(formatProblem(problem));
-  io.err(`lockstep lock: the class or grant files have ${checked.problems.length} problem(s); fix them (lockstep class check) and run again`);
-  return ExitCode.badInput;
+  throw new BadInput(`the class or grant files have ${checked.problems.length} problem(s); fix them (lockstep class check) and run again`, { lines: checked.problems.map(formatProblem) });
 }

@@ -2,6 +2,7 @@
 // touches etcd or the resource (exit 2), runs core's procedure (src/pause-test/run-kit.ts), prints each
 // step with its time, and on a pass writes the PauseTestResult (--out, atomically) that `lockstep class
 // check` accepts for the class and its resource. Exit 0 pass, 1 fail (or inconclusive), 2 bad input.
+import { bigintAsDecimal } from '../../core/json-text.js';
 import { access } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
@@ -10,8 +11,9 @@ import { DEFAULT_FENCE_MODE, FENCE_MODES, type FenceMode, describeFenceMode, isF
 import { isLockError } from '../../core/lock-error.js';
 import { parseLockKey } from '../../core/lock-key.js';
 import { type PauseTestReport, type PauseTestStep, pauseTestResultYaml } from '../../core/pause-test/index.js';
+import { BadInput } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
-import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
+import { readDocumentFiles, refuseUnreadable, todayUtc } from '../policy-files.js';
 import { type WriteSpec, describeWrite, redactUrl } from '../pause-test/guarded-write.js';
 import { killAllHolders } from '../pause-test/process-holder.js';
 import { runKit } from '../pause-test/run-kit.js';
@@ -103,7 +105,6 @@ interface Setup {
 
 export async function runPauseTestCommand(command: readonly string[], options: PauseTestOptions, io: CliIo): Promise<number> {
   const setup = await loadSetup(command, options, io);
-  if (typeof setup === 'number') return setup;
   const steps: PauseTestStep[] = [];
   const show = (line: string): void => (options.json === true ? io.err(line) : io.out(line));
   show(`lockstep pause-test: ${setup.lockClass.namespace}/${setup.lockClass.name} (TTL ${setup.lockClass.ttlSeconds} s) on ${setup.resource}; write under test: ${redactUrl(describeWrite(setup.write))}`);
@@ -133,8 +134,7 @@ export async function runPauseTestCommand(command: readonly string[], options: P
       },
     });
   } catch (error) {
-    io.err(`lockstep pause-test: could not run the kit: ${redactUrl(error instanceof Error ? error.message : String(error))}; check --endpoints (an initialised etcd: lockstep init) and the resource options`);
-    return ExitCode.badInput;
+    throw new BadInput(`could not run the kit: ${redactUrl(error instanceof Error ? error.message : String(error))}; check --endpoints (an initialised etcd: lockstep init) and the resource options`);
   } finally {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
@@ -149,7 +149,7 @@ export async function runPauseTestCommand(command: readonly string[], options: P
   } else if (!report.passed && options.out !== undefined) {
     show(`wrote nothing to ${options.out}: only a passing run leaves a PauseTestResult`);
   }
-  if (options.json === true) io.out(JSON.stringify({ ok: report.passed, passed: report.passed, summary: report.summary, durationMs: Math.round(report.durationMs), class: `${setup.lockClass.namespace}/${setup.lockClass.name}`, resource: setup.resource, key: setup.key, ranAt, out: written ?? null, trials: report.trials, steps }, tokensAsText));
+  if (options.json === true) io.out(JSON.stringify({ ok: report.passed, passed: report.passed, summary: report.summary, durationMs: Math.round(report.durationMs), class: `${setup.lockClass.namespace}/${setup.lockClass.name}`, resource: setup.resource, key: setup.key, ranAt, out: written ?? null, trials: report.trials, steps }, bigintAsDecimal));
   return report.passed ? ExitCode.ok : ExitCode.failed;
 }
 
@@ -158,52 +158,38 @@ export function formatStep(step: PauseTestStep): string {
   return step.trial === undefined ? `${at} ${step.text}` : `${at} trial ${step.trial}: ${step.text}`;
 }
 
-function tokensAsText(_key: string, value: unknown): unknown {
-  return typeof value === 'bigint' ? value.toString(10) : value;
-}
-
 /** Everything checked before anything touches etcd or the resource: bad input exits 2 having done nothing. */
-async function loadSetup(command: readonly string[], options: PauseTestOptions, io: CliIo): Promise<Setup | number> {
-  const fail = (message: string): number => {
-    io.err(`lockstep pause-test: ${message}`);
-    return ExitCode.badInput;
-  };
+async function loadSetup(command: readonly string[], options: PauseTestOptions, io: CliIo): Promise<Setup> {
   const endpoints = options.endpoints.split(',').map((e) => e.trim()).filter((e) => e.length > 0);
-  if (endpoints.length === 0) return fail('--endpoints is empty; give host:port of at least one etcd member');
+  if (endpoints.length === 0) throw new BadInput('--endpoints is empty; give host:port of at least one etcd member');
   const write = writeSpecOf(command, options);
-  if (typeof write === 'string') return fail(write);
+  if (typeof write === 'string') throw new BadInput(write);
   const { documents, unreadable } = await readDocumentFiles(options.class, io);
-  if (unreadable.length > 0) {
-    for (const entry of unreadable) io.err(formatUnreadable(entry));
-    return ExitCode.badInput;
-  }
+  refuseUnreadable(unreadable);
   // The kit produces the result a fenced class needs, so that rule waits for it (ADR-17).
   const checked = checkDocuments(documents, { today: todayUtc(), skipPauseTestRule: true });
-  if (checked.problems.length > 0) {
-    for (const problem of checked.problems) io.err(formatProblem(problem));
-    return fail(`--class ${options.class.join(', ')}: ${checked.problems.length} problem(s); fix them (lockstep class check) and run again`);
-  }
+  if (checked.problems.length > 0) throw new BadInput(`--class ${options.class.join(', ')}: ${checked.problems.length} problem(s); fix them (lockstep class check) and run again`, { lines: checked.problems.map(formatProblem) });
   const candidates = checked.classes.filter((c) => options.className === undefined || c.name === options.className);
   if (candidates.length !== 1) {
     const found = candidates.map((c) => `${c.namespace}/${c.name}`).join(', ') || 'none';
-    return fail(`--class ${options.class.join(', ')} must hold exactly one LockClass${options.className === undefined ? '' : ` named ${options.className}`}, and holds ${found}; choose one with --class-name`);
+    throw new BadInput(`--class ${options.class.join(', ')} must hold exactly one LockClass${options.className === undefined ? '' : ` named ${options.className}`}, and holds ${found}; choose one with --class-name`);
   }
   const lockClass = candidates[0] as LockClass;
-  if (lockClass.resource === undefined) return fail(`class ${lockClass.namespace}/${lockClass.name} names no spec.resource; the result is for one resource (ADR-17): set spec.resource to the store you are testing`);
+  if (lockClass.resource === undefined) throw new BadInput(`class ${lockClass.namespace}/${lockClass.name} names no spec.resource; the result is for one resource (ADR-17): set spec.resource to the store you are testing`);
   const key = options.key ?? `${lockClass.namespace}/pause-test/${lockClass.name}`;
   try {
-    if (parseLockKey(key).namespace !== lockClass.namespace) return fail(`--key ${key} is not in namespace ${lockClass.namespace}, the class's; give a key under ${lockClass.namespace}/`);
+    if (parseLockKey(key).namespace !== lockClass.namespace) throw new BadInput(`--key ${key} is not in namespace ${lockClass.namespace}, the class's; give a key under ${lockClass.namespace}/`);
   } catch (error) {
     if (!isLockError(error)) throw error;
-    return fail(`--key ${key}: ${error.message}`);
+    throw new BadInput(`--key ${key}: ${error.message}`);
   }
   const points = options.points?.split(',').map((p) => p.trim()).filter((p) => p.length > 0);
-  if (points !== undefined && (points.length === 0 || points.some((p) => /\s/.test(p)))) return fail(`--points ${JSON.stringify(options.points)} is not a comma-separated list of pause point names, e.g. before,between,after`);
+  if (points !== undefined && (points.length === 0 || points.some((p) => /\s/.test(p)))) throw new BadInput(`--points ${JSON.stringify(options.points)} is not a comma-separated list of pause point names, e.g. before,between,after`);
   if (options.out !== undefined) {
     try {
       await access(dirname(options.out));
     } catch {
-      return fail(`--out ${options.out}: the directory ${dirname(options.out)} does not exist; give a file in a directory that does`);
+      throw new BadInput(`--out ${options.out}: the directory ${dirname(options.out)} does not exist; give a file in a directory that does`);
     }
   }
   const withKey = write.kind === 'command' ? { ...write, key } : write.kind === 'postgres' ? { ...write, record: options.record ?? key } : write;

@@ -7,7 +7,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CliIo, ExitCode } from '../cli-io.js';
+import { BadInput } from '../cli-errors.js';
+import type { CliIo } from '../cli-io.js';
 import { initEtcdLog } from '../etcd/index.js';
 import { makeClientCert, makeDevCa, makeServerCert } from '../service/dev-certs.js';
 import { startEtcdCluster } from '../testing/etcd-cluster.js';
@@ -26,8 +27,7 @@ const DEV_IDENTITIES = [
 
 export async function runServeDev(options: ServeOptions, io: CliIo): Promise<number> {
   if (options.endpoints !== undefined || options.classes !== undefined || options.grants !== undefined || options.tlsCert !== undefined) {
-    io.err('lockstep serve: --dev brings its own etcd, classes, grants and certificates; leave out --endpoints, --classes, --grants and the TLS flags (or leave out --dev)');
-    return ExitCode.badInput;
+    throw new BadInput('--dev brings its own etcd, classes, grants and certificates; leave out --endpoints, --classes, --grants and the TLS flags (or leave out --dev)');
   }
   const made = options.devDir === undefined;
   const dir = options.devDir ?? (await mkdtemp(join(tmpdir(), 'lockstep-dev-')));

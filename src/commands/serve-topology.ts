@@ -6,6 +6,7 @@ import { isLockError } from '../../core/lock-error.js';
 import type { Authorizer, ClassLookup } from '../../core/arbiter/policy.js';
 import type { LockLog } from '../../core/ports/lock-log.js';
 import type { Random } from '../../core/ports/random.js';
+import { BadInput, Refusal } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { createRealClock } from '../clock/index.js';
 import { type EtcdClientTls, createEtcdLockLog } from '../etcd/index.js';
@@ -23,19 +24,16 @@ export interface TopologyInputs {
   readonly etcdTls?: EtcdClientTls | undefined;
 }
 
-export async function openTopology(inputs: TopologyInputs, io: CliIo): Promise<TopologyServing | number> {
+/** Refusals are thrown for the CLI's boundary (src/cli.ts): BadInput for the file, a Refusal (exit 5) for a cluster. */
+export async function openTopology(inputs: TopologyInputs, io: CliIo): Promise<TopologyServing> {
   let text: string;
   try {
     text = await readFile(inputs.file, 'utf8');
   } catch (error) {
-    io.err(oneLine(`lockstep serve: --topology ${inputs.file}: cannot read it: ${(error as Error).message}`));
-    return ExitCode.badInput;
+    throw new BadInput(`--topology ${inputs.file}: cannot read it: ${(error as Error).message}`);
   }
   const read = readTopology(text);
-  if ('problems' in read) {
-    for (const line of formatProblems(inputs.file, read.problems)) io.err(oneLine(`lockstep serve: ${line}`));
-    return ExitCode.badInput;
-  }
+  if ('problems' in read) throw new BadInput(`--topology ${inputs.file} has ${read.problems.length} problem(s); fix them and run again`, { lines: formatProblems(inputs.file, read.problems) });
   const { topology } = read;
   let serving: TopologyServing;
   try {
@@ -54,16 +52,14 @@ export async function openTopology(inputs: TopologyInputs, io: CliIo): Promise<T
     });
   } catch (error) {
     if (!isLockError(error)) throw error;
-    io.err(oneLine(`lockstep serve: cannot read the shard map on coord cluster ${topology.coord.name} (${topology.coord.endpoints.join(',')}): ${error.message}`));
-    return ExitCode.refused;
+    throw new Refusal(`cannot read the shard map on coord cluster ${topology.coord.name} (${topology.coord.endpoints.join(',')}): ${error.message}`, ExitCode.refused);
   }
   for (const [name, arbiter] of serving.arbiters) {
     const status = await arbiter.status().catch((error: unknown) => (isLockError(error) ? error : Promise.reject(error)));
     if (status instanceof Error || status.sealed !== undefined || status.epoch === undefined) {
       const why = status instanceof Error ? `unreachable: ${status.message}` : status.sealed === undefined || status.sealed.kind === 'no-epoch-record' ? 'not initialised: run lockstep init (with --coord-endpoints and --cluster-name for an entity shard) first' : `sealed (${status.sealed.kind}): two operators advance its epoch through an arbiter serving it alone (ADR-03)`;
-      io.err(oneLine(`lockstep serve: refused: cluster ${name} of ${inputs.file} is ${why}`));
       await serving.close();
-      return ExitCode.refused;
+      throw new Refusal(`refused: cluster ${name} of ${inputs.file} is ${why}`, ExitCode.refused);
     }
   }
   io.err(oneLine(`lockstep serve: topology ${inputs.file}: region ${topology.region}, coord ${topology.coord.name}, entity ${topology.entity.map((c) => c.name).join(', ')}; shard map v${serving.maps.current().version}, watched`));

@@ -12,6 +12,7 @@ import { EPOCH_KEY } from '../../core/arbiter/records.js';
 import { QuotaGate } from '../../core/arbiter/quotas.js';
 import { isCivilDate } from '../../core/classes/index.js';
 import { isLockError } from '../../core/lock-error.js';
+import { BadInput, Refusal } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { createCryptoRandom, createRealClock } from '../clock/index.js';
 import { EndpointSyntaxError, parseEndpoint, parseEtcdEndpoints } from '../etcd/endpoint-address.js';
@@ -108,57 +109,53 @@ interface ServeSetup {
 }
 
 /** Everything checked before anything listens or dials: bad input exits 2 having done nothing. */
-async function checkInputs(options: ServeOptions, io: CliIo): Promise<ServeSetup | number> {
-  const fail = (message: string): number => {
-    io.err(oneLine(`lockstep serve: ${message}`));
-    return ExitCode.badInput;
-  };
-  if (options.endpoints !== undefined && options.topology !== undefined) return fail('--endpoints and --topology do not go together: one cluster, or the clusters a topology file names');
-  if (options.endpoints === undefined && options.topology === undefined) return fail('--endpoints is required (the etcd members, host:port[,...]), or --topology FILE for a region\'s clusters; or try --dev for a throwaway local etcd');
-  if (options.classes === undefined || options.grants === undefined) return fail('--classes DIR and --grants DIR are required: the directories of LockClass and LockGrant YAML files (ADR-24)');
+async function checkInputs(options: ServeOptions): Promise<ServeSetup> {
+  if (options.endpoints !== undefined && options.topology !== undefined) throw new BadInput('--endpoints and --topology do not go together: one cluster, or the clusters a topology file names');
+  if (options.endpoints === undefined && options.topology === undefined) throw new BadInput('--endpoints is required (the etcd members, host:port[,...]), or --topology FILE for a region\'s clusters; or try --dev for a throwaway local etcd');
+  if (options.classes === undefined || options.grants === undefined) throw new BadInput('--classes DIR and --grants DIR are required: the directories of LockClass and LockGrant YAML files (ADR-24)');
   let endpoints: string[];
   let listen: URL;
   try {
     endpoints = options.endpoints === undefined ? [] : parseEtcdEndpoints(options.endpoints);
   } catch (error) {
     if (!(error instanceof EndpointSyntaxError)) throw error;
-    return fail(`--endpoints ${JSON.stringify(options.endpoints)}: ${error.message}`);
+    throw new BadInput(`--endpoints ${JSON.stringify(options.endpoints)}: ${error.message}`);
   }
   try {
     listen = new URL(parseEndpoint(options.listen));
   } catch (error) {
     if (!(error instanceof EndpointSyntaxError)) throw error;
-    return fail(`--listen ${JSON.stringify(options.listen)}: ${error.message.replace('a member\'s client address', 'the address to serve on')}`);
+    throw new BadInput(`--listen ${JSON.stringify(options.listen)}: ${error.message.replace('a member\'s client address', 'the address to serve on')}`);
   }
-  if (!/^\d+$/.test(options.drainGrace)) return fail(`--drain-grace ${JSON.stringify(options.drainGrace)} is not a whole number of milliseconds`);
+  if (!/^\d+$/.test(options.drainGrace)) throw new BadInput(`--drain-grace ${JSON.stringify(options.drainGrace)} is not a whole number of milliseconds`);
   const tlsFiles = [options.tlsCert, options.tlsKey, options.clientCa];
   const given = tlsFiles.filter((file) => file !== undefined).length;
-  if (given !== 0 && given !== 3) return fail('--tls-cert, --tls-key and --client-ca go together: mTLS needs the server certificate, its key and the CA of the client certificates');
+  if (given !== 0 && given !== 3) throw new BadInput('--tls-cert, --tls-key and --client-ca go together: mTLS needs the server certificate, its key and the CA of the client certificates');
   let tls: ServerTls | undefined;
   if (given === 3) {
     try {
       tls = { cert: await readFile(options.tlsCert as string), key: await readFile(options.tlsKey as string), clientCa: await readFile(options.clientCa as string) };
     } catch (error) {
-      return fail(`cannot read a TLS file: ${(error as Error).message}`);
+      throw new BadInput(`cannot read a TLS file: ${(error as Error).message}`);
     }
   } else if (!LOOPBACK.test(listen.hostname)) {
-    return fail(`--listen ${options.listen} is not a loopback address, and without TLS any caller could claim any identity (ADR-19); serve with --tls-cert, --tls-key and --client-ca, or listen on 127.0.0.1`);
+    throw new BadInput(`--listen ${options.listen} is not a loopback address, and without TLS any caller could claim any identity (ADR-19); serve with --tls-cert, --tls-key and --client-ca, or listen on 127.0.0.1`);
   }
-  if (options.now !== undefined && !isCivilDate(options.now)) return fail(`--now ${JSON.stringify(options.now)} is not a date; give YYYY-MM-DD`);
+  if (options.now !== undefined && !isCivilDate(options.now)) throw new BadInput(`--now ${JSON.stringify(options.now)} is not a date; give YYYY-MM-DD`);
   let metrics: URL | undefined;
   try {
     metrics = options.metricsListen === undefined ? undefined : new URL(parseEndpoint(options.metricsListen));
   } catch (error) {
     if (!(error instanceof EndpointSyntaxError)) throw error;
-    return fail(`--metrics-listen ${JSON.stringify(options.metricsListen)}: ${error.message.replace('a member\'s client address', 'the address to serve metrics on')}`);
+    throw new BadInput(`--metrics-listen ${JSON.stringify(options.metricsListen)}: ${error.message.replace('a member\'s client address', 'the address to serve metrics on')}`);
   }
   const logLevel = LOG_LEVELS.find((level) => level === options.logLevel);
-  if (logLevel === undefined) return fail(`--log-level ${JSON.stringify(options.logLevel)} is not a level; give one of ${LOG_LEVELS.join(', ')}`);
-  if (!/^[A-Za-z0-9_.-]{1,63}$/.test(options.clusterName)) return fail(`--cluster-name ${JSON.stringify(options.clusterName)}: a metric label value of letters, digits, '.', '_' or '-' (at most 63)`);
+  if (logLevel === undefined) throw new BadInput(`--log-level ${JSON.stringify(options.logLevel)} is not a level; give one of ${LOG_LEVELS.join(', ')}`);
+  if (!/^[A-Za-z0-9_.-]{1,63}$/.test(options.clusterName)) throw new BadInput(`--cluster-name ${JSON.stringify(options.clusterName)}: a metric label value of letters, digits, '.', '_' or '-' (at most 63)`);
   const etcdTls = await loadEtcdTls(options);
   const notSpiffe = options.trustedProxy.find((id) => !/^spiffe:\/\/[^\s/]+\/\S*$/.test(id));
-  if (notSpiffe !== undefined) return fail(`--trusted-proxy ${JSON.stringify(notSpiffe)} is not a SPIFFE ID; give the proxy's, like spiffe://example.org/ns/lockstep/sa/envoy`);
-  if (options.trustedProxy.length > 0 && tls === undefined) return fail('--trusted-proxy needs mTLS (--tls-cert, --tls-key, --client-ca): a proxy is trusted by the certificate it presents');
+  if (notSpiffe !== undefined) throw new BadInput(`--trusted-proxy ${JSON.stringify(notSpiffe)} is not a SPIFFE ID; give the proxy's, like spiffe://example.org/ns/lockstep/sa/envoy`);
+  if (options.trustedProxy.length > 0 && tls === undefined) throw new BadInput('--trusted-proxy needs mTLS (--tls-cert, --tls-key, --client-ca): a proxy is trusted by the certificate it presents');
   return {
     endpoints, etcdTls, trustedProxies: options.trustedProxy,
     tlsFiles: tls === undefined ? undefined : { cert: options.tlsCert as string, key: options.tlsKey as string, clientCa: options.clientCa as string }, host: hostOf(listen), port: Number(listen.port), tls, drainGraceMs: Number(options.drainGrace),
@@ -171,22 +168,16 @@ function hostOf(url: URL): string {
 }
 
 export async function runServe(options: ServeOptions, io: CliIo, started?: (address: { host: string; port: number }) => void): Promise<number> {
-  const setup = await checkInputs(options, io);
-  if (typeof setup === 'number') return setup;
+  const setup = await checkInputs(options);
   const dirs = { classes: options.classes as string, grants: options.grants as string };
   const today = (): string => options.now ?? todayUtc();
   const first = await loadPolicy(dirs, today());
-  if ('problems' in first) {
-    for (const problem of first.problems) io.err(problem);
-    io.err(oneLine(`lockstep serve: ${dirs.classes} and ${dirs.grants} have ${first.problems.length} problem(s); fix them (lockstep class check) and run again`));
-    return ExitCode.badInput;
-  }
+  if ('problems' in first) throw new BadInput(`${dirs.classes} and ${dirs.grants} have ${first.problems.length} problem(s); fix them (lockstep class check) and run again`, { lines: first.problems });
   const policy: Policy = new ServingPolicy(first.loaded);
   const random = createCryptoRandom();
   const telemetry = createServeTelemetry({ cluster: options.clusterName, classes: policy, json: options.json === true, level: setup.logLevel, write: (line) => io.err(line) });
   const unprotected = await openUnprotected(options, setup, options.topology !== undefined, io); // ADR-04
-  const opened = options.topology === undefined ? await openOne(setup, telemetry.timedLog, policy, random, io, unprotected) : await openTopology({ file: options.topology, classes: policy, authorizer: policy, random, wrapLog: (log) => telemetry.timedLog(log), etcdTls: setup.etcdTls }, io);
-  if (typeof opened === 'number') return opened;
+  const opened = options.topology === undefined ? await openOne(setup, telemetry.timedLog, policy, random, unprotected) : await openTopology({ file: options.topology, classes: policy, authorizer: policy, random, wrapLog: (log) => telemetry.timedLog(log), etcdTls: setup.etcdTls }, io);
   const arbiter = 'router' in opened ? opened.router : opened.arbiter;
   const metricsServer = await serveMetrics(telemetry, setup.metrics);
   const refusals = new HandshakeRefusals({ nowMs: () => Date.now(), log: (refusal) => telemetry.logger.warn({ ...refusal }, 'refused a TLS handshake (once per peer a minute)') });
@@ -222,7 +213,7 @@ export async function runServe(options: ServeOptions, io: CliIo, started?: (addr
 }
 
 /** Single-cluster serving: one log, one arbiter, its epoch confirmed before anything listens. */
-async function openOne(setup: ServeSetup, wrapLog: (log: LockLog) => LockLog, policy: Policy, random: Random, io: CliIo, unprotected?: UnprotectedOptions): Promise<{ arbiter: Arbiter; endWaits: () => void; close: () => Promise<void> } | number> {
+async function openOne(setup: ServeSetup, wrapLog: (log: LockLog) => LockLog, policy: Policy, random: Random, unprotected?: UnprotectedOptions): Promise<{ arbiter: Arbiter; endWaits: () => void; close: () => Promise<void> }> {
   const log = createEtcdLockLog({ endpoints: setup.endpoints, ...(setup.etcdTls === undefined ? {} : { tls: setup.etcdTls }) });
   const arbiter = new Arbiter({ log: wrapLog(log), clock: createRealClock(), random, classes: policy, authorizer: policy, approvalIdPrefix: `${Math.floor(random.next() * 2 ** 32).toString(16)}-`, ...(unprotected === undefined ? {} : { unprotected }) });
   let closed = false;
@@ -236,22 +227,20 @@ async function openOne(setup: ServeSetup, wrapLog: (log: LockLog) => LockLog, po
     const status = await arbiter.status();
     if (status.sealed === undefined && status.epoch === undefined) {
       // Neither an epoch nor a seal: the epoch record was never read (issue 29: not "run lockstep init").
-      io.err(oneLine(`lockstep serve: cannot reach etcd at ${hostPorts(setup.endpoints)}: ${await unreachableWhy(log)}; check --endpoints and that etcd is up`));
+      const why = await unreachableWhy(log);
       await close();
-      return ExitCode.refused;
+      throw new Refusal(`cannot reach etcd at ${hostPorts(setup.endpoints)}: ${why}; check --endpoints and that etcd is up`, ExitCode.refused);
     }
     if (status.sealed !== undefined) {
       const where = hostPorts(setup.endpoints);
       const why = status.sealed.kind === 'no-epoch-record' ? `etcd at ${where} has no epoch record: it is not initialised; run lockstep init --endpoints ${where} first (ADR-03)` : `the arbiter is sealed (${status.sealed.kind}): the log was restored or replaced, and serves nothing until two operators advance the epoch (ADR-03)`;
-      io.err(oneLine(`lockstep serve: refused: ${why}`));
       await close();
-      return ExitCode.refused;
+      throw new Refusal(`refused: ${why}`, ExitCode.refused);
     }
   } catch (error) {
     if (!isLockError(error)) throw error;
-    io.err(oneLine(`lockstep serve: cannot reach etcd at ${setup.endpoints.join(',')}: ${error.message}`));
     await close();
-    return ExitCode.refused;
+    throw new Refusal(`cannot reach etcd at ${setup.endpoints.join(',')}: ${error.message}`, ExitCode.refused);
   }
   return { arbiter, endWaits: () => arbiter.close(), close };
 }

@@ -8,6 +8,7 @@
 import type { Command } from 'commander';
 import { isLockError } from '../../core/lock-error.js';
 import { DEFAULT_DRAIN_WAIT_MS } from '../../core/shards/shard-move.js';
+import { BadInput, Refusal } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { connectRemote } from '../lock/remote-arbiter.js';
 import { oneLine } from '../terminal-text.js';
@@ -58,16 +59,12 @@ export function registerShardsMoveCommand(shards: Command, io: CliIo, setExitCod
 }
 
 export async function runShardsMove(options: MoveOptions, io: CliIo): Promise<number> {
-  const fail = (message: string, code: number = ExitCode.badInput): number => {
-    io.err(oneLine(`lockstep shards move: ${message}`));
-    return code;
-  };
   const missing = (['from', 'to', 'range', 'arbiter'] as const).find((flag) => options[flag] === undefined);
-  if (missing !== undefined) return fail(`--${missing} is required: lockstep shards move --from A --to B --range NS/SEGMENT --arbiter H:P --tls-cert F --tls-key F --ca F (--reason TEXT | --approve ID)`);
-  if ((options.reason === undefined) === (options.approve === undefined)) return fail('give --reason TEXT to request the move, or --approve ID to approve one another operator requested; not both');
-  if (options.tlsCert === undefined || options.tlsKey === undefined || options.ca === undefined) return fail('--tls-cert, --tls-key and --ca are required: a move needs authenticated operators (ADR-20), each named by their certificate');
+  if (missing !== undefined) throw new BadInput(`--${missing} is required: lockstep shards move --from A --to B --range NS/SEGMENT --arbiter H:P --tls-cert F --tls-key F --ca F (--reason TEXT | --approve ID)`);
+  if ((options.reason === undefined) === (options.approve === undefined)) throw new BadInput('give --reason TEXT to request the move, or --approve ID to approve one another operator requested; not both');
+  if (options.tlsCert === undefined || options.tlsKey === undefined || options.ca === undefined) throw new BadInput('--tls-cert, --tls-key and --ca are required: a move needs authenticated operators (ADR-20), each named by their certificate');
   const remote = await connectRemote({ arbiter: options.arbiter as string, tlsCert: options.tlsCert, tlsKey: options.tlsKey, ca: options.ca });
-  if ('refused' in remote) return fail(remote.refused);
+  if ('refused' in remote) throw new BadInput(remote.refused);
   const move = { range: options.range as string, from: options.from as string, to: options.to as string };
   try {
     if (options.reason !== undefined) {
@@ -86,7 +83,8 @@ export async function runShardsMove(options: MoveOptions, io: CliIo): Promise<nu
     return ExitCode.ok;
   } catch (error) {
     if (!isLockError(error)) throw error;
-    return fail(`${options.approve === undefined ? 'request' : `approval of ${options.approve}`} refused (${error.code}): ${error.message}`, error.code === 'invalid-argument' ? ExitCode.badInput : ExitCode.refused);
+    const message = `${options.approve === undefined ? 'request' : `approval of ${options.approve}`} refused (${error.code}): ${error.message}`;
+    throw error.code === 'invalid-argument' ? new BadInput(message) : new Refusal(message, ExitCode.refused);
   } finally {
     remote.arbiter.close();
   }

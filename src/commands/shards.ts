@@ -5,11 +5,12 @@ import type { Command } from 'commander';
 import { checkDocuments, TTL_DEFAULT_SECONDS } from '../../core/classes/index.js';
 import { BenchFileError, parseBenchText } from '../../core/planner/measured-bench.js';
 import { drainSecondsMax, maxOverMean, movedFraction, shardsNeeded, syntheticUnits } from '../../core/planner/shard-sizing.js';
+import { BadInput, Refusal } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { registerShardsMoveCommand } from './shards-move.js';
 import { BENCH_FILE } from '../files/bench-file.js';
 import { InputFileError, readInputFile } from '../files/read-input.js';
-import { formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
+import { readDocumentFiles, refuseUnreadable, todayUtc } from '../policy-files.js';
 
 interface ShardsOptions {
   grantsPerSecond?: string;
@@ -69,10 +70,7 @@ function positive(text: string | undefined, flag: string, integer: boolean, max 
 
 async function runShards(options: ShardsOptions, io: CliIo): Promise<number> {
   const missing = options.grantsPerSecond === undefined ? '--grants-per-second <G>' : options.keys === undefined ? '--keys <K>' : undefined;
-  if (missing !== undefined) {
-    io.err(`lockstep shards: required option '${missing}' not specified (sizing: lockstep shards --grants-per-second G --keys K ...; a range move: lockstep shards move --help)`);
-    return ExitCode.badInput;
-  }
+  if (missing !== undefined) throw new BadInput(`required option '${missing}' not specified (sizing: lockstep shards --grants-per-second G --keys K ...; a range move: lockstep shards move --help)`);
   const g = positive(options.grantsPerSecond, '--grants-per-second', false);
   const k = positive(options.keys, '--keys', true, MAX_SAMPLE_KEYS);
   const m = positive(options.add, '--add', true, 1024);
@@ -80,24 +78,16 @@ async function runShards(options: ShardsOptions, io: CliIo): Promise<number> {
   const w = options.shardCeiling === undefined ? undefined : positive(options.shardCeiling, '--shard-ceiling', false);
   const measured = options.fromBench === undefined ? undefined : await benchCeiling(options.fromBench, w !== undefined);
   const bad = [g, k, m, n, w, measured].find((v): v is string => typeof v === 'string');
-  if (bad !== undefined) {
-    io.err(`lockstep shards: ${bad}`);
-    return ExitCode.badInput;
-  }
+  if (bad !== undefined) throw new BadInput(bad);
   const ceiling = (measured as { grantsPerSecond: number } | undefined)?.grantsPerSecond ?? (w as number | undefined);
-  if (ceiling === undefined && n === undefined) {
-    io.err('lockstep shards: give --shard-ceiling W (grants/s one shard sustains), --from-bench FILE (a lockstep bench report or profile) or --shards N (the count to evaluate)');
-    return ExitCode.badInput;
-  }
+  if (ceiling === undefined && n === undefined) throw new BadInput('give --shard-ceiling W (grants/s one shard sustains), --from-bench FILE (a lockstep bench report or profile) or --shards N (the count to evaluate)');
   const ttls = await classTtls(options.class, io);
-  if (typeof ttls === 'number') return ttls;
   const units = syntheticUnits(k as number);
   let sized;
   try {
     sized = ceiling === undefined ? undefined : shardsNeeded(units, g as number, ceiling);
   } catch (error) {
-    io.err(`lockstep shards: ${(error as Error).message}`);
-    return ExitCode.failed;
+    throw new Refusal((error as Error).message, ExitCode.failed);
   }
   const shardCount = (n as number | undefined) ?? sized?.shardsNeeded ?? 1;
   const spread = maxOverMean(units, shardCount);
@@ -150,13 +140,10 @@ async function benchCeiling(file: string, alsoGiven: boolean): Promise<{ grantsP
   }
 }
 
-async function classTtls(files: readonly string[], io: CliIo): Promise<number[] | number> {
+async function classTtls(files: readonly string[], io: CliIo): Promise<number[]> {
   if (files.length === 0) return [];
   const { documents, unreadable } = await readDocumentFiles(files, io);
-  if (unreadable.length > 0) {
-    for (const entry of unreadable) io.err(formatUnreadable(entry));
-    return ExitCode.badInput;
-  }
+  refuseUnreadable(unreadable);
   const checked = checkDocuments(documents, { today: todayUtc() });
   return checked.classes.filter((c) => c.tier === 'entity').map((c) => c.ttlSeconds);
 }

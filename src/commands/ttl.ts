@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { checkDocuments } from '../../core/classes/index.js';
 import { keepalivesPerSecond, writesPerSecond } from '../../core/planner/liveness.js';
 import { BenchFileError, parseBenchText } from '../../core/planner/measured-bench.js';
-import { formatNumber, formatPercent, formatSeconds, roundTo } from '../../core/numbers.js';
+import { formatNumber, formatPercent, formatSimulatedSeconds, roundTo } from '../../core/numbers.js';
 import { ttlVerdict, type TtlVerdict } from '../../core/planner/ttl-verdict.js';
 import { ADVISORY_TTL_FLOOR_SECONDS, TTL_DEFAULT_SECONDS, TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../../core/classes/index.js';
 import { compileDistribution, type DistributionSpec } from '../../sim/kernel/distribution.js';
@@ -20,7 +20,7 @@ import { runMeasurement } from '../planner-measure/measure-run.js';
 import { MAX_MEASURED_HOLDERS, MAX_MEASURED_PAUSES, MAX_PAUSE_MS, measureTtls, renderTtlMeasurement } from '../planner-measure/ttl-report.js';
 import { oneLine } from '../terminal-text.js';
 import { loadTopology } from './quorum.js';
-import { expandPolicyPaths, formatUnreadable, readDocumentFiles, todayUtc } from '../policy-files.js';
+import { expandPolicyPaths, readDocumentFiles, refuseUnreadable, todayUtc } from '../policy-files.js';
 
 interface TtlOptions {
   sessions: string;
@@ -163,16 +163,10 @@ async function runTtl(paths: readonly string[], options: TtlOptions, io: CliIo):
   const parsed = await parseOptions(options);
   if (typeof parsed === 'string') throw new BadInput(parsed);
   const { documents, unreadable } = await readDocumentFiles(files, io);
-  if (unreadable.length > 0) {
-    for (const entry of unreadable) io.err(formatUnreadable(entry));
-    return ExitCode.badInput;
-  }
+  refuseUnreadable(unreadable);
   const checked = checkDocuments(documents, { today: todayUtc() });
   const classDocs = documents.map((d) => d.value as { kind?: string; metadata?: { name?: string; namespace?: string }; spec?: { ttlSeconds?: number; enforcement?: string } }).filter((v) => v?.kind === 'LockClass');
-  if (classDocs.length === 0) {
-    io.err('lockstep ttl: no LockClass among the files; pass class files, e.g. examples/classes/*.yaml');
-    return ExitCode.badInput;
-  }
+  if (classDocs.length === 0) throw new BadInput('no LockClass among the files; pass class files, e.g. examples/classes/*.yaml');
   if (options.measure === true) return measureClassTtls(classDocs.map((doc) => (typeof doc.spec?.ttlSeconds === 'number' ? doc.spec.ttlSeconds : TTL_DEFAULT_SECONDS)), parsed.sessions, options, io);
   const rows: ClassRow[] = [];
   for (const doc of classDocs) {
@@ -202,10 +196,8 @@ async function runTtl(paths: readonly string[], options: TtlOptions, io: CliIo):
   return rows.every((r) => r.verdict.ok) ? ExitCode.ok : ExitCode.failed;
 }
 
-function seconds(ms: number | null): string {
-  if (ms === null) return 'not simulated';
-  return Number.isFinite(ms) ? formatSeconds(ms) : 'never (within the run)';
-}
+// The page prints the same words for the same figures (core/numbers.ts, issue 34).
+const seconds = formatSimulatedSeconds;
 
 function percent(share: number): string {
   return formatPercent(share, 2);

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { BadInput } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
 import { runCli } from '../testing/run-cli.js';
 import { startWorkbench } from './web.js';
@@ -33,7 +34,6 @@ describe('lockstep web', () => {
   it('serves an up-to-date build without rebuilding, prints {url} with --json, and stops when closed', async () => {
     const io = capture();
     const server = await startWorkbench({ port: '0', host: '127.0.0.1', json: true, outDir: await freshBuild() }, io);
-    if (typeof server === 'number') throw new Error(`exit ${server}: ${io.err_.join('\n')}`);
     expect(io.err_.join('\n')).not.toContain('building');
     const { url } = JSON.parse(io.out_.at(-1) ?? '{}') as { url: string };
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
@@ -43,10 +43,13 @@ describe('lockstep web', () => {
     await expect(fetch(url)).rejects.toThrow();
   });
 
+  it('refuses a bad --port through the boundary: exit 2 and one line naming the command, the flag and the rule', async () => {
+    expect(await runCli('web', '--port', 'abc')).toMatchObject({ code: 2, err: ['lockstep web: --port "abc" must be a whole number from 0 to 65535 (0 picks a free port)'] });
+  });
+
   it.each([['abc'], ['70000'], ['-1'], ['']])('refuses --port %j, saying what a port is', async (port) => {
     const io = capture();
-    expect(await startWorkbench({ port, host: '127.0.0.1', outDir: await freshBuild() }, io)).toBe(2);
-    expect(io.err_.join('\n')).toMatch(/--port .* must be a whole number from 0 to 65535/);
+    await expect(startWorkbench({ port, host: '127.0.0.1', outDir: await freshBuild() }, io)).rejects.toThrow(new BadInput(`--port ${JSON.stringify(port)} must be a whole number from 0 to 65535 (0 picks a free port)`));
   });
 
   it('refuses a port in use with exit 2, suggesting --port 0', async () => {
@@ -55,8 +58,7 @@ describe('lockstep web', () => {
     const port = (blocker.address() as { port: number }).port;
     const io = capture();
     try {
-      expect(await startWorkbench({ port: String(port), host: '127.0.0.1', outDir: await freshBuild() }, io)).toBe(2);
-      expect(io.err_.join('\n')).toMatch(new RegExp(`--port ${port} is in use .* --port 0`));
+      await expect(startWorkbench({ port: String(port), host: '127.0.0.1', outDir: await freshBuild() }, io)).rejects.toThrow(new RegExp(`^--port ${port} is in use .* --port 0`));
     } finally {
       blocker.close();
     }
@@ -65,7 +67,6 @@ describe('lockstep web', () => {
   it("sends the workbench's CSP, frame-ancestors 'none' included, on every response; --allow-origin adds to connect-src (issue 18)", async () => {
     const io = capture();
     const server = await startWorkbench({ port: '0', host: '127.0.0.1', outDir: await freshBuild(), allowOrigin: ['https://artifacts.example.org/'] }, io);
-    if (typeof server === 'number') throw new Error(`exit ${server}: ${io.err_.join('\n')}`);
     try {
       for (const path of ['', 'no-such-file.js']) {
         const response = await fetch(new URL(path, server.url));
@@ -82,7 +83,7 @@ describe('lockstep web', () => {
 
   it('refuses an --allow-origin that is not an origin with exit 2, before building or listening', async () => {
     const io = capture();
-    expect(await startWorkbench({ port: '0', host: '127.0.0.1', outDir: await freshBuild(), allowOrigin: ['https://artifacts.example.org/runs/'] }, io)).toBe(2);
-    expect(io.err_.join('\n')).toMatch(/lockstep web: --allow-origin "https:\/\/artifacts\.example\.org\/runs\/" must be an http\(s\) origin/);
+    await expect(startWorkbench({ port: '0', host: '127.0.0.1', outDir: await freshBuild(), allowOrigin: ['https://artifacts.example.org/runs/'] }, io)).rejects.toThrow(/^--allow-origin "https:\/\/artifacts\.example\.org\/runs\/" must be an http\(s\) origin/);
+    expect(io.err_.join('\n')).not.toContain('building');
   });
 });

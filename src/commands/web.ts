@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import { buildWorkbench, DEFAULT_OUT_DIR, REPO_DIR, staleReason } from '../web-server/build-workbench.js';
 import { startStaticServer, type StaticServer } from '../web-server/static-server.js';
 import { parseAllowedOrigin, workbenchHeaders } from '../web-server/workbench-csp.js';
+import { BadInput, Refusal } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { oneLine } from '../terminal-text.js';
 
@@ -36,10 +37,6 @@ export function registerWebCommand(program: Command, io: CliIo, setExitCode: (co
     .option('--allow-origin <origin>', "an origin (https://host[:port]) a ?run= link may fetch an artifact from, after the reader agrees on the page; repeatable. Default: the workbench's own origin only (its Content-Security-Policy's connect-src)", (value: string, previous: string[]) => [...previous, value], [] as string[])
     .action(async (options: WebOptions) => {
       const started = await startWorkbench(options, io);
-      if (typeof started === 'number') {
-        setExitCode(started);
-        return;
-      }
       await untilInterrupted();
       await started.close();
       io.err('lockstep web: stopped');
@@ -60,20 +57,16 @@ function untilInterrupted(): Promise<void> {
   });
 }
 
-/** Builds if needed and starts serving; an exit code instead when it cannot (having said why on stderr). */
-export async function startWorkbench(options: WebOptions, io: CliIo): Promise<StaticServer | number> {
+/** Builds if needed and starts serving; throws the boundary's BadInput or Refusal (src/cli.ts) when it cannot. */
+export async function startWorkbench(options: WebOptions, io: CliIo): Promise<StaticServer> {
   const port = Number(options.port);
   if (!(Number.isInteger(port) && port >= 0 && port <= 65_535) || options.port.trim() === '') {
-    io.err(`lockstep web: --port ${JSON.stringify(options.port)} must be a whole number from 0 to 65535 (0 picks a free port)`);
-    return ExitCode.badInput;
+    throw new BadInput(`--port ${JSON.stringify(options.port)} must be a whole number from 0 to 65535 (0 picks a free port)`);
   }
   const allowed: string[] = [];
   for (const text of options.allowOrigin ?? []) {
     const parsed = parseAllowedOrigin(text);
-    if ('problem' in parsed) {
-      io.err(`lockstep web: ${parsed.problem}`);
-      return ExitCode.badInput;
-    }
+    if ('problem' in parsed) throw new BadInput(parsed.problem);
     allowed.push(parsed.origin);
   }
   const outDir = options.outDir ?? DEFAULT_OUT_DIR;
@@ -87,8 +80,7 @@ export async function startWorkbench(options: WebOptions, io: CliIo): Promise<St
       io.err(`lockstep web: built ${built.files} files, ${formatNumber(built.bytes / 1024, 0)} KiB, in ${formatSeconds(performance.now() - startedMs, 1)}`);
     } catch (error) {
       // Not a check that failed (exit 1): an unexpected error, named with the operation and its input (src/cli.ts).
-      io.err(`lockstep web: cannot build the workbench into ${shown}: ${oneLine((error as Error).message)}; fix the error above, then run lockstep web --rebuild (exit ${ExitCode.internal})`);
-      return ExitCode.internal;
+      throw new Refusal(`cannot build the workbench into ${shown}: ${oneLine((error as Error).message)}; fix the error above, then run lockstep web --rebuild (exit ${ExitCode.internal})`, ExitCode.internal);
     }
   }
   let server: StaticServer;
@@ -97,10 +89,9 @@ export async function startWorkbench(options: WebOptions, io: CliIo): Promise<St
     server = await startStaticServer({ root: outDir, host: options.host, port, headers: workbenchHeaders(allowed) });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') io.err(`lockstep web: --port ${port} is in use on ${options.host}; choose another port, or --port 0 to pick a free one`);
-    else if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') io.err(`lockstep web: --host ${JSON.stringify(options.host)} is not an address of this machine; use 127.0.0.1 (default) or 0.0.0.0`);
-    else io.err(`lockstep web: cannot listen on ${options.host}:${port}: ${(error as Error).message}`);
-    return ExitCode.badInput;
+    if (code === 'EADDRINUSE') throw new BadInput(`--port ${port} is in use on ${options.host}; choose another port, or --port 0 to pick a free one`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new BadInput(`--host ${JSON.stringify(options.host)} is not an address of this machine; use 127.0.0.1 (default) or 0.0.0.0`);
+    throw new BadInput(`cannot listen on ${options.host}:${port}: ${(error as Error).message}`);
   }
   if (options.json === true) io.out(JSON.stringify({ url: server.url }));
   else io.out(`lockstep web: the workbench is at ${server.url} (Ctrl-C stops it)`);

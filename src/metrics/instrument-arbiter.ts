@@ -10,6 +10,7 @@ import type { Clock } from '../../core/ports/clock.js';
 import { type ClassLabels, classLabels, noClassLabels } from './class-labels.js';
 import { HoldBook, type HoldToConfirm, type TrackedHold } from './hold-book.js';
 import type { ArbiterSignals } from './signals.js';
+import { TTL_DEFAULT_SECONDS } from '../../core/classes/index.js';
 
 export interface InstrumentDeps {
   readonly signals: ArbiterSignals;
@@ -31,8 +32,6 @@ export function instrumentArbiter(api: ArbiterService, deps: InstrumentDeps): Ar
 const SWEEP_INTERVAL_MS = 1_000;
 /** Holds read back from the log per sweep (a limit on the reads metrics may cost, issue 29). */
 const MAX_CONFIRMATIONS_PER_SWEEP = 64;
-/** A hold's TTL when its class is no longer in the registry (a reload removed it): the platform default. */
-const FALLBACK_TTL_SECONDS = 15;
 
 type Args<M extends keyof ArbiterService> = Parameters<ArbiterService[M]>;
 
@@ -87,7 +86,7 @@ class InstrumentedArbiter implements ArbiterService {
       this.deps.signals.grants.inc({ ...labels });
       if (grant.unprotected === true && !grant.reentered) this.deps.signals.unprotectedGrants.inc({ ...labels }); // ADR-04
       // Issue 29: counted here, by the arbiter that granted it, whichever arbiter its session was opened on.
-      const ttlSeconds = this.deps.classes.get(grant.key.slice(0, grant.key.indexOf('/')), grant.className)?.ttlSeconds ?? FALLBACK_TTL_SECONDS;
+      const ttlSeconds = this.deps.classes.get(grant.key.slice(0, grant.key.indexOf('/')), grant.className)?.ttlSeconds ?? TTL_DEFAULT_SECONDS; // its class was removed by a reload: the platform default
       const tracked = this.book.granted(grant.sessionId, grant.key, { labels, grantedAtMs: this.deps.clock.now(), ttlSeconds, caller });
       if (tracked.ended !== undefined) this.expired([tracked.ended]); // the key's last hold ended unseen
       if (tracked.counted) this.deps.signals.holds.inc({ ...labels });

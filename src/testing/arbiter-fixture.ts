@@ -2,6 +2,7 @@
 // Arbiter wired with a small class registry, prefix grants, the real clock and a seeded Random, and the
 // plumbing every such test needs (unique keys, sessions closed after each test, raw reads of the log to
 // check what the arbiter wrote). Nothing here decides an expected outcome; the tests do.
+import { bigintAsDecimal } from '../../core/json-text.js';
 import { authenticated } from '../../core/ports/caller.js';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { Arbiter, type ArbiterOptions } from '../../core/arbiter/arbiter.js';
@@ -85,13 +86,9 @@ export async function lockErrorOf(promise: Promise<unknown>): Promise<LockError>
     (value: unknown) => ({ resolved: value }),
     (error: unknown) => ({ rejected: error }),
   );
-  if ('resolved' in outcome) throw new Error(`expected a LockError, but the call succeeded with ${String(JSON.stringify(outcome.resolved, bigintReplacer))}`);
+  if ('resolved' in outcome) throw new Error(`expected a LockError, but the call succeeded with ${String(JSON.stringify(outcome.resolved, bigintAsDecimal))}`);
   if (!(outcome.rejected instanceof LockError)) throw new Error(`expected a LockError, got ${String(outcome.rejected)}`, { cause: outcome.rejected });
   return outcome.rejected;
-}
-
-function bigintReplacer(_key: string, value: unknown): unknown {
-  return typeof value === 'bigint' ? value.toString() : value;
 }
 
 export interface ArbiterWorld {

@@ -2,6 +2,7 @@
 // back (Save). The envelope checked here is what the runner view and a replay need: format, scenario,
 // variant, seed, checks, trace hash; the timeline checks its own part when it mounts (viz/timeline).
 // Every refusal names the source, the field and what would fix it.
+import { toJson } from '../../core/json-text.js';
 
 export const RUN_FORMAT = 'lockstep.run/1';
 
@@ -68,9 +69,9 @@ export function checkArtifact(value: unknown, source: string): ArtifactJson {
   return value as ArtifactJson;
 }
 
-/** JSON with bigints as decimal strings, as the CLI writes artifacts (scenarios/history.ts toJson). */
+/** JSON with bigints as decimal strings, as the CLI writes artifacts (core/json-text.ts). */
 export function artifactText(artifact: unknown): string {
-  return `${JSON.stringify(artifact, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString(10) : v), 2)}\n`;
+  return `${toJson(artifact, 2)}\n`;
 }
 
 /** The file name Save offers: scenario, variant and seed, so a folder of saved runs sorts by scenario. */

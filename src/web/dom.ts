@@ -1,6 +1,5 @@
 // A small element builder for the workbench's forms and tables: the views are mostly static markup
 // with a few live regions, so a framework would cost more than it saves.
-import { formatSeconds } from '../../core/numbers.js';
 
 type Attrs = Readonly<Record<string, string | number | boolean | undefined>>;
 type Child = Node | string | null | undefined | false;
@@ -37,11 +36,6 @@ export function numberInput(id: string, value: number, min: number, max: number,
 /** A table of figures: a caption, a header row of column names (each saying simulated or analytic), the rows. */
 export function figuresTable(id: string, caption: string, columns: readonly string[], rows: readonly HTMLTableRowElement[]): HTMLTableElement {
   return el('table', { class: 'figures', id }, el('caption', {}, caption), el('thead', {}, el('tr', {}, ...columns.map((h) => el('th', { scope: 'col' }, h)))), el('tbody', {}, ...rows));
-}
-
-/** Milliseconds as seconds with two decimals, or a dash for a figure that has none. */
-export function seconds(ms: number | null): string {
-  return ms === null || !Number.isFinite(ms) ? '—' : formatSeconds(ms);
 }
 
 /** Saves text as a file download (Save artifact). */

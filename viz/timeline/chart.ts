@@ -4,7 +4,8 @@
 import { type D3ZoomEvent, type ScaleLinear, type Selection, type ZoomBehavior, type ZoomTransform, axisTop, scaleLinear, select, zoom, zoomIdentity } from 'd3';
 import { ATTR } from './dom-contract.js';
 import { KIND_STYLES, VIOLATION_COLOUR, type Band } from './palette.js';
-import { formatMs, formatTime, zoomFor } from './scale.js';
+import { formatMs } from '../../core/numbers.js';
+import { formatTime, zoomFor } from './scale.js';
 import type { Mark, TimeWindow, TimelineModel } from './types.js';
 import { type DrawnMark, indexMarks, type ViewportIndex } from './viewport.js';
 
@@ -194,7 +195,7 @@ export class TimelineChart {
     const visibleWidth = Math.min(x + width, this.widthPx) - Math.max(x, 0);
     const fitsVisible = fits && visibleWidth > label.length * 6.5 + 6;
     g.select('text').attr('x', textX).attr('y', y + h / 2).attr('fill', style.text).text(fitsVisible ? label : '');
-    const when = d.startMs === d.endMs ? formatMs(d.startMs) : `${formatMs(d.startMs)} – ${formatMs(d.endMs)}`;
+    const when = d.startMs === d.endMs ? formatMs(d.startMs, 3) : `${formatMs(d.startMs, 3)} – ${formatMs(d.endMs, 3)}`;
     g.select('title').text(d.count > 1 ? `${d.count} ${style.name} marks, ${when}` : `${style.name} ${d.mark.label}, ${when}${violating ? ` — violation: ${d.mark.violations.join(', ')}` : ''}`);
   }
 }

@@ -3,7 +3,7 @@
 // mark, and the legend. Text is set with textContent only: artifact strings are data, never markup.
 import { ATTR, MARK_KINDS, type MarkKind } from './dom-contract.js';
 import { KIND_STYLES, PAPER, VIOLATION_COLOUR } from './palette.js';
-import { formatMs } from './scale.js';
+import { formatMs } from '../../core/numbers.js';
 import type { CheckRow, Mark, TimelineModel, ViolationRow } from './types.js';
 
 /** A failing check lists at most this many violations (the checkers keep at most 100). */
@@ -25,7 +25,7 @@ export function maker(doc: Document): Make {
 }
 
 export function describeMark(mark: Mark, laneLabel: string): string {
-  const when = mark.startMs === mark.endMs ? `at ${formatMs(mark.startMs)}` : `${formatMs(mark.startMs)} – ${formatMs(mark.endMs)}`;
+  const when = mark.startMs === mark.endMs ? `at ${formatMs(mark.startMs, 3)}` : `${formatMs(mark.startMs, 3)} – ${formatMs(mark.endMs, 3)}`;
   return `${KIND_STYLES[mark.kind].name} ${mark.label} on ${laneLabel}, ${when}`;
 }
 

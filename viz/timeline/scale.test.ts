@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatMs, formatTime, zoomFor } from './scale.js';
+import { formatMs } from '../../core/numbers.js';
+import { formatTime, zoomFor } from './scale.js';
 
 describe('time scale', () => {
   it('labels ticks in the unit of the zoom: ms close up, s for a run, min:s for a long one', () => {
@@ -10,9 +11,9 @@ describe('time scale', () => {
     expect(formatTime(125_000, 600_000)).toBe('2:05');
   });
 
-  it('spells detail times with at most three decimals', () => {
-    expect(formatMs(320.22871813425013)).toBe('320.229 ms');
-    expect(formatMs(5_000)).toBe('5000 ms');
+  it('spells detail times with at most three decimals (core/numbers.ts formatMs, as the panels call it)', () => {
+    expect(formatMs(320.22871813425013, 3)).toBe('320.229 ms');
+    expect(formatMs(5_000, 3)).toBe('5000 ms');
   });
 
   it('finds the zoom that centres a window and shows just it', () => {

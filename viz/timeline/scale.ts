@@ -11,11 +11,6 @@ export function formatTime(ms: number, spanMs: number): string {
   return `${minutes}:${seconds.toFixed(0).padStart(2, '0')}`;
 }
 
-/** A time for the details panel and labels: ms with at most 3 decimals. */
-export function formatMs(ms: number): string {
-  return `${trim(ms, 3)} ms`;
-}
-
 function trim(value: number, decimals: number): string {
   return formatNumber(value, decimals);
 }

@@ -2,9 +2,9 @@
 // with its 95% upper bound, and analytic from the pause profile) in one panel, and the liveness bound
 // after a holder crash (analytic, beside the simulated reacquire) in the other; the keepalive load of N
 // sessions in the table. Every figure says whether it is simulated or analytic.
-import { formatSeconds } from '../../../core/numbers.js';
+import { formatSeconds, formatSimulatedSeconds } from '../../../core/numbers.js';
 import { renderLineChart } from '../../../viz/charts/line-chart.js';
-import { el, field, figuresTable, numberInput, seconds } from '../dom.js';
+import { el, field, figuresTable, numberInput } from '../dom.js';
 import type { JobStatus } from '../job-status.js';
 import type { TtlCurve } from '../workbench-api.js';
 import { plannerForm } from './planner-form.js';
@@ -74,9 +74,9 @@ function table(curve: TtlCurve): HTMLTableElement {
       {},
       el('th', { scope: 'row' }, `${x.ttlSeconds} s`),
       el('td', {}, String(x.keepalivesPerSecond)),
-      el('td', {}, seconds(x.livenessBoundMs)),
-      el('td', {}, seconds(x.livenessBoundNoLeaderChangeMs)),
-      el('td', {}, seconds(x.reacquireLeaderChangeMsP50)),
+      el('td', {}, formatSimulatedSeconds(x.livenessBoundMs)),
+      el('td', {}, formatSimulatedSeconds(x.livenessBoundNoLeaderChangeMs)),
+      el('td', {}, formatSimulatedSeconds(x.reacquireLeaderChangeMsP50)),
       el('td', {}, `${x.falseFencePerSessionHour} (≤ ${x.falseFenceUpper95PerSessionHour})`),
       el('td', {}, String(x.falseFenceAnalyticPerSessionHour)),
     ),
