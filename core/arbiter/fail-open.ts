@@ -69,7 +69,7 @@ const SUSPECT_PROBE_MS = 500;
 /**
  * The latest an openSession sent when the quorum is already gone is answered from memory (issue 33): the
  * confirmation, and the probe that sees it through (a pause and a majority read that times out). A lock.v1
- * client's call deadline (8 s, src/service/network-arbiter.ts) must exceed it, with room for a loaded host.
+ * client's call deadline (8 s, DEFAULT_CALL_TIMEOUT_MS of the network arbiter, src/client/network-arbiter.ts) must exceed it, with room for a loaded host.
  */
 export const QUORUM_LOSS_DETECT_MS = QUORUM_LOSS_CONFIRM_MS + SUSPECT_PROBE_MS + IDEMPOTENT_REQUEST_TIMEOUT_MS;
 
