@@ -133,16 +133,14 @@ export class Arbiter implements ArbiterService {
     const identity = checkIdentity(caller.identity);
     const instance = checkInstance(request.instance);
     checkSessionTtl(request.ttlSeconds);
-    if (this.failOpen?.inOutage === true) return this.failOpen.openSession(identity, instance, request.ttlSeconds); // ADR-04
     // Reads, and a lease grant etcd refused, wrote nothing: sent again through an election (issue 12).
-    return this.retry('nothing-written', this.options.clock.now() + OPEN_SESSION_RETRY_BUDGET_MS, async () => {
-      await this.reopenIfAdvanced();
-      await this.epoch.get();
-      return this.sessions.open(identity, instance, request.ttlSeconds);
-    }).catch((error: unknown) => {
-      if (this.failOpen?.quorumLost(error) === true) return this.failOpen.openSession(identity, instance, request.ttlSeconds);
-      throw error;
-    });
+    const viaEtcd = (): Promise<Session> =>
+      this.retry('nothing-written', this.options.clock.now() + OPEN_SESSION_RETRY_BUDGET_MS, async () => {
+        await this.reopenIfAdvanced();
+        await this.epoch.get();
+        return this.sessions.open(identity, instance, request.ttlSeconds);
+      });
+    return this.failOpen?.openSessionUnlessOutage(identity, instance, request.ttlSeconds, viaEtcd) ?? viaEtcd(); // ADR-04
   }
 
   async keepAlive(caller: Caller, request: KeepAliveRequest): Promise<KeepAliveResponse> {

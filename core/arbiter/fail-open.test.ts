@@ -7,15 +7,18 @@ import { MemoryUnprotectedStore } from '../audit/memory-unprotected-store.js';
 import { LockError, isLockError } from '../lock-error.js';
 import { parseLockKey } from '../lock-key.js';
 import { LockLogError } from '../ports/lock-log-error.js';
+import type { Session } from '../ports/arbiter-api.js';
 import type { Spool, UnprotectedRecord } from '../ports/spool.js';
 import type { LockLog } from '../ports/lock-log.js';
 import { type LeaseId, clusterId, leaseId, memberId, revision } from '../units.js';
 import { LogGateway } from './log-gateway.js';
 import { SealGuard } from './seal-guard.js';
-import { FailOpen, QUORUM_LOSS_CONFIRM_MS, UNPROTECTED_TOKEN, opensOnQuorumLoss } from './fail-open.js';
+import { FailOpen, QUORUM_LOSS_CONFIRM_MS, QUORUM_LOSS_DETECT_MS, UNPROTECTED_TOKEN, opensOnQuorumLoss } from './fail-open.js';
 import type { ArbiterClass } from './policy.js';
 
 const POLL_MS = 1_000;
+/** etcd's ReqTimeout (5 s + 2 election timeouts): when a write with no majority is answered `request timed out`. */
+const ETCD_REQ_TIMEOUT_MS = 7_000;
 const OPEN: ArbiterClass = { namespace: 'cache', name: 'warm', enforcement: 'advisory', ttlSeconds: 10, fairness: 'memory', tier: 'entity', onQuorumLoss: 'open' };
 const CLOSED: ArbiterClass = { ...OPEN, name: 'ledger', enforcement: 'fenced', onQuorumLoss: 'closed' };
 const ALICE = 'spiffe://t/alice';
@@ -101,6 +104,33 @@ describe('FailOpen (ADR-04)', () => {
     expect(failOpen.quorumLost(noMajority())).toBe(true);
     expect(failOpen.inOutage).toBe(true);
     expect([failOpen.servesFromMemory(leaseId(5n), OPEN), failOpen.servesFromMemory(leaseId(5n), CLOSED)]).toEqual([true, false]);
+    shutdown.cancel();
+  });
+
+  it('answers the first openSession of an outage from memory once the loss is confirmed, before its lease grant times out (issue 33)', async () => {
+    const { kernel, failOpen, shutdown } = setUp();
+    // etcd's lease grant with no majority: answered only by etcd's ReqTimeout (7 s), as "request timed out".
+    const leaseGrant = (): Promise<Session> => kernel.sleep(ETCD_REQ_TIMEOUT_MS).then(() => Promise.reject(noMajority()));
+    const opened = failOpen.openSessionUnlessOutage(ALICE, '', 10, leaseGrant).then((session) => ({ session, atMs: kernel.now() }));
+    await kernel.runUntil(ETCD_REQ_TIMEOUT_MS + 1_000);
+    const { session, atMs } = await opened;
+    expect(session.sessionId < 0n).toBe(true); // a memory session
+    expect(atMs).toBeGreaterThanOrEqual(QUORUM_LOSS_CONFIRM_MS); // confirmed first: an election alone opens nothing
+    expect(atMs).toBeLessThanOrEqual(QUORUM_LOSS_DETECT_MS);
+    expect(QUORUM_LOSS_DETECT_MS).toBeLessThan(ETCD_REQ_TIMEOUT_MS);
+    // The first acquire on it is granted from memory, at once.
+    expect((await failOpen.acquire(ALICE, parseLockKey('cache/k1'), OPEN, session.sessionId, 0)).unprotected).toBe(true);
+    shutdown.cancel();
+  });
+
+  it('the control: an openSession slowed by an election is answered by etcd, and nothing opens', async () => {
+    const { kernel, failOpen, quorum, shutdown } = setUp();
+    kernel.scheduleAfter(2_000, () => void (quorum.up = true)); // a leader after 2 s
+    const fromEtcd: Session = { sessionId: leaseId(7n), identity: ALICE, instance: '', ttlSeconds: 10 };
+    const opened = failOpen.openSessionUnlessOutage(ALICE, '', 10, () => kernel.sleep(3_000).then(() => fromEtcd));
+    await kernel.runUntil(ETCD_REQ_TIMEOUT_MS + 1_000);
+    expect(await opened).toBe(fromEtcd);
+    expect(failOpen.inOutage).toBe(false);
     shutdown.cancel();
   });
 

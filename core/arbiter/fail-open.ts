@@ -7,7 +7,7 @@
 // While the outage lasts it asks etcd once a poll interval for a majority read; when one answers, every
 // memory grant ends (its holder is told as a fence: its memory session is gone), new grants come from etcd
 // again, and the spool is shipped to the audit store (unprotected-shipping.ts).
-import { CancelledError, type CancelSignal } from '../cancel.js';
+import { CancelSource, CancelledError, type CancelSignal } from '../cancel.js';
 import { LockError } from '../lock-error.js';
 import type { LockKey } from '../lock-key.js';
 import type { Grant, KeepAliveResponse, ReleaseResponse, Session } from '../ports/arbiter-api.js';
@@ -66,6 +66,12 @@ export function opensOnQuorumLoss(lockClass: Pick<ArbiterClass, 'onQuorumLoss'>)
 export const QUORUM_LOSS_CONFIRM_MS = OPEN_SESSION_RETRY_BUDGET_MS;
 /** Between majority reads while the loss is only suspected: an election's length is what is being measured. */
 const SUSPECT_PROBE_MS = 500;
+/**
+ * The latest an openSession sent when the quorum is already gone is answered from memory (issue 33): the
+ * confirmation, and the probe that sees it through (a pause and a majority read that times out). A lock.v1
+ * client's call deadline (8 s, DEFAULT_CALL_TIMEOUT_MS of the network arbiter, src/client/network-arbiter.ts) must exceed it, with room for a loaded host.
+ */
+export const QUORUM_LOSS_DETECT_MS = QUORUM_LOSS_CONFIRM_MS + SUSPECT_PROBE_MS + IDEMPOTENT_REQUEST_TIMEOUT_MS;
 
 export class FailOpen {
   private outage = false;
@@ -104,9 +110,7 @@ export class FailOpen {
 
   /** A log call failed: if for want of a majority, majority reads now tell within QUORUM_LOSS_CONFIRM_MS whether it is lost. */
   suspect(error: unknown): void {
-    if (this.outage || this.suspectSinceMs !== undefined || !mayRetry(toLockError(error), 'idempotent')) return;
-    this.suspectSinceMs = this.deps.clock.now();
-    void this.watchQuorum();
+    if (mayRetry(toLockError(error), 'idempotent')) this.suspectFrom(this.deps.clock.now());
   }
 
   /**
@@ -115,13 +119,31 @@ export class FailOpen {
    * still commit later, that hold is its session's, and ends with the session's lease (ADR-10).
    */
   unlessOutage(viaEtcd: Promise<Grant>, lockClass: ArbiterClass, fromMemory: () => Promise<Grant>): Promise<Grant> {
-    if (!this.deps.opens(lockClass)) return viaEtcd;
-    const outage = new Promise<void>((begun) => (this.outage ? begun() : this.outageWaiters.push(begun)));
-    return Promise.race([viaEtcd.then((grant) => ({ grant })), outage.then(() => undefined)]).then((won) => {
-      if (won !== undefined) return won.grant;
-      viaEtcd.catch(() => undefined);
-      return fromMemory();
-    });
+    return this.deps.opens(lockClass) ? this.raceOutage(viaEtcd, fromMemory) : viaEtcd;
+  }
+
+  /**
+   * An openSession (issue 33): its etcd path (`viaEtcd`) raced against the outage, answered from memory once
+   * the loss is confirmed. Its lease grant goes with etcd's whole deadline (ReqTimeout, 7 s) and fails no
+   * sooner, so waiting for that failure answered the first caller of an outage after about 7 s, past a
+   * lock.v1 client's own call deadline (8 s, less its start-up): `lockstep lock` exited 5, indeterminate.
+   * Unanswered after IDEMPOTENT_REQUEST_TIMEOUT_MS, the call raises the suspicion instead, counted from its
+   * send, and majority reads settle it within QUORUM_LOSS_DETECT_MS: an election alone still opens nothing.
+   * A lease etcd grants after all is nobody's: nothing renews it and it expires by its TTL (ADR-10).
+   */
+  async openSessionUnlessOutage(identity: string, instance: string, ttlSeconds: number, viaEtcd: () => Promise<Session>): Promise<Session> {
+    const fromMemory = (): Session => this.sessions.open(identity, instance, ttlSeconds);
+    if (this.outage) return fromMemory();
+    const answered = new CancelSource();
+    void this.suspectIfUnanswered(this.deps.clock.now(), answered.signal);
+    try {
+      return await this.raceOutage(viaEtcd(), () => Promise.resolve(fromMemory()));
+    } catch (error) {
+      if (this.quorumLost(error)) return fromMemory();
+      throw error;
+    } finally {
+      answered.cancel();
+    }
   }
 
   /** Whether an acquire of `lockClass` whose etcd path threw `error` is granted from memory instead. */
@@ -178,6 +200,33 @@ export class FailOpen {
     for (const sessionId of this.sessions.takeExpired()) {
       await this.grants.endSession(sessionId, new LockError('session-expired', `session ${sessionId} expired`), 'expiry');
     }
+  }
+
+  /** `viaEtcd`'s answer, or `fromMemory`'s once the outage begins (the etcd path's later outcome is dropped). */
+  private raceOutage<T>(viaEtcd: Promise<T>, fromMemory: () => Promise<T>): Promise<T> {
+    const outage = new Promise<void>((begun) => (this.outage ? begun() : this.outageWaiters.push(begun)));
+    return Promise.race([viaEtcd.then((value) => ({ value })), outage.then(() => undefined)]).then((won) => {
+      if (won !== undefined) return won.value;
+      viaEtcd.catch(() => undefined);
+      return fromMemory();
+    });
+  }
+
+  /** A call sent at `sentMs` and not answered within IDEMPOTENT_REQUEST_TIMEOUT_MS raises the suspicion from its send. */
+  private async suspectIfUnanswered(sentMs: number, answered: CancelSignal): Promise<void> {
+    try {
+      await this.deps.clock.sleep(IDEMPOTENT_REQUEST_TIMEOUT_MS, answered);
+    } catch (error) {
+      if (error instanceof CancelledError) return;
+      throw error;
+    }
+    this.suspectFrom(sentMs);
+  }
+
+  private suspectFrom(sinceMs: number): void {
+    if (this.outage || this.suspectSinceMs !== undefined) return;
+    this.suspectSinceMs = sinceMs;
+    void this.watchQuorum();
   }
 
   /** While suspected, in outage, or with records to ship: a majority read each interval; the outage begins or ends on its answers. */

@@ -31,4 +31,14 @@ describe('lockstep lock --help and the README', () => {
       expect(text).toMatch(/6 not authenticated/);
     }
   });
+
+  it('both say a grant from memory (ADR-04) gives the command LOCKSTEP_UNPROTECTED=1 and token 0', async () => {
+    const help = flat((await runCli('lock', '--help')).out.join('\n'));
+    const readme = readmeLock();
+    for (const text of [help, readme]) {
+      expect(text).toMatch(/onQuorumLoss: open/);
+      expect(text).toMatch(/`?LOCKSTEP_UNPROTECTED=1`? \(never otherwise/);
+      expect(text).toMatch(/token is (then )?0, which every fence refuses/);
+    }
+  });
 });

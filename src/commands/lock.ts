@@ -56,7 +56,9 @@ export function registerLockCommand(program: Command, io: CliIo, setExitCode: (c
     .description(
       'Hold a lock while a command runs; the command gets the fencing token in LOCKSTEP_TOKEN (and a fingerprint of it to log, ' +
         'LOCKSTEP_TOKEN_FINGERPRINT). The token is printed only with --json, for scripts that pass it on; stderr and logs carry ' +
-        'the fingerprint alone (ADR-22). The command runs in a process group of its own, watched ' +
+        'the fingerprint alone (ADR-22). A class that declared onQuorumLoss: open may be granted from an arbiter\'s memory while etcd ' +
+        'has no majority (ADR-04): that token is 0, which every fence refuses, the command gets LOCKSTEP_UNPROTECTED=1 (never ' +
+        'otherwise) and stderr says UNPROTECTED. The command runs in a process group of its own, watched ' +
         'by a supervisor process that stops the whole group at the fence deadline (ADR-12) or at once if lockstep dies; a command ' +
         'that leaves its group (setsid, a daemon) escapes it. The log must have been initialised (lockstep init). ' +
         'Exit: the command\'s code; 2 bad input; 3 wait timed out; 4 fenced (lock lost, or the command was stopped); 5 refused ' +
