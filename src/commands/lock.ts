@@ -15,7 +15,7 @@ import { DEFAULT_FENCE_MARGIN_MS } from '../../core/client/client-session.js';
 import { LockClient } from '../../core/client/lock-client.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { createRealClock, sleepMs } from '../clock/real-clock.js';
-import { DEFAULT_MAX_WAIT_MS } from '../../core/arbiter/arbiter.js';
+import { DEFAULT_MAX_WAIT_MS } from '../../core/limits.js';
 import { parseDuration } from '../duration.js';
 import { EndpointSyntaxError, parseEtcdEndpoints } from '../etcd/endpoint-address.js';
 import { type EtcdTlsFlags, addEtcdTlsOptions, loadEtcdTls } from './etcd-tls-options.js';
