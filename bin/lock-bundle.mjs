@@ -24,10 +24,10 @@ const NO_COMMAND_TABLE = "export function modulesFor() { throw new Error('the lo
 // parsed at run time. The call's text, options included, must be found, so a new etcd3 that loads its
 // protos otherwise fails the build.
 const ETCD3_LOAD_CALL = "(0, proto_loader_1.loadSync)(`${__dirname}/../proto/rpc.proto`, {\n    keepCase: true,\n    longs: String,\n    enums: String,\n    defaults: true,\n    oneofs: true,\n});";
-const ETCD3_LOAD_OPTIONS = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
+export const ETCD3_LOAD_OPTIONS = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
 
 /** etcd3's rpc.proto (and what it imports) as protobufjs JSON, parsed by the proto-loader etcd3 resolves. */
-async function etcd3ProtoJson(etcd3Lib) {
+export async function etcd3ProtoJson(etcd3Lib) {
   const { createRequire } = await import('node:module');
   const fromEtcd3 = createRequire(join(etcd3Lib, 'connection-pool.js'));
   const { loadProtosWithOptionsSync } = fromEtcd3('@grpc/proto-loader/build/src/util.js');
@@ -59,7 +59,8 @@ const LAZY_DESCRIPTORS = [
   ],
 ];
 
-async function rewrite(path, replacements) {
+/** `path`'s text with each [text, replacement] applied; throws naming the file when a text is not there. */
+export async function rewrite(path, replacements) {
   const { readFile } = await import('node:fs/promises');
   let contents = await readFile(path, 'utf8');
   for (const [text, replacement] of replacements) {
