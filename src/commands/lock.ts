@@ -21,6 +21,7 @@ import { EndpointSyntaxError, parseEtcdEndpoints } from '../etcd/endpoint-addres
 import { type EtcdTlsFlags, addEtcdTlsOptions, loadEtcdTls } from './etcd-tls-options.js';
 import { type CoordOptions, type CoordTarget, SINGLE_CLUSTER_HELP, addCoordOptions, parseCoordOptions } from './coord-option.js';
 import { type EmitLockEvent, jsonLineEvents } from '../lock/lock-events.js';
+import { SupervisorLink } from '../lock/supervisor-link.js';
 import { describeRefusal, exitCodeForLockError, runLockedCommand } from '../lock/run-locked-command.js';
 import { defaultInstance, serverClass } from '../lock/server-class.js';
 import { checkInstance } from '../../core/arbiter/sessions.js';
@@ -98,12 +99,21 @@ export function registerLockCommand(program: Command, io: CliIo, setExitCode: (c
 async function runLock(keyText: string, command: string[], options: LockOptions, io: CliIo, emit: EmitLockEvent | undefined): Promise<number> {
   const setup = await loadSetup(keyText, command, options, io);
   if (typeof setup === 'number') return setup;
+  // ADR-12's fence supervisor, a second Node process: started before the etcd client is loaded and
+  // connected, so that its start-up overlaps that work rather than the wait after the grant (issue 30).
+  // runLockedCommand owns it from there; every return before that lets it go.
+  const supervisor = SupervisorLink.start();
   const clock = createRealClock();
-  const connection = await connect(setup, options, clock);
+  const connection = await connect(setup, options, clock).catch((error: unknown) => {
+    supervisor.close();
+    throw error;
+  });
   if ('refused' in connection) {
+    supervisor.close();
     io.err(`lockstep lock: ${connection.refused}`);
     return connection.unauthenticated === true ? ExitCode.unauthenticated : ExitCode.badInput;
   }
+  let handedOver = false;
   const client = new LockClient({ arbiter: connection.api, clock, identity: connection.identity, instance: setup.instance });
   try {
     // Issue 29: the class is the arbiters' (their registry, ADR-24); a local --class must agree with it.
@@ -118,6 +128,7 @@ async function runLock(keyText: string, command: string[], options: LockOptions,
       io.err(`lockstep lock: ${governing.mismatch}`);
       return ExitCode.badInput;
     }
+    handedOver = true;
     return await runLockedCommand({
       client,
       clock,
@@ -129,9 +140,11 @@ async function runLock(keyText: string, command: string[], options: LockOptions,
       command,
       killAfterMs: setup.killAfterMs,
       io,
+      supervisor,
       ...(emit === undefined ? {} : { emit }),
     });
   } finally {
+    if (!handedOver) supervisor.close();
     // Closing revokes the session so waiters need not sit out its TTL; but a log that stopped answering
     // (the very reason for a fence) must not hold the exit hostage: the lease then expires by itself.
     await Promise.race([client.close(), sleepMs(CLOSE_GRACE_MS)]);
