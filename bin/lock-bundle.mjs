@@ -37,7 +37,9 @@ export async function etcd3ProtoJson(etcd3Lib) {
 
 async function etcd3Replacements(path) {
   const json = await etcd3ProtoJson(dirname(path));
-  return [[ETCD3_LOAD_CALL, `(0, proto_loader_1.fromJSON)(JSON.parse(${JSON.stringify(json)}), {\n    keepCase: true,\n    longs: String,\n    enums: String,\n    defaults: true,\n    oneofs: true,\n});`]];
+  // The same call, options and all, with the parsed protos for the path.
+  const fromJson = ETCD3_LOAD_CALL.replace('(0, proto_loader_1.loadSync)(`${__dirname}/../proto/rpc.proto`', () => `(0, proto_loader_1.fromJSON)(JSON.parse(${JSON.stringify(json)})`);
+  return [[ETCD3_LOAD_CALL, fromJson]];
 }
 
 // @grpc/proto-loader encodes every message type's descriptor and every file's FileDescriptorProto when it
