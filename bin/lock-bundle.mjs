@@ -6,7 +6,7 @@
 // needs (lock.ts's dynamic imports: the etcd stack, the lock.v1 client, the class-file reader) is in the file
 // but runs only when imported. The file sits in dist/js/src/, and its import.meta.url is that of a compiled
 // src/ file there (src/repo-root.ts finds the repository and the fence supervisor's entry from it).
-import { join, sep } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 
 export const LOCK_BUNDLE = 'src/cli-lock.bundle.cjs';
 
@@ -17,8 +17,30 @@ const BANNER = "const __lockstepMetaUrl = require('node:url').pathToFileURL(requ
 // a stand-in rather than every command module.
 const NO_COMMAND_TABLE = "export function modulesFor() { throw new Error('the lock bundle registers the lock command alone (src/cli-lock.ts)'); }";
 
-/** [text in the package, its replacement]: each must be found, or the build fails naming the package. */
-const ETCD3_PROTO_PATH = [['`${__dirname}/../proto/rpc.proto`', "require.resolve('etcd3/proto/rpc.proto')"]];
+// etcd3 parses its rpc.proto (protobufjs's tokenizer and parser, ~0.1 s of CPU under load) at every start.
+// The build parses it once, the same way @grpc/proto-loader's loadSync does (its own util, etcd3's options),
+// and the bundle hands proto-loader the result as protobufjs JSON (fromJSON: the same root, resolved, and
+// the same package definition; JSON.parse, which V8 reads faster than a literal): no .proto is read or
+// parsed at run time. The call's text, options included, must be found, so a new etcd3 that loads its
+// protos otherwise fails the build.
+const ETCD3_LOAD_CALL = "(0, proto_loader_1.loadSync)(`${__dirname}/../proto/rpc.proto`, {\n    keepCase: true,\n    longs: String,\n    enums: String,\n    defaults: true,\n    oneofs: true,\n});";
+export const ETCD3_LOAD_OPTIONS = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
+
+/** etcd3's rpc.proto (and what it imports) as protobufjs JSON, parsed by the proto-loader etcd3 resolves. */
+export async function etcd3ProtoJson(etcd3Lib) {
+  const { createRequire } = await import('node:module');
+  const fromEtcd3 = createRequire(join(etcd3Lib, 'connection-pool.js'));
+  const { loadProtosWithOptionsSync } = fromEtcd3('@grpc/proto-loader/build/src/util.js');
+  const root = loadProtosWithOptionsSync(join(etcd3Lib, '..', 'proto', 'rpc.proto'), ETCD3_LOAD_OPTIONS);
+  return JSON.stringify(root.toJSON());
+}
+
+async function etcd3Replacements(path) {
+  const json = await etcd3ProtoJson(dirname(path));
+  // The same call, options and all, with the parsed protos for the path.
+  const fromJson = ETCD3_LOAD_CALL.replace('(0, proto_loader_1.loadSync)(`${__dirname}/../proto/rpc.proto`', () => `(0, proto_loader_1.fromJSON)(JSON.parse(${JSON.stringify(json)})`);
+  return [[ETCD3_LOAD_CALL, fromJson]];
+}
 
 // @grpc/proto-loader encodes every message type's descriptor and every file's FileDescriptorProto when it
 // loads a .proto, for gRPC server reflection, which nothing in the lock command reads (grpc-js builds its
@@ -39,7 +61,8 @@ const LAZY_DESCRIPTORS = [
   ],
 ];
 
-async function rewrite(path, replacements) {
+/** `path`'s text with each [text, replacement] applied; throws naming the file when a text is not there. */
+export async function rewrite(path, replacements) {
   const { readFile } = await import('node:fs/promises');
   let contents = await readFile(path, 'utf8');
   for (const [text, replacement] of replacements) {
@@ -56,8 +79,7 @@ function plugins() {
       name: 'lockstep-lock-bundle',
       setup(build) {
         build.onLoad({ filter: /[/\\]src[/\\]command-table\.ts$/ }, () => ({ contents: NO_COMMAND_TABLE, loader: 'js' }));
-        // etcd3 reads its .proto from its own folder, which a bundle leaves: point it there by resolution.
-        build.onLoad({ filter: /etcd3[/\\]lib[/\\]connection-pool\.js$/ }, (args) => rewrite(args.path, ETCD3_PROTO_PATH));
+        build.onLoad({ filter: /etcd3[/\\]lib[/\\]connection-pool\.js$/ }, async (args) => rewrite(args.path, await etcd3Replacements(args.path)));
         build.onLoad({ filter: /@grpc[/\\]proto-loader[/\\]build[/\\]src[/\\]index\.js$/ }, (args) =>
           // grpc-js's own copy serves only channelz, which the lock command does not start: left as it is.
           args.path.includes(`grpc-js${sep}node_modules`) ? undefined : rewrite(args.path, LAZY_DESCRIPTORS),
@@ -79,8 +101,6 @@ export async function buildLockBundle(root, outDir) {
     target: 'node20',
     define: { 'import.meta.url': '__lockstepMetaUrl' },
     banner: { js: BANNER },
-    // Resolved at run time, next to etcd3 in node_modules (the bundle reads no .proto of its own).
-    external: ['etcd3/proto/rpc.proto'],
     plugins: plugins(),
     logLevel: 'warning',
   });

@@ -12,6 +12,13 @@
  */
 export const MAX_MESSAGE_BYTES = 64 * 1024;
 
+/**
+ * Longest wait in line an arbiter allows a request by default (ArbiterOptions.maxWaitMs raises or lowers it);
+ * `lockstep lock --wait` refuses a longer one before connecting. Here rather than in core/arbiter/arbiter.ts
+ * so the CLI reads it without loading the arbiter (issue 30).
+ */
+export const DEFAULT_MAX_WAIT_MS = 10 * 60 * 1000;
+
 /** Longest lock key, in UTF-16 code units (core/lock-key.ts checks it before anything else reads the key). */
 export const MAX_KEY_LENGTH = 256;
 

@@ -2,6 +2,7 @@
 // decision is a txn against the log; its memory holds only caches and the best-effort wait queues.
 import { CancelSource } from '../cancel.js';
 import { LockError } from '../lock-error.js';
+import { DEFAULT_MAX_WAIT_MS } from '../limits.js';
 import { type LockKey, holderKeyOf, parseLockKey } from '../lock-key.js';
 import type {
   AcquireRequest,
@@ -77,7 +78,6 @@ export interface ArbiterOptions {
 }
 
 const DEFAULT_POLL_INTERVAL_MS = 1000;
-export const DEFAULT_MAX_WAIT_MS = 10 * 60 * 1000;
 
 /**
  * Every method is told who calls by the transport (ADR-19, core/ports/caller.ts); `actingAs(arbiter,

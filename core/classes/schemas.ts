@@ -1,7 +1,7 @@
 // The field tables of the three document kinds (ADR-24), each field with the rule it must meet and the
 // fix to offer. Rules that tie fields together (fenced needs a resource, open needs efficiency) live
 // in class-rules.ts; here every field is judged on its own.
-import { z } from 'zod';
+import * as z from 'zod';
 import { isCivilDate } from './civil-date.js';
 import { RAN_AT_RULE, isRanAt } from './ran-at.js';
 import { IDENTITY_LIMIT_NAMES, MAX_GRANTED_LIMIT } from '../limits.js';

@@ -16,12 +16,13 @@ import { LockClient } from '../../core/client/lock-client.js';
 import { BadInput, Refusal } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { createRealClock, sleepMs } from '../clock/real-clock.js';
-import { DEFAULT_MAX_WAIT_MS } from '../../core/arbiter/arbiter.js';
+import { DEFAULT_MAX_WAIT_MS } from '../../core/limits.js';
 import { parseDuration } from '../duration.js';
 import { EndpointSyntaxError, parseEtcdEndpoints } from '../etcd/endpoint-address.js';
 import { type EtcdTlsFlags, addEtcdTlsOptions, loadEtcdTls } from './etcd-tls-options.js';
 import { type CoordOptions, type CoordTarget, SINGLE_CLUSTER_HELP, addCoordOptions, parseCoordOptions } from './coord-option.js';
 import { type EmitLockEvent, jsonLineEvents } from '../lock/lock-events.js';
+import { SupervisorLink } from '../lock/supervisor-link.js';
 import { describeRefusal, exitCodeForLockError, runLockedCommand } from '../lock/run-locked-command.js';
 import { defaultInstance, serverClass } from '../lock/server-class.js';
 import { checkInstance } from '../../core/arbiter/sessions.js';
@@ -104,9 +105,20 @@ export function registerLockCommand(program: Command, io: CliIo, setExitCode: (c
 
 async function runLock(keyText: string, command: string[], options: LockOptions, io: CliIo, emit: EmitLockEvent | undefined): Promise<number> {
   const setup = await loadSetup(keyText, command, options, io);
+  // ADR-12's fence supervisor, a second Node process: started before the etcd client is loaded and
+  // connected, so that its start-up overlaps that work rather than the wait after the grant (issue 30).
+  // runLockedCommand owns it from there; every return before that lets it go.
+  const supervisor = SupervisorLink.start();
   const clock = createRealClock();
-  const connection = await connect(setup, options, clock);
-  if ('refused' in connection) throw connection.unauthenticated === true ? new Refusal(connection.refused, ExitCode.unauthenticated) : new BadInput(connection.refused);
+  const connection = await connect(setup, options, clock).catch((error: unknown) => {
+    supervisor.close();
+    throw error;
+  });
+  if ('refused' in connection) {
+    supervisor.close();
+    throw connection.unauthenticated === true ? new Refusal(connection.refused, ExitCode.unauthenticated) : new BadInput(connection.refused);
+  }
+  let handedOver = false;
   const client = new LockClient({ arbiter: connection.api, clock, identity: connection.identity, instance: setup.instance });
   try {
     // Issue 29: the class is the arbiters' (their registry, ADR-24); a local --class must agree with it.
@@ -118,6 +130,7 @@ async function runLock(keyText: string, command: string[], options: LockOptions,
     });
     if (typeof governing === 'number') return governing;
     if ('mismatch' in governing) throw new BadInput(governing.mismatch);
+    handedOver = true;
     return await runLockedCommand({
       client,
       clock,
@@ -129,9 +142,11 @@ async function runLock(keyText: string, command: string[], options: LockOptions,
       command,
       killAfterMs: setup.killAfterMs,
       io,
+      supervisor,
       ...(emit === undefined ? {} : { emit }),
     });
   } finally {
+    if (!handedOver) supervisor.close();
     // Closing revokes the session so waiters need not sit out its TTL; but a log that stopped answering
     // (the very reason for a fence) must not hold the exit hostage: the lease then expires by itself.
     await Promise.race([client.close(), sleepMs(CLOSE_GRACE_MS)]);

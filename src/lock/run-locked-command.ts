@@ -32,6 +32,8 @@ export interface RunLockedOptions {
   /** The etcd endpoints, for messages that name a fix. */
   readonly endpoints: readonly string[];
   readonly io: CliIo;
+  /** The fence supervisor, when the caller started it early (SupervisorLink.start); this function owns it from here. */
+  readonly supervisor?: SupervisorLink;
   readonly env?: NodeJS.ProcessEnv;
   /** `--json`: the event stream on stdout (lock-events.ts); default none. */
   readonly emit?: EmitLockEvent;
@@ -81,8 +83,8 @@ export async function runLockedCommand(options: RunLockedOptions): Promise<numbe
   const { io } = options;
   const emit = options.emit ?? noEvents;
   if (options.command.length === 0) throw new Error('runLockedCommand needs a command'); // lock.ts refuses this as bad input
-  // Started before the acquire, so that its start-up overlaps the round trips to etcd.
-  const supervisor = SupervisorLink.start();
+  // Started before the acquire (by the caller, or here), so that its start-up overlaps the round trips to etcd.
+  const supervisor = options.supervisor ?? SupervisorLink.start();
   const toMonotonic = monotonicFrameOf(options.clock);
   let fenced: FenceReason | undefined;
   const onFence = (reason: FenceReason): void => {
