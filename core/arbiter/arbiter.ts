@@ -14,6 +14,7 @@ import type {
   ForceReleaseProposal,
   ForceReleaseRequest,
   ForceReleaseResponse,
+  CloseSessionRequest,
   DescribeKeyRequest,
   Grant,
   InspectResponse,
@@ -111,7 +112,7 @@ export class Arbiter implements ArbiterService {
       gateway: this.gateway,
       epoch: this.epoch,
       sessions: this.sessions,
-      seams,
+      grantTxnOf: seams.grantTxn,
       clock: this.options.clock,
       checkPlacement: (key, className) => this.checkPlacement(key, this.options.classes.get(key.namespace, className)?.tier),
     });
@@ -141,7 +142,7 @@ export class Arbiter implements ArbiterService {
     return { ttlSeconds: response.ttlSeconds };
   }
 
-  async closeSession(caller: Caller, request: KeepAliveRequest): Promise<void> {
+  async closeSession(caller: Caller, request: CloseSessionRequest): Promise<void> {
     await this.sessions.ownedBy(request.sessionId, checkIdentity(caller.identity));
     this.sessions.forget(request.sessionId);
     await this.gateway.leaseRevoke(request.sessionId, ['lease-not-found']).catch((error: unknown) => {
