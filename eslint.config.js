@@ -1,6 +1,8 @@
 // Lint rules that carry the house laws of ARCHITECTURE.md, as errors:
 // - determinism: core/ and sim/ take time, randomness and timers only through ports;
-// - layering: core/ imports only core/ (and pure npm packages), sim/ imports core/, scenarios/ core/ and sim/.
+// - layering: core/ imports only core/ (and pure npm packages), sim/ imports core/, scenarios/ core/ and sim/,
+//   bench/ all of those and src/, and nothing imports bench/ but `lockstep bench`'s adapter;
+// - size: files under 400 lines and functions under 70 (STYLE.md, "Small and named").
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -22,6 +24,9 @@ const layer = (forbidden, why) => ({
   ],
 });
 
+const coreForbidden = ['**/sim/**', '**/src/**', '**/viz/**', '**/bench/**', '**/scenarios/**', 'etcd3', 'seedrandom', 'commander', 'tsx', 'vitest'];
+const noBench = { group: ['**/bench/**'], message: 'Nothing imports bench/ but src/commands/bench.ts, the adapter of `lockstep bench`: move what both need down (issue 34).' };
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'src/gen/**', 'dist/**', 'coverage/**', '.lockstep-tmp/**', 'test-artifacts/**'] },
   js.configs.recommended,
@@ -31,6 +36,28 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-constant-condition': ['error', { checkLoops: false }],
     },
+  },
+  {
+    // STYLE.md, "Small and named": files of a few hundred lines, functions of about 70 (TigerBeetle's limit).
+    // Blank lines and comments do not count, so a rule explained where it lives costs nothing. Tests are
+    // exempt (a table of cases is long by nature); generated code (src/gen) is ignored above.
+    files: ['**/*.ts', '**/*.tsx', '**/*.js', '**/*.mjs'],
+    ignores: ['**/*.test.ts', '**/*.test.tsx'],
+    rules: {
+      'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 70, skipBlankLines: true, skipComments: true, IIFEs: true }],
+    },
+  },
+  {
+    // Test kits are tests: a conformance suite's case table and a fixture artifact are long by nature.
+    files: ['src/testing/**/*.ts', 'viz/**/test-fixtures.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
+    // PENDING (issue 34): functions still over 70 lines, each to be split along its seams by its owner
+    // (runGate: simfix; runBench: hop; the rest: the lint branch ran out of time). Remove a line as its split lands.
+    files: ['src/gate/gate-run.ts', 'bench/run-bench.ts', 'src/audit/queries.ts', 'src/gate/gate-schedule.ts', 'viz/timeline/index.ts', 'src/commands/lock.ts', 'src/service/server.ts'],
+    rules: { 'max-lines-per-function': 'off' },
   },
   {
     files: ['core/**/*.ts', 'sim/**/*.ts'],
@@ -44,10 +71,21 @@ export default tseslint.config(
     files: ['core/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', layer(
-        ['**/sim/**', '**/src/**', '**/viz/**', '**/bench/**', '**/scenarios/**', 'etcd3', 'seedrandom', 'commander', 'tsx', 'vitest'],
-        'core/ imports only core/ and pure packages (docs/architecture.md, Layers).',
-      )],
+      'no-restricted-imports': ['error', layer(coreForbidden, 'core/ imports only core/ and pure packages (docs/architecture.md, Layers).')],
+    },
+  },
+  {
+    // Inside core the audit reads what the arbiter writes (ADR-21): the arbiter, the client and the ports sit
+    // below it and never import it (the release marker, which the arbiter writes, lives in core/arbiter).
+    files: ['core/arbiter/**/*.ts', 'core/client/**/*.ts', 'core/ports/**/*.ts', 'core/shards/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          ...layer(coreForbidden, 'core/ imports only core/ and pure packages (docs/architecture.md, Layers).').patterns,
+          { group: ['**/audit/**', '../audit/*'], message: 'The audit sits above the arbiter, the client and the ports (ADR-21): move what both need down into core/arbiter or core/ports.' },
+        ],
+      }],
     },
   },
   {
@@ -78,10 +116,26 @@ export default tseslint.config(
     },
   },
   {
+    // bench/ measures everything below it; nothing below imports it back except `lockstep bench`'s thin
+    // adapter, which only parses flags and prints the report (issue 34).
+    files: ['src/**/*.ts', 'bin/**/*.mjs'],
+    ignores: ['**/*.test.ts', 'src/commands/bench.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [noBench] }],
+    },
+  },
+  {
     files: ['src/web/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*'], message: 'src/web/ runs in the browser: no node built-ins.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*'], message: 'src/web/ runs in the browser: no node built-ins.' }, noBench] }],
+    },
+  },
+  {
+    files: ['bench/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/viz/**'], message: 'bench/ imports core/, sim/, scenarios/ and src/ (docs/architecture.md, Layers).' }] }],
     },
   },
   {

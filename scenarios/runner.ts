@@ -7,6 +7,7 @@ import type { TraceOptions } from '../sim/trace/trace.js';
 import type { Fault } from './faults.js';
 import { DEFAULT_HORIZON_MS, HorizonReached } from './horizon.js';
 import { replayFileCommand, runCommand } from './replay-command.js';
+import { crashedRun } from './run-crashed.js';
 import { type Expectation, type Scenario, type ScenarioOutcome, variantOf } from './scenario.js';
 import { type RunTimeline, TimelineCapture } from './timeline-capture.js';
 
@@ -90,7 +91,7 @@ export async function runScenario(scenario: Scenario, variantName: string | unde
       ...(trace === undefined ? {} : { trace }),
     });
   } catch (error) {
-    if (!(error instanceof HorizonReached)) throw error;
+    if (!(error instanceof HorizonReached)) throw crashedRun(error, scenario.name, variant.name, seed, runCommand(scenario.name, variant === scenario.variants[0] ? undefined : variant.name, seed, options.faults === undefined ? undefined : '<its fault schedule>'));
     // What happened up to the horizon is still checked: a schedule that stops the workload must not hide a violation.
     unfinished = error;
     outcome = { ...error.partial, metrics: {} };

@@ -23,6 +23,7 @@ import { ClassRegistry, type LockClass } from '../core/classes/index.js';
 import { isLockError } from '../core/lock-error.js';
 import { Rng } from '../sim/kernel/rng.js';
 import type { SimProcess } from '../sim/process/process.js';
+import type { SimResource } from '../sim/world/resource.js';
 import { World } from '../sim/world/world.js';
 import { type Episode, FIRST_FAULT_MS, SWARM_ARBITERS, arbiterIndexOf, drawEpisodes, faultMix, swarmClientName, toFaults } from './explore-schedule.js';
 import { type Fault, scheduleFaults } from './faults.js';
@@ -161,26 +162,8 @@ export async function runSwarm(context: ScenarioContext, mutant: Mutant | undefi
   const names = Array.from({ length: parameters.clients }, (_, i) => swarmClientName(i));
   const floor = new Floor();
   const cls = ledger(parameters.fairness);
-  const placement: Placement = { check: (_key, tier) => (tier !== undefined && floor.draining ? { kind: 'draining' } : undefined) };
   const openClass = parameters.openClass ? openClassWorld(SWARM_TTL_SECONDS) : undefined; // ADR-04
-  const world = new World({
-    ...worldBasics(context),
-    classes: new ClassRegistry([cls, ...(openClass?.classes ?? [])]),
-    authorizer: new PrefixGrants([
-      ...[...new Set(names.map((_, i) => swarmHolderOf(names, i, parameters.replicasPerIdentity).identity))].map((identity) => namespaceGrant(identity, NAMESPACE)),
-      ...(parameters.noisyNeighbour === true ? [noisyGrant(NAMESPACE)] : []),
-      ...(openClass?.grants ?? []),
-    ]),
-    ...(openClass === undefined ? {} : { unprotected: { store: openClass.open.store } }),
-    arbiters: SWARM_ARBITERS.length,
-    // ADR-10 pins an etcd that confirms leadership before it renews a lease, and so before it revokes an
-    // expired one (3.5.13): 3.4.23's deposed leader, its disk stalled, revokes a lease its successor has
-    // renewed (the stuck-leader scenario shows 3.4.23; the explorer found the revoke half on seed 2318).
-    cluster: ETCD_3_5_13,
-    placement,
-    logFaults: true, // lossy watches and lost answers (explore-schedule.ts)
-    ...(mutant === undefined ? {} : { seams: mutant.seams }),
-  });
+  const world = swarmWorld(context, parameters, names, floor, cls, mutant, openClass);
   const probe = new DeadlineProbe(world);
   await world.start();
   const resource = world.addResource('ledger-db', { fenced: true, writeMs: 20 });
@@ -206,8 +189,6 @@ export async function runSwarm(context: ScenarioContext, mutant: Mutant | undefi
   const ttlMs = SWARM_TTL_SECONDS * 1_000;
   const disturbances = disturbancesOf(faults, { startMs, ttlMs, waitMs: parameters.waitMs, recoverMs: RECOVER_MS }, drains);
   const liveness = { interests, disturbances, bounds: { ttlMs, pollIntervalMs: POLL_INTERVAL_MAX_MS, boundMs: LIVENESS_BOUND_MS, endedAtMs: world.kernel.now() } };
-  const logFaults = world.arbiters.map((a) => world.logFaultsOf(a.process.name)?.counts);
-  const refused = Object.fromEntries([...counters.refused].sort(([a], [b]) => (a < b ? -1 : 1)).map(([code, n]) => [`refused_${code}`, n]));
   return {
     world,
     faults,
@@ -216,29 +197,61 @@ export async function runSwarm(context: ScenarioContext, mutant: Mutant | undefi
     ...(openClass === undefined ? {} : { checks: [checkSwarmUnprotected(world, openClass.open, beliefs)] }),
     parameters: { ...parameters, ttlSeconds: SWARM_TTL_SECONDS, workloadMs: WORKLOAD_MS, faultWindowMs: [FIRST_FAULT_MS, FAULT_WINDOW_MS], faultMix: faultMix(context.seed), mutant: mutant?.name ?? 'none' },
     metrics: {
-      faults: faults.length,
-      faultsSkipped: appliedFaults.filter((line) => line.includes('skip')).length,
-      acquires: counters.acquires,
-      granted: counters.granted,
-      grantsInLog: world.grants.length,
-      restores: world.clusters.length - 1,
-      ...refused,
-      beliefPoints: beliefs.length,
-      writesAccepted: counters.writesAccepted,
-      writesRejected: counters.writesRejected,
-      // The fence takes a token only above its mark, so a holder's second write with one token is refused too.
-      writesRejectedStale: resource.writes.filter((w) => !w.accepted && !resource.writes.some((a) => a.accepted && a.key === w.key && a.token === w.token)).length,
-      writesUnanswered: counters.writesUnanswered,
-      writesWithheld: counters.writesWithheld,
-      fenced: counters.fenced,
-      epochAdvances: counters.advancesDone,
-      epochAdvancesSkipped: counters.advancesSkipped,
-      answersLost: logFaults.reduce((n, c) => n + (c?.answersLost ?? 0), 0),
-      watchBatchesDropped: logFaults.reduce((n, c) => n + (c?.watchBatchesDropped ?? 0), 0),
-      interestsInDoubt: interests.filter((i) => i.outcome === 'in-doubt' || i.release === 'in-doubt').length,
+      ...swarmMetrics(world, faults, appliedFaults, counters, resource, beliefs, interests),
       ...noisy,
       ...(openClass === undefined ? {} : { unprotectedGrantsStored: openClass.open.store.records.filter((r) => r.kind === 'grant').length }),
     },
+  };
+}
+
+/** The swarm's world: two arbiters on etcd 3.5.13, the ledger class, each identity's grant, the floor's drain. */
+function swarmWorld(context: ScenarioContext, parameters: SwarmParameters, names: readonly string[], floor: Floor, cls: LockClass, mutant: Mutant | undefined, openClass: ReturnType<typeof openClassWorld> | undefined): World {
+  const placement: Placement = { check: (_key, tier) => (tier !== undefined && floor.draining ? { kind: 'draining' } : undefined) };
+  return new World({
+    ...worldBasics(context),
+    classes: new ClassRegistry([cls, ...(openClass?.classes ?? [])]),
+    authorizer: new PrefixGrants([
+      ...[...new Set(names.map((_, i) => swarmHolderOf(names, i, parameters.replicasPerIdentity).identity))].map((identity) => namespaceGrant(identity, NAMESPACE)),
+      ...(parameters.noisyNeighbour === true ? [noisyGrant(NAMESPACE)] : []),
+      ...(openClass?.grants ?? []),
+    ]),
+    ...(openClass === undefined ? {} : { unprotected: { store: openClass.open.store } }),
+    arbiters: SWARM_ARBITERS.length,
+    // ADR-10 pins an etcd that confirms leadership before it renews a lease, and so before it revokes an
+    // expired one (3.5.13): 3.4.23's deposed leader, its disk stalled, revokes a lease its successor has
+    // renewed (the stuck-leader scenario shows 3.4.23; the explorer found the revoke half on seed 2318).
+    cluster: ETCD_3_5_13,
+    placement,
+    logFaults: true, // lossy watches and lost answers (explore-schedule.ts)
+    ...(mutant === undefined ? {} : { seams: mutant.seams }),
+  });
+}
+
+/** The run's figures: faults, grants, refusals by code, writes by fate, epoch advances, log faults. */
+function swarmMetrics(world: World, faults: readonly Fault[], appliedFaults: readonly string[], counters: Counters, resource: SimResource, beliefs: readonly BeliefInterval[], interests: readonly Interest[]): Record<string, number> {
+  const logFaults = world.arbiters.map((a) => world.logFaultsOf(a.process.name)?.counts);
+  const refused = Object.fromEntries([...counters.refused].sort(([a], [b]) => (a < b ? -1 : 1)).map(([code, n]) => [`refused_${code}`, n]));
+  return {
+    faults: faults.length,
+    faultsSkipped: appliedFaults.filter((line) => line.includes('skip')).length,
+    acquires: counters.acquires,
+    granted: counters.granted,
+    grantsInLog: world.grants.length,
+    restores: world.clusters.length - 1,
+    ...refused,
+    beliefPoints: beliefs.length,
+    writesAccepted: counters.writesAccepted,
+    writesRejected: counters.writesRejected,
+    // The fence takes a token only above its mark, so a holder's second write with one token is refused too.
+    writesRejectedStale: resource.writes.filter((w) => !w.accepted && !resource.writes.some((a) => a.accepted && a.key === w.key && a.token === w.token)).length,
+    writesUnanswered: counters.writesUnanswered,
+    writesWithheld: counters.writesWithheld,
+    fenced: counters.fenced,
+    epochAdvances: counters.advancesDone,
+    epochAdvancesSkipped: counters.advancesSkipped,
+    answersLost: logFaults.reduce((n, c) => n + (c?.answersLost ?? 0), 0),
+    watchBatchesDropped: logFaults.reduce((n, c) => n + (c?.watchBatchesDropped ?? 0), 0),
+    interestsInDoubt: interests.filter((i) => i.outcome === 'in-doubt' || i.release === 'in-doubt').length,
   };
 }
 

@@ -15,6 +15,7 @@ import type {
   ForceReleaseProposal,
   ForceReleaseRequest,
   ForceReleaseResponse,
+  CloseSessionRequest,
   DescribeKeyRequest,
   Grant,
   InspectResponse,
@@ -120,7 +121,7 @@ export class Arbiter implements ArbiterService {
       gateway: this.gateway,
       epoch: this.epoch,
       sessions: this.sessions,
-      seams,
+      grantTxnOf: seams.grantTxn,
       clock: this.options.clock,
       checkPlacement: (key, className) => this.checkPlacement(key, this.options.classes.get(key.namespace, className)?.tier),
     });
@@ -155,7 +156,7 @@ export class Arbiter implements ArbiterService {
     return { ttlSeconds: response.ttlSeconds };
   }
 
-  async closeSession(caller: Caller, request: KeepAliveRequest): Promise<void> {
+  async closeSession(caller: Caller, request: CloseSessionRequest): Promise<void> {
     if (this.failOpen !== undefined && isMemorySessionId(request.sessionId)) return this.failOpen.closeSession(checkIdentity(caller.identity), request.sessionId);
     await this.sessions.ownedBy(request.sessionId, checkIdentity(caller.identity));
     await this.failOpen?.closeSession(caller.identity, request.sessionId);

@@ -10,6 +10,7 @@ import { type LockKey, guardKeyOf, holderKeyOf } from '../lock-key.js';
 import type { Grant } from '../ports/arbiter-api.js';
 import type { Clock } from '../ports/clock.js';
 import { isLockLogError } from '../ports/lock-log-error.js';
+import type { TxnRequest } from '../ports/lock-log.js';
 import { packToken } from '../token.js';
 import type { LeaseId, Revision } from '../units.js';
 import type { EpochState } from './epoch-state.js';
@@ -18,7 +19,6 @@ import { type HoldRead, readHold } from './inspect.js';
 import type { AttemptOutcome, AttemptTrigger, Contender } from './key-queue.js';
 import type { LogGateway } from './log-gateway.js';
 import { IDEMPOTENT_REQUEST_TIMEOUT_MS, SETTLE_RETRY_BUDGET_MS, retryWithin } from './log-retry.js';
-import type { ArbiterSeams } from './seams.js';
 import { type SessionDirectory, expired } from './sessions.js';
 
 /** Grant txns in one attempt: epoch changes and in-doubt txns that did not commit (TigerStyle: every retry loop has a maximum). */
@@ -37,7 +37,8 @@ export interface GranterDeps {
   readonly gateway: LogGateway;
   readonly epoch: EpochState;
   readonly sessions: SessionDirectory;
-  readonly seams: ArbiterSeams;
+  /** The txn one grant attempt runs: productionGrantTxn (seams.ts), resolved once when the arbiter is built. */
+  readonly grantTxnOf: (input: GrantTxnInput, trigger: AttemptTrigger) => TxnRequest;
   readonly clock: Clock;
   /** ADR-08/09: throws when the key may not be granted here (redirect, draining). */
   readonly checkPlacement: (key: LockKey, className: string) => void;
@@ -85,7 +86,7 @@ export class Granter {
       // arrival) make its reads. Refused there, nothing was written, so the caller may simply retry.
       let response;
       try {
-        response = await this.deps.gateway.txn({ ...this.deps.seams.grantTxn(full, trigger), timeoutMs: IDEMPOTENT_REQUEST_TIMEOUT_MS }, { passThrough: ['lease-not-found'], stillWanted: () => this.deps.clock.now() <= deadlineMs + LATE_GRANT_SLACK_MS });
+        response = await this.deps.gateway.txn({ ...this.deps.grantTxnOf(full, trigger), timeoutMs: IDEMPOTENT_REQUEST_TIMEOUT_MS }, { passThrough: ['lease-not-found'], stillWanted: () => this.deps.clock.now() <= deadlineMs + LATE_GRANT_SLACK_MS });
       } catch (error) {
         if (isLockLogError(error, 'lease-not-found')) {
           this.deps.sessions.forget(ask.sessionId);

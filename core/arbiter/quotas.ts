@@ -13,7 +13,7 @@
 // long, and a tenant is never locked out by a hold that is gone.
 import { DEFAULT_IDENTITY_LIMITS, type IdentityLimits } from '../limits.js';
 import { LockError, isLockError } from '../lock-error.js';
-import type { AcquireRequest, KeepAliveRequest, OpenSessionRequest, ReleaseRequest, Session } from '../ports/arbiter-api.js';
+import type { AcquireRequest, CloseSessionRequest, KeepAliveRequest, OpenSessionRequest, ReleaseRequest, Session } from '../ports/arbiter-api.js';
 import type { ArbiterService, Caller } from '../ports/caller.js';
 import type { Clock } from '../ports/clock.js';
 import { TokenBucket } from './token-bucket.js';
@@ -95,7 +95,7 @@ export class QuotaGate implements ArbiterService {
     }
   }
 
-  async closeSession(caller: Caller, request: KeepAliveRequest): Promise<void> {
+  async closeSession(caller: Caller, request: CloseSessionRequest): Promise<void> {
     const usage = this.usageOf(caller.identity);
     try {
       await this.inner.closeSession(caller, request);

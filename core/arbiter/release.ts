@@ -17,7 +17,7 @@ import { unpackToken } from '../token.js';
 import type { FencingToken, LeaseId, Revision } from '../units.js';
 import { EPOCH_RECORD_READ, type EpochState, epochUnchanged } from './epoch-state.js';
 import type { LogGateway } from './log-gateway.js';
-import { releaseMarkerKeyOf, releaseMarkerOps } from '../audit/markers.js';
+import { releaseMarkerKeyOf, releaseMarkerOps } from './release-marker.js';
 import type { Clock } from '../ports/clock.js';
 import type { TxnResponse } from '../ports/lock-log.js';
 import { IDEMPOTENT_REQUEST_TIMEOUT_MS, RELEASE_RETRY_BUDGET_MS, retryWithin } from './log-retry.js';

@@ -5,7 +5,7 @@ import { type GrantTxnInput, grantTxn } from './grant-txn.js';
 import type { AttemptTrigger } from './key-queue.js';
 import { EPOCH_KEY } from './records.js';
 import { SealGuard } from './seal-guard.js';
-import { HONEST_ARBITER_SEAMS } from './seams.js';
+import { HONEST_ARBITER_SEAMS, productionGrantTxn } from './seams.js';
 
 const input: GrantTxnInput = {
   key: parseLockKey('payments/ledger-7'),
@@ -26,6 +26,10 @@ describe('the arbiter seams: honest defaults are the rules as implemented', () =
       { key: EPOCH_KEY, target: 'mod', op: '=', value: 19n },
       { key: '/g/payments/ledger-7//42', target: 'version', op: '=', value: 0n },
     ]);
+  });
+
+  it('names the production grant txn as the honest seam, so production never reaches a mutant\'s seam by name (issue 34)', () => {
+    expect(HONEST_ARBITER_SEAMS.grantTxn).toBe(productionGrantTxn);
   });
 
   it('gives each arbiter its own seal guard, which seals on a foreign cluster ID (ADR-03)', () => {

@@ -30,8 +30,11 @@ export interface ArbiterSeams {
   readonly opensOnQuorumLoss: (lockClass: ArbiterClass) => boolean;
 }
 
+/** The grant txn production runs: the full compare whatever triggered the attempt (ADR-15). */
+export const productionGrantTxn = (input: GrantTxnInput, _trigger: AttemptTrigger): TxnRequest => grantTxn(input);
+
 export const HONEST_ARBITER_SEAMS: ArbiterSeams = {
-  grantTxn: (input) => grantTxn(input),
+  grantTxn: productionGrantTxn,
   sealGuard: () => new SealGuard(),
   confirmBeforeWrite: true,
   opensOnQuorumLoss,

@@ -5,7 +5,7 @@ import { SHARD_MAP_KEY } from '../shards/shard-map.js';
 import { packToken } from '../token.js';
 import { type LeaseId, leaseId, revision } from '../units.js';
 import { FRESH_LOG_STATE, interpretRevision } from './interpret.js';
-import { releaseMarkerOps } from './markers.js';
+import { releaseMarkerOps } from '../arbiter/release-marker.js';
 
 const SESSION = leaseId(7001n);
 const OTHER_SESSION = leaseId(7002n);

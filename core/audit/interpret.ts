@@ -24,7 +24,7 @@ import { REVISION_LIMIT, packToken } from '../token.js';
 import { type Revision, leaseId, revision as toRevision } from '../units.js';
 import type { AuditEvent, HoldEndKind } from './events.js';
 import { parseForceRecord } from './force-record.js';
-import { readReleaseMarker } from './markers.js';
+import { readReleaseMarker } from '../arbiter/release-marker.js';
 
 /** What the interpreter carries from one revision to the next. */
 export interface InterpreterState {

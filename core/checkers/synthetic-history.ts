@@ -58,84 +58,107 @@ export function syntheticLockHistory(options: SyntheticLockHistoryOptions): Synt
   return { events: stamped.map((s) => s.event), holds };
 }
 
+type Process = { name: string; current: Hold | undefined; stale: bigint | undefined };
+
+/** One key's sequential run of the lock model, as it is generated: what the log and the fenced resource know. */
+class KeyRunState {
+  readonly steps: Step[] = [];
+  readonly holds: Hold[] = [];
+  holder: Hold | 'unknown' | undefined;
+  unknownToken = 0n;
+  /** The fenced resource's highest accepted token. */
+  mark = -1n;
+  point = 0;
+  events = 0;
+
+  add(process: string, f: string, outcome: Outcome, input: unknown, output: unknown): Step {
+    const step: Step = { process, f, outcome, input, output, point: this.point, callTime: this.point, returnTime: this.point };
+    this.steps.push(step);
+    this.events += process === LOG_PROCESS || outcome === 'pending' ? 1 : 2;
+    return step;
+  }
+}
+
 function runKey(key: string, keyIndex: number, options: SyntheticLockHistoryOptions, random: () => number): KeyRun {
   const unknownRate = options.unknownRate ?? 0.05;
   const expiryRate = options.expiryRate ?? 0.08;
-  const processes = Array.from({ length: options.processesPerKey }, (_, i) => ({ name: `${key}-p${i}`, current: undefined as Hold | undefined, stale: undefined as bigint | undefined }));
-  const steps: Step[] = [];
-  const holds: Hold[] = [];
-  let holder: Hold | 'unknown' | undefined;
-  let unknownToken = 0n;
-  let mark = -1n;
-  let point = 0;
-  let events = 0;
-  const add = (process: string, f: string, outcome: Outcome, input: unknown, output: unknown): Step => {
-    const step: Step = { process, f, outcome, input, output, point, callTime: point, returnTime: point };
-    steps.push(step);
-    events += process === LOG_PROCESS || outcome === 'pending' ? 1 : 2;
-    return step;
-  };
-  while (events < options.eventsPerKey) {
-    point += 2 + Math.floor(random() * 8);
-    const lastEvent = options.eventsPerKey - events === 1;
+  const processes: Process[] = Array.from({ length: options.processesPerKey }, (_, i) => ({ name: `${key}-p${i}`, current: undefined, stale: undefined }));
+  const run = new KeyRunState();
+  while (run.events < options.eventsPerKey) {
+    run.point += 2 + Math.floor(random() * 8);
+    const lastEvent = options.eventsPerKey - run.events === 1;
+    const holder = run.holder;
     if (holder !== undefined && (lastEvent || random() < (holder === 'unknown' ? 0.3 : expiryRate))) {
-      const token = holder === 'unknown' ? unknownToken : holder.token;
-      const expiry = add(LOG_PROCESS, 'expire', 'ok', { token: String(token) }, { token: String(token) });
-      if (holder !== 'unknown') {
-        holder.end ??= expiry;
-        const owner = processes.find((p) => p.current === holder);
-        if (owner !== undefined) [owner.current, owner.stale] = [undefined, token];
-      }
-      holder = undefined;
+      expire(run, holder, processes);
       continue;
     }
-    const p = processes[Math.floor(random() * processes.length)] as (typeof processes)[number];
+    const p = processes[Math.floor(random() * processes.length)] as Process;
     const unknown = random() < unknownRate;
     if (lastEvent) {
-      add(p.name, 'acquire', 'pending', null, null);
+      run.add(p.name, 'acquire', 'pending', null, null);
       continue;
     }
     const r = random();
-    if (p.current !== undefined) {
-      const token = p.current.token;
-      if (r < 0.45) {
-        const takesEffect = !unknown || random() < 0.5;
-        if (takesEffect) mark = token;
-        add(p.name, 'write', unknown ? 'info' : 'ok', { token: String(token) }, null);
-      } else if (r < 0.55) {
-        add(p.name, 'acquire', 'ok', null, { token: String(token), reentered: true });
-      } else {
-        const release = add(p.name, 'release', unknown ? 'info' : 'ok', { token: String(token) }, unknown ? null : { released: true });
-        // An unknown release may have ended the hold even when this run says it did not.
-        p.current.end = release;
-        if (!unknown || random() < 0.5) holder = undefined;
-        [p.current, p.stale] = [undefined, undefined];
-      }
-    } else if (p.stale !== undefined && r < 0.35) {
-      const token = p.stale;
-      if (random() < 0.5) {
-        const accepted = token >= mark;
-        if (accepted) mark = token;
-        add(p.name, 'write', accepted ? 'ok' : 'fail', { token: String(token) }, accepted ? null : { error: 'fenced' });
-      } else {
-        add(p.name, 'release', 'ok', { token: String(token) }, { released: false });
-        p.stale = undefined;
-      }
-    } else if (holder !== undefined) {
-      add(p.name, 'acquire', unknown ? 'info' : 'fail', null, unknown ? null : { error: 'contended' });
-    } else {
-      const token = EPOCH_BASE + BigInt(point * options.keys + keyIndex + 1);
-      if (unknown) {
-        add(p.name, 'acquire', 'info', null, null);
-        if (random() < 0.7) [holder, unknownToken] = ['unknown', token];
-      } else {
-        const hold: Hold = { token, process: p.name, acquire: add(p.name, 'acquire', 'ok', null, { token: String(token) }), end: undefined };
-        holds.push(hold);
-        [holder, p.current, p.stale] = [hold, hold, undefined];
-      }
-    }
+    if (p.current !== undefined) actAsHolder(run, p, p.current, r, unknown, random);
+    else if (p.stale !== undefined && r < 0.35) actOnStaleToken(run, p, p.stale, random);
+    else if (run.holder !== undefined) run.add(p.name, 'acquire', unknown ? 'info' : 'fail', null, unknown ? null : { error: 'contended' });
+    else acquireFree(run, p, EPOCH_BASE + BigInt(run.point * options.keys + keyIndex + 1), unknown, random);
   }
-  return { steps, holds };
+  return { steps: run.steps, holds: run.holds };
+}
+
+/** The log expires the hold: its holder's token becomes stale. */
+function expire(run: KeyRunState, holder: Hold | 'unknown', processes: readonly Process[]): void {
+  const token = holder === 'unknown' ? run.unknownToken : holder.token;
+  const expiry = run.add(LOG_PROCESS, 'expire', 'ok', { token: String(token) }, { token: String(token) });
+  if (holder !== 'unknown') {
+    holder.end ??= expiry;
+    const owner = processes.find((p) => p.current === holder);
+    if (owner !== undefined) [owner.current, owner.stale] = [undefined, token];
+  }
+  run.holder = undefined;
+}
+
+/** The holder writes, re-enters, or releases. */
+function actAsHolder(run: KeyRunState, p: Process, current: Hold, r: number, unknown: boolean, random: () => number): void {
+  const token = current.token;
+  if (r < 0.45) {
+    const takesEffect = !unknown || random() < 0.5;
+    if (takesEffect) run.mark = token;
+    run.add(p.name, 'write', unknown ? 'info' : 'ok', { token: String(token) }, null);
+  } else if (r < 0.55) {
+    run.add(p.name, 'acquire', 'ok', null, { token: String(token), reentered: true });
+  } else {
+    const release = run.add(p.name, 'release', unknown ? 'info' : 'ok', { token: String(token) }, unknown ? null : { released: true });
+    // An unknown release may have ended the hold even when this run says it did not.
+    current.end = release;
+    if (!unknown || random() < 0.5) run.holder = undefined;
+    [p.current, p.stale] = [undefined, undefined];
+  }
+}
+
+/** A former holder writes with its stale token (the resource fences it unless no newer token wrote) or releases it. */
+function actOnStaleToken(run: KeyRunState, p: Process, token: bigint, random: () => number): void {
+  if (random() < 0.5) {
+    const accepted = token >= run.mark;
+    if (accepted) run.mark = token;
+    run.add(p.name, 'write', accepted ? 'ok' : 'fail', { token: String(token) }, accepted ? null : { error: 'fenced' });
+  } else {
+    run.add(p.name, 'release', 'ok', { token: String(token) }, { released: false });
+    p.stale = undefined;
+  }
+}
+
+/** An acquire of the free key: granted, or unknown (and then granted or not, unseen). */
+function acquireFree(run: KeyRunState, p: Process, token: bigint, unknown: boolean, random: () => number): void {
+  if (unknown) {
+    run.add(p.name, 'acquire', 'info', null, null);
+    if (random() < 0.7) [run.holder, run.unknownToken] = ['unknown', token];
+  } else {
+    const hold: Hold = { token, process: p.name, acquire: run.add(p.name, 'acquire', 'ok', null, { token: String(token) }), end: undefined };
+    run.holds.push(hold);
+    [run.holder, p.current, p.stale] = [hold, hold, undefined];
+  }
 }
 
 // Between two operations of one process at points a < b, the first returns before (a + b) / 2 and the

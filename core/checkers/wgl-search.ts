@@ -40,85 +40,104 @@ type Frame<S> = {
 };
 
 export function searchLinearization<S, I, O>(model: Model<S, I, O>, ops: readonly Operation<I, O>[], stepBudget: number): SearchResult<S> {
-  const pool = new PendingPool(ops);
-  const list = new EntryList(ops, (op) => pool.groupOf(op) < 0);
-  const taken = new TakenSet(ops.length);
-  const cache = new Map<string, Snapshot[]>();
-  let remaining = ops.filter((op) => op.returnTime !== Number.POSITIVE_INFINITY).length;
-  let state = model.init();
-  let top: Frame<S> | undefined;
-  let deepest: Frame<S> | undefined;
-  // Where the search got stuck furthest in time: the explanation of an illegal verdict starts there.
-  let stuck: { frame: Frame<S> | undefined; reach: number; depth: number } | undefined;
-  let steps = 0;
+  return new WglSearch(model, ops).run(stepBudget);
+}
+
+/** One search's state: the entry list, the set taken effect, the cache, and the stack of frames (`top`). */
+class WglSearch<S, I, O> {
+  private readonly pool: PendingPool;
+  private readonly list: EntryList;
+  private readonly taken: TakenSet;
+  private readonly cache = new Map<string, Snapshot[]>();
+  private remaining: number;
+  private state: S;
+  private top: Frame<S> | undefined;
+  private deepest: Frame<S> | undefined;
+  private steps = 0;
+
+  constructor(private readonly model: Model<S, I, O>, private readonly ops: readonly Operation<I, O>[]) {
+    this.pool = new PendingPool(ops);
+    this.list = new EntryList(ops, (op) => this.pool.groupOf(op) < 0);
+    this.taken = new TakenSet(ops.length);
+    this.remaining = ops.filter((op) => op.returnTime !== Number.POSITIVE_INFINITY).length;
+    this.state = model.init();
+  }
+
+  run(stepBudget: number): SearchResult<S> {
+    const { list, ops } = this;
+    // Where the search got stuck furthest in time: the explanation of an illegal verdict starts there.
+    let stuck: { frame: Frame<S> | undefined; reach: number; depth: number } | undefined;
+    let entry: number | undefined = list.first();
+    for (;;) {
+      if (this.remaining === 0) return result('ok', this.steps, this.top);
+      if (this.steps >= stepBudget) return result('unknown', this.steps, this.deepest);
+      this.steps += 1;
+      if (list.isCall(entry)) {
+        const op = ops[entry] as Operation<I, O>;
+        entry = this.takeEffect(entry, this.model.step(this.state, op), 0, this.state, Number.NaN) ? list.first() : list.next(entry);
+        continue;
+      }
+      const deadline: number = (ops[list.operationOf(entry)] as Operation<I, O>).returnTime;
+      const depth = this.top?.depth ?? 0;
+      if (stuck === undefined || deadline > stuck.reach || (deadline === stuck.reach && depth > stuck.depth)) stuck = { frame: this.top, reach: deadline, depth };
+      entry = this.tryPending(0, deadline) ? list.first() : this.backtrack();
+      if (entry === undefined) return result('illegal', this.steps, stuck.frame);
+    }
+  }
 
   // Lets `op` take effect with its first successor (from `alternative` on) not already explored.
-  const takeEffect = (op: number, successors: readonly S[], alternative: number, before: S, deadline: number): boolean => {
+  private takeEffect(op: number, successors: readonly S[], alternative: number, before: S, deadline: number): boolean {
+    const { taken } = this;
     for (let k = alternative; k < successors.length; k += 1) {
       const after = successors[k] as S;
       taken.toggle(op);
-      if (!remember(cache, `${taken.hash}:${model.stateKey(after)}`, taken)) {
+      if (!remember(this.cache, `${taken.hash}:${this.model.stateKey(after)}`, taken)) {
         taken.toggle(op);
         continue;
       }
-      const group = pool.groupOf(op);
-      top = { op, before, after, successors, alternative: k, group, deadline, parent: top, depth: (top?.depth ?? 0) + 1 };
-      if (deepest === undefined || top.depth > deepest.depth) deepest = top;
-      state = after;
+      const group = this.pool.groupOf(op);
+      const top: Frame<S> = { op, before, after, successors, alternative: k, group, deadline, parent: this.top, depth: (this.top?.depth ?? 0) + 1 };
+      this.top = top;
+      if (this.deepest === undefined || top.depth > this.deepest.depth) this.deepest = top;
+      this.state = after;
       if (group < 0) {
-        list.lift(op);
-        remaining -= 1;
-      } else pool.take(group);
+        this.list.lift(op);
+        this.remaining -= 1;
+      } else this.pool.take(group);
       return true;
     }
     return false;
-  };
+  }
 
   // At a node stuck at `deadline`: the operations with unknown outcome invoked by then, from group `from` on.
-  const tryPending = (from: number, deadline: number): boolean => {
+  private tryPending(from: number, deadline: number): boolean {
+    const { pool, ops } = this;
     for (let g = from; g < pool.groupCount; g += 1) {
       const op = pool.next(g);
       if (op === undefined || (ops[op] as Operation<I, O>).callTime > deadline) continue;
-      steps += 1;
-      if (takeEffect(op, model.step(state, ops[op] as Operation<I, O>), 0, state, deadline)) return true;
+      this.steps += 1;
+      if (this.takeEffect(op, this.model.step(this.state, ops[op] as Operation<I, O>), 0, this.state, deadline)) return true;
     }
     return false;
-  };
+  }
 
   // Undoes operations until one can be replaced by its next alternative. Returns the entry to go on
   // from, or undefined when the search is exhausted.
-  const backtrack = (): number | undefined => {
+  private backtrack(): number | undefined {
     for (;;) {
-      const frame = top;
+      const frame = this.top;
       if (frame === undefined) return undefined;
-      top = frame.parent;
-      taken.toggle(frame.op);
-      state = frame.before;
+      this.top = frame.parent;
+      this.taken.toggle(frame.op);
+      this.state = frame.before;
       if (frame.group < 0) {
-        list.unlift(frame.op);
-        remaining += 1;
-      } else pool.untake(frame.group);
-      if (takeEffect(frame.op, frame.successors, frame.alternative + 1, frame.before, frame.deadline)) return list.first();
-      if (frame.group < 0) return list.next(frame.op);
-      if (tryPending(frame.group + 1, frame.deadline)) return list.first();
+        this.list.unlift(frame.op);
+        this.remaining += 1;
+      } else this.pool.untake(frame.group);
+      if (this.takeEffect(frame.op, frame.successors, frame.alternative + 1, frame.before, frame.deadline)) return this.list.first();
+      if (frame.group < 0) return this.list.next(frame.op);
+      if (this.tryPending(frame.group + 1, frame.deadline)) return this.list.first();
     }
-  };
-
-  let entry: number | undefined = list.first();
-  for (;;) {
-    if (remaining === 0) return result('ok', steps, top);
-    if (steps >= stepBudget) return result('unknown', steps, deepest);
-    steps += 1;
-    if (list.isCall(entry)) {
-      const op = ops[entry] as Operation<I, O>;
-      entry = takeEffect(entry, model.step(state, op), 0, state, Number.NaN) ? list.first() : list.next(entry);
-      continue;
-    }
-    const deadline: number = (ops[list.operationOf(entry)] as Operation<I, O>).returnTime;
-    const depth = top?.depth ?? 0;
-    if (stuck === undefined || deadline > stuck.reach || (deadline === stuck.reach && depth > stuck.depth)) stuck = { frame: top, reach: deadline, depth };
-    entry = tryPending(0, deadline) ? list.first() : backtrack();
-    if (entry === undefined) return result('illegal', steps, stuck.frame);
   }
 }
 

@@ -28,6 +28,10 @@ export interface Session {
 export interface KeepAliveRequest {
   readonly sessionId: LeaseId;
 }
+/** Ends a session: its lease is revoked, so every hold on it ends at once. */
+export interface CloseSessionRequest {
+  readonly sessionId: LeaseId;
+}
 export interface KeepAliveResponse {
   /** The TTL the lease was renewed to. */
   readonly ttlSeconds: number;
@@ -183,7 +187,7 @@ export type SealReason =
 export interface ArbiterApi {
   openSession(request: OpenSessionRequest): Promise<Session>;
   keepAlive(request: KeepAliveRequest): Promise<KeepAliveResponse>;
-  closeSession(request: KeepAliveRequest): Promise<void>;
+  closeSession(request: CloseSessionRequest): Promise<void>;
   acquire(request: AcquireRequest): Promise<Grant>;
   release(request: ReleaseRequest): Promise<ReleaseResponse>;
   validate(request: ValidateRequest): Promise<ValidateResponse>;

@@ -77,7 +77,7 @@ export class RoutedArbiter implements ArbiterService {
     return { ttlSeconds: Math.min(...answers.map((answer) => answer.ttlSeconds)) };
   }
 
-  async closeSession(caller: Caller, request: Api.KeepAliveRequest): Promise<void> {
+  async closeSession(caller: Caller, request: Api.CloseSessionRequest): Promise<void> {
     const set = await this.setOf(request.sessionId);
     this.sets.delete(request.sessionId);
     await this.closeAll(caller, set);

@@ -2,6 +2,7 @@
 // the member's restored snapshot, if any, then by re-applying the committed log from the WAL), the apply
 // queue, the request paths (writes, reads, leases, watches) and their waiters, the CPU queue, the
 // connections clients opened. EtcdMember makes a new one at every (re)start.
+import { assert } from '../../core/assert.js';
 import { type ResponseHeader, isReadOnlyTxn } from '../../core/ports/lock-log.js';
 import type { Revision } from '../../core/units.js';
 import { applyRequest, type EtcdState } from '../etcd/apply.js';
@@ -292,6 +293,9 @@ export class MemberRuntime {
 
   /** etcd apply() / applyEntryNormal (server.go l.2203-2221), for one entry, in index order. */
   private apply(entry: LogEntry<EtcdEntry>): void {
+    // Raft hands committed entries over in index order from the snapshot or WAL on: an entry out of order
+    // or after a gap is a bug of the simulator, whose state would then differ from every other member's.
+    assert(entry.index === this.appliedIndex + 1, () => `member ${this.member.name}: apply of entry ${entry.index} after entry ${this.appliedIndex}: entries apply in order, with no gap`);
     const headerTerm = this.appliedTerm;
     if (entry.type === 'normal' && entry.data === null) {
       this.reads.onFirstCommitInTerm();

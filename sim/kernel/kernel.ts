@@ -32,6 +32,7 @@
 // Each run also yields once at its start, so that code started synchronously just before the run
 // (an async `main()` that awaits before its first sleep) has scheduled its events, and once more
 // before it reports that no events are left or that its time is reached.
+import { assert } from '../../core/assert.js';
 import { CancelledError, onCancel, type CancelSignal } from '../../core/cancel.js';
 import type { Clock } from '../../core/ports/clock.js';
 import { Trace, type TraceOptions } from '../trace/trace.js';
@@ -245,7 +246,7 @@ export class Kernel implements Clock {
   }
 
   private async run(stop: StopRule, options: RunOptions): Promise<RunResult> {
-    if (this.running) throw new Error('kernel: a run is already in progress; await it before starting another');
+    assert(!this.running, 'kernel: a run is already in progress; await it before starting another');
     if (!(stop.untilMs >= this.nowMs)) throw new RangeError(`kernel: cannot run until ${stop.untilMs} ms: it is before now (${this.nowMs} ms)`);
     this.running = true;
     try {

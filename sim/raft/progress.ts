@@ -2,6 +2,8 @@
 // next indexes, probe vs replicate state, flow control by a bounded window of in-flight MsgApps, and
 // RecentActive for CheckQuorum. No snapshot state: this simulator does not compact the log.
 
+import { assert } from '../../core/assert.js';
+
 /** etcd tracker.Inflights: the last index of each MsgApp in flight, oldest first, at most `capacity`. */
 export class Inflights {
   private readonly lastIndexes: number[] = [];
@@ -17,7 +19,7 @@ export class Inflights {
   }
 
   add(lastIndex: number): void {
-    if (this.full()) throw new Error(`Inflights: add to a full window (capacity ${this.capacity})`);
+    assert(!this.full(), () => `Inflights: add to a full window (capacity ${this.capacity})`);
     this.lastIndexes.push(lastIndex);
   }
 

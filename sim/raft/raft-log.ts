@@ -4,6 +4,7 @@
 // compaction. `unstableFrom` is the first index not yet handed to a Ready for the
 // WAL; a truncation below it moves it back, so rewritten entries are written again (etcd's
 // unstable.truncateAndAppend and stableTo, which ignores a stale stable mark).
+import { assert } from '../../core/assert.js';
 import type { LogEntry } from './types.js';
 
 /** The last entry a snapshot covers: the log starts after it (etcd's snapshot metadata index and term). */
@@ -25,7 +26,7 @@ export class RaftLog<D> {
 
   constructor(entries: readonly LogEntry<D>[] = [], committed = 0, applied = 0, start: LogStart = EMPTY_START) {
     entries.forEach((entry, i) => {
-      if (entry.index !== start.index + i + 1) throw new Error(`RaftLog: recovered entry at position ${i} has index ${entry.index}, expected ${start.index + i + 1}`);
+      assert(entry.index === start.index + i + 1, () => `RaftLog: recovered entry at position ${i} has index ${entry.index}, expected ${start.index + i + 1}`);
     });
     this.log = entries.slice();
     this.offset = start.index;
@@ -61,7 +62,7 @@ export class RaftLog<D> {
    */
   compact(index: number): void {
     if (index <= this.offset) return;
-    if (index > this.applied) throw new Error(`RaftLog: compact to ${index} is beyond the applied index ${this.applied}`);
+    assert(index <= this.applied, () => `RaftLog: compact to ${index} is beyond the applied index ${this.applied}`);
     this.offsetTerm = this.term(index)!;
     this.log = this.log.slice(index - this.offset);
     this.offset = index;
@@ -79,7 +80,7 @@ export class RaftLog<D> {
 
   /** Entries in [lo, hi] (inclusive), clamped to the log. */
   slice(lo: number, hi: number): LogEntry<D>[] {
-    if (lo <= this.offset && hi > this.offset) throw new Error(`RaftLog: entries from ${lo} were compacted (the log starts at ${this.offset + 1})`);
+    assert(!(lo <= this.offset && hi > this.offset), () => `RaftLog: entries from ${lo} were compacted (the log starts at ${this.offset + 1})`);
     return this.log.slice(Math.max(lo - this.offset, 1) - 1, Math.max(0, Math.min(hi, this.lastIndex()) - this.offset));
   }
 
@@ -88,7 +89,7 @@ export class RaftLog<D> {
    * one frozen empty list (a leader sends as many empty appends, carrying its commit index, as full ones).
    */
   entriesFrom(lo: number, maxBytes: number, sizeOf: (entry: LogEntry<D>) => number): readonly LogEntry<D>[] {
-    if (lo <= this.offset) throw new Error(`RaftLog: entries from ${lo} were compacted (the log starts at ${this.offset + 1})`);
+    assert(lo > this.offset, () => `RaftLog: entries from ${lo} were compacted (the log starts at ${this.offset + 1})`);
     if (lo > this.lastIndex()) return NO_ENTRIES;
     const out: LogEntry<D>[] = [];
     let bytes = 0;
@@ -109,8 +110,8 @@ export class RaftLog<D> {
     const first = entries[0];
     if (first === undefined) return this.lastIndex();
     const after = first.index - 1;
-    if (after < this.committed) throw new Error(`RaftLog: append after ${after} would truncate committed entries (committed ${this.committed})`);
-    if (after > this.lastIndex()) throw new Error(`RaftLog: append after ${after} leaves a gap (last index ${this.lastIndex()})`);
+    assert(after >= this.committed, () => `RaftLog: append after ${after} would truncate committed entries (committed ${this.committed})`);
+    assert(after <= this.lastIndex(), () => `RaftLog: append after ${after} leaves a gap (last index ${this.lastIndex()})`);
     if (after < this.lastIndex()) {
       this.log.length = after - this.offset;
       this.unstableFromIndex = Math.min(this.unstableFromIndex, after + 1);
@@ -134,7 +135,7 @@ export class RaftLog<D> {
     const lastNew = prevIndex + entries.length;
     const conflict = this.findConflict(entries);
     if (conflict !== 0) {
-      if (conflict <= this.committed) throw new Error(`RaftLog: entry ${conflict} conflicts with a committed entry (committed ${this.committed})`);
+      assert(conflict > this.committed, () => `RaftLog: entry ${conflict} conflicts with a committed entry (committed ${this.committed})`);
       this.append(entries.slice(conflict - prevIndex - 1));
     }
     this.commitTo(Math.min(commit, lastNew));

@@ -8,6 +8,7 @@
 // votes and campaigns in elections.ts; the leader's appends, commit and sends in replication.ts;
 // ReadIndex in read-index.ts. Not modelled: snapshots and log compaction (MsgSnap), configuration
 // changes, learners, ReadOnlyLeaseBased.
+import { assert } from '../../core/assert.js';
 import type { RandomStream } from '../kernel/rng.js';
 import type { RaftConfig } from './config.js';
 import { handleVoteRequest, hup, stepTerm } from './elections.js';
@@ -226,7 +227,7 @@ export class RaftCore<D> {
   }
 
   becomeCandidate(): void {
-    if (this.role === 'leader') throw new Error('RaftCore: invalid transition leader -> candidate');
+    assert(this.role !== 'leader', 'RaftCore: invalid transition leader -> candidate');
     this.reset(this.term + 1);
     this.vote = this.id;
     this.setRole('candidate');
@@ -234,14 +235,14 @@ export class RaftCore<D> {
 
   /** Changes neither term nor vote, and (as in etcd) does not re-draw the election timeout. */
   becomePreCandidate(): void {
-    if (this.role === 'leader') throw new Error('RaftCore: invalid transition leader -> pre-candidate');
+    assert(this.role !== 'leader', 'RaftCore: invalid transition leader -> pre-candidate');
     this.votes.clear();
     this.lead = null;
     this.setRole('pre-candidate');
   }
 
   becomeLeader(): void {
-    if (this.role === 'follower') throw new Error('RaftCore: invalid transition follower -> leader');
+    assert(this.role !== 'follower', 'RaftCore: invalid transition follower -> leader');
     this.reset(this.term);
     this.lead = this.id;
     this.setRole('leader');

@@ -1,6 +1,7 @@
 // The leader's side of log replication (etcd raft.go appendEntry, maybeCommit, maybeSendAppend,
 // bcastAppend, bcastHeartbeat, 3.4.23): its own appends, commit by quorum, and the MsgApp and
 // MsgHeartbeat messages paced by each follower's Progress (progress.ts).
+import { assert } from '../../core/assert.js';
 import type { RaftCore } from './raft.js';
 import type { LogEntry, MemberId } from './types.js';
 
@@ -49,7 +50,7 @@ export function sendAppend<D>(r: RaftCore<D>, to: MemberId, sendIfEmpty = true):
     // etcd would send a snapshot (MsgSnap); the simulator does not model it (issue 16, member-snapshots.ts).
     throw new Error(`RaftCore: ${to} needs entry ${pr.next}, compacted away (the log starts at ${r.log.firstIndex()}); a follower this far behind needs a snapshot (MsgSnap), which the simulator does not send: raise EtcdTiming.snapshotCatchUpEntries or leave snapshotCount unset`);
   }
-  if (prevTerm === undefined) throw new Error(`RaftCore: progress of ${to} points past the log (next ${pr.next}, last ${r.log.lastIndex()})`);
+  assert(prevTerm !== undefined, () => `RaftCore: progress of ${to} points past the log (next ${pr.next}, last ${r.log.lastIndex()})`);
   const entries = r.log.entriesFrom(pr.next, r.config.maxSizePerMsgBytes, r.entryBytes);
   if (entries.length === 0 && !sendIfEmpty) return false;
   const last = entries[entries.length - 1];

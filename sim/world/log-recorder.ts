@@ -167,6 +167,6 @@ function assertAgreesWithEntry(event: AuditEvent, requestKind: string | undefine
   if (revoked === (event.kind === 'expiry') && event.kind !== 'unexplained') return;
   throw new Error(
     `log recorder: the audit interpreter reads the end of ${event.key} at revision ${event.revision} as ${event.kind}, but the Raft entry behind it was ${requestKind ?? 'unknown'}; ` +
-      'a release must write its marker in its txn (core/audit/markers.ts), and only a lease revocation ends holds as expiries',
+      'a release must write its marker in its txn (core/arbiter/release-marker.ts), and only a lease revocation ends holds as expiries',
   );
 }

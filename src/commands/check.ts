@@ -20,15 +20,15 @@ import {
   readHistoryEvent,
 } from '../../core/checkers/index.js';
 import { BadInput } from '../cli-errors.js';
+import { assert } from '../../core/assert.js';
 import type { CliIo } from '../cli-io.js';
 import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
 import { oneLine } from '../terminal-text.js';
+import { CheckExit } from './check-exit.js';
 import { runCheckFiles } from './check-files.js';
 
 export type CheckCommandOptions = { model: string; resource?: string; budget?: string; json?: boolean };
 
-/** Exit codes of `lockstep check`; 3 means something else for `lockstep lock`, as each command documents. */
-export const CheckExit = { ok: 0, violation: 1, badInput: 2, unknown: 3 } as const;
 const PROBLEMS_SHOWN = 20;
 const MAX_BUDGET = 1_000_000_000;
 /** A history of millions of events fits; a V8 string cannot hold much more than 512 MiB at all. */
@@ -45,7 +45,11 @@ export function registerCheckCommand(program: Command, io: CliIo, setExitCode: (
     .option('--budget <steps>', `search steps per key before its verdict is unknown (default ${DEFAULT_STEPS_PER_KEY})`)
     .option('--json', 'print one JSON object on the last line')
     .action(async (files: string[], options: CheckCommandOptions) => {
-      setExitCode(await runCheckFiles(files, options, io));
+      const [first] = files;
+      assert(first !== undefined, 'commander gives <histories...> at least one file');
+      // One file prints what it always printed; a bad option is the same for every file: said once.
+      const alone = files.length === 1 || optionProblem(options) !== undefined;
+      setExitCode(alone ? await runCheck(first, options, io) : await runCheckFiles(files, options.json === true, (file, fileIo) => runCheck(file, options, fileIo), io));
     });
 }
 

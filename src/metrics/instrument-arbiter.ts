@@ -4,7 +4,7 @@
 // under bounded labels (class-labels.ts), never a key, a session or a token.
 import type { ClassLookup } from '../../core/arbiter/policy.js';
 import { isLockError } from '../../core/lock-error.js';
-import type { AcquireRequest, ArbiterApi, Grant, KeepAliveRequest, ReleaseRequest, ReleaseResponse } from '../../core/ports/arbiter-api.js';
+import type { AcquireRequest, ArbiterApi, CloseSessionRequest, Grant, KeepAliveRequest, ReleaseRequest, ReleaseResponse } from '../../core/ports/arbiter-api.js';
 import type { ArbiterService, Caller } from '../../core/ports/caller.js';
 import type { Clock } from '../../core/ports/clock.js';
 import { type ClassLabels, classLabels, noClassLabels } from './class-labels.js';
@@ -68,7 +68,7 @@ class InstrumentedArbiter implements ArbiterService {
     }
   }
 
-  async closeSession(caller: Caller, request: KeepAliveRequest): Promise<void> {
+  async closeSession(caller: Caller, request: CloseSessionRequest): Promise<void> {
     await this.observe(this.api.closeSession(caller, request));
     // Closing revokes the lease, which ends its holds: the owner ended them, so they are not expiries.
     for (const hold of this.book.closeSession(request.sessionId)) this.holdEnded(hold);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { sessionKeyOf } from '../arbiter/records.js';
+import { sessionKeyOf } from './records.js';
 import { leaseId, revision } from '../units.js';
-import { readReleaseMarker, releaseMarkerKeyOf, releaseMarkerOps } from './markers.js';
+import { readReleaseMarker, releaseMarkerKeyOf, releaseMarkerOps } from './release-marker.js';
 
 describe('release markers (ADR-21)', () => {
   it('are one put on the session lease, under the session record, naming the released hold', () => {

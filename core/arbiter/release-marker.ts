@@ -11,7 +11,7 @@
 // compaction; at most one live marker key per live session. A lease revocation writes nothing new: its
 // revision already deletes the session record `/s/<session>` beside the holds, which is the expiry's own sign.
 import type { KeyValue, RequestOp } from '../ports/lock-log.js';
-import { sessionKeyOf } from '../arbiter/records.js';
+import { sessionKeyOf } from './records.js';
 import type { LeaseId, Revision } from '../units.js';
 
 const MARKER_SUFFIX = '/released';
