@@ -26,7 +26,30 @@ describe('closed-loop slices', () => {
     expect(result.measuredMs).toBeGreaterThanOrEqual(399);
     expect(result.phases['work']?.count).toBe(result.operations);
     expect(result.phases['cycle']?.p50Ms).toBeCloseTo(12, 1);
-    expect(result.throughputPerS).toBeCloseTo((result.operations * 1000) / result.measuredMs, 1);
+    // Throughput also counts the slice's tail: at least the window's operations, at most 4 workers / 10 ms.
+    expect(result.throughputPerS).toBeGreaterThanOrEqual(((result.operations - 4) * 1000) / tally.elapsedAfterWarmupMs);
+    expect(result.throughputPerS).toBeLessThanOrEqual(4 * 100 + 1);
+  });
+
+  it('does not show an operation slower than the slice near zero: throughput is completions over elapsed time', async () => {
+    const tally = new LoopTally(4, ['op']);
+    const completed = await runSlice({ tally, warmupMs: 0, durationMs: 100, operation: () => sleep(300) });
+    const result = tally.result();
+    // No operation ends inside the 100 ms window, so the windowed count (the old measure) is 0 ...
+    expect(result.operations).toBe(0);
+    expect(completed).toBe(4);
+    // ... while 4 workers each finished one 300 ms operation: 4 / >= 0.3 s, i.e. near 13/s, not 0.
+    expect(tally.completedAfterWarmup).toBe(4);
+    expect(tally.elapsedAfterWarmupMs).toBeGreaterThanOrEqual(299);
+    expect(result.throughputPerS).toBeGreaterThan(0);
+    expect(result.throughputPerS).toBeCloseTo((4 * 1000) / tally.elapsedAfterWarmupMs, 2);
+  });
+
+  it('leaves warm-up completions out of throughput', async () => {
+    const tally = new LoopTally(1, ['op']);
+    await runSlice({ tally, warmupMs: 200, durationMs: 50, operation: () => sleep(5) });
+    expect(tally.completedAfterWarmup).toBeLessThan(50 / 4);
+    expect(tally.elapsedAfterWarmupMs).toBeLessThan(200);
   });
 
   it('accumulates over several slices', async () => {

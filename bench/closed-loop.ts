@@ -1,6 +1,9 @@
 // Closed-loop load: `concurrency` workers, each starting its next operation as soon as the last one
-// ends, for a fixed time. A warm-up runs first and is not recorded; an operation counts when it ends
-// inside the measured window. Results accumulate in a LoopTally, so
+// ends, for a fixed time. A warm-up runs first and is not recorded; an operation's latency counts when it
+// ends inside the measured window. Throughput counts every operation that ends after the warm-up, the
+// slice's tail included, over the time from the warm-up's end until the last worker stops (issue 30): a
+// window shorter than the latency would otherwise see at most one operation per worker and show a slow
+// path near zero. Results accumulate in a LoopTally, so
 // one workload's measurement can be taken in several slices interleaved with other workloads'.
 import { LatencyHistogram, type LatencySummary, round3 } from './histogram.js';
 
@@ -10,8 +13,9 @@ export type Operation = (worker: number, iteration: number, record: (phase: numb
 export interface ClosedLoopResult {
   readonly concurrency: number;
   readonly measuredMs: number;
-  /** Operations that completed in the measured windows. */
+  /** Operations that completed in the measured windows (their latencies are the phases'). */
   readonly operations: number;
+  /** Operations that ended after each slice's warm-up, tail included, per second of those slices' elapsed time. */
   readonly throughputPerS: number;
   /** Latency per phase, by phase name. */
   readonly phases: Readonly<Record<string, LatencySummary>>;
@@ -27,6 +31,9 @@ export class LoopTally {
   readonly histograms: LatencyHistogram[];
   operations = 0;
   measuredMs = 0;
+  /** Throughput's count and time: operations ended after each slice's warm-up, and the time from then to the slice's end. */
+  completedAfterWarmup = 0;
+  elapsedAfterWarmupMs = 0;
   errors = 0;
   firstError: string | undefined;
 
@@ -48,7 +55,7 @@ export class LoopTally {
       concurrency: this.concurrency,
       measuredMs: round3(measuredMs),
       operations: this.operations,
-      throughputPerS: round3((this.operations * 1000) / measuredMs),
+      throughputPerS: round3((this.completedAfterWarmup * 1000) / Math.max(1, this.elapsedAfterWarmupMs)),
       phases: Object.fromEntries(this.phases.map((name, i) => [name, (this.histograms[i] as LatencyHistogram).summary()])),
       errors: this.errors,
       ...(this.firstError === undefined ? {} : { firstError: this.firstError }),
@@ -96,6 +103,7 @@ export async function runSlice(options: SliceOptions): Promise<number> {
       // Counted by completion time: in steady state, completions per window are throughput x window,
       // whatever the latency, so slower workloads are not penalised at the window's edges.
       const endedMs = performance.now();
+      if (endedMs >= measureFromMs) tally.completedAfterWarmup += 1;
       if (endedMs < measureFromMs || endedMs > endMs) continue;
       tally.operations += 1;
       for (const [phase, ms] of pending) tally.histograms[phase]?.record(ms);
@@ -112,6 +120,8 @@ export async function runSlice(options: SliceOptions): Promise<number> {
   } finally {
     if (ticker !== undefined) clearInterval(ticker);
   }
-  tally.measuredMs += Math.max(0, Math.min(performance.now(), endMs) - measureFromMs);
+  const stoppedMs = performance.now();
+  tally.measuredMs += Math.max(0, Math.min(stoppedMs, endMs) - measureFromMs);
+  tally.elapsedAfterWarmupMs += Math.max(0, stoppedMs - measureFromMs);
   return completed;
 }

@@ -2,6 +2,7 @@
 // and when. The calls are stand-ins keyed by endpoint; nothing is dialled.
 import { afterEach, describe, expect, it } from 'vitest';
 import { LockLogError } from '../../core/ports/lock-log-error.js';
+import type { AttemptSignal } from './attempt-signal.js';
 import { type CallOptions, EndpointSet } from './endpoint-set.js';
 
 const ENDPOINTS = ['127.0.0.1:1', '127.0.0.1:2', '127.0.0.1:3'];
@@ -18,7 +19,7 @@ function membersThat(behaviours: readonly Behaviour[]) {
   const set = new EndpointSet(ENDPOINTS, 60_000);
   sets.push(set);
   const asked: string[] = [];
-  const signals: AbortSignal[] = [];
+  const signals: AttemptSignal[] = [];
   const call = (_client: unknown, options: CallOptions, endpoint: string): Promise<string> => {
     asked.push(endpoint);
     if (options.signal !== undefined) signals.push(options.signal);
@@ -28,7 +29,7 @@ function membersThat(behaviours: readonly Behaviour[]) {
     if (behaviour === 'lease-not-found') return Promise.reject(new LockLogError('lease-not-found', 'gone'));
     return new Promise((_resolve, reject) => {
       const timer = setTimeout(() => reject(new LockLogError('timeout', 'deadline exceeded', { outcome: 'indeterminate' })), options.deadline.getTime() - Date.now());
-      options.signal?.addEventListener('abort', () => clearTimeout(timer));
+      options.signal?.onAbort(() => clearTimeout(timer));
     });
   };
   return { set, asked, signals, call };

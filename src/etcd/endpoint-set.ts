@@ -8,6 +8,7 @@
 import type { Etcd3 } from 'etcd3';
 import { hedgedCall, type HedgeTimers } from '../../core/ports/hedge.js';
 import type { LockLogError } from '../../core/ports/lock-log-error.js';
+import { AttemptAbandon, type AttemptSignal } from './attempt-signal.js';
 import { toLockLogError, wasNeverSent } from './error-mapping.js';
 import type { EtcdClientTls } from './etcd-tls.js';
 import { createMemberClient, normaliseEndpoint } from './member-client.js';
@@ -16,7 +17,7 @@ import { createMemberClient, normaliseEndpoint } from './member-client.js';
 export interface CallOptions {
   readonly deadline: Date;
   /** Aborted when the call's answer is no longer wanted (another member answered a hedged call first). */
-  readonly signal?: AbortSignal;
+  readonly signal?: AttemptSignal;
 }
 
 /** How a call safe to send twice is spread over members (runHedged). */
@@ -101,11 +102,11 @@ export class EndpointSet {
   async runHedged<T>(spec: CallSpec, call: (client: Etcd3, options: CallOptions, endpoint: string) => Promise<T>, hedge: HedgeSpec): Promise<T> {
     const plan = { members: this.members.length, first: this.current, hedgeAfterMs: hedge.hedgeAfterMs, timeoutMs: hedge.timeoutMs };
     const { value, member } = await hedgedCall(plan, HOST_TIMERS, (index, leftMs) => {
-      const attempt = new AbortController();
+      const attempt = new AttemptAbandon();
       const { client, endpoint } = this.member(index);
-      const answer = call(client, { deadline: new Date(Date.now() + leftMs), signal: attempt.signal }, endpoint).catch((error: unknown) => {
+      const answer = call(client, { deadline: new Date(Date.now() + leftMs), signal: attempt }, endpoint).catch((error: unknown) => {
         const mapped = toLockLogError(error, { description: `${spec.operation} on ${endpoint}`, mutates: spec.mutates });
-        if (MOVE_ON_CODES.has(mapped.code) && !attempt.signal.aborted) this.moveOn(index); // an abandoned attempt says nothing of its member
+        if (MOVE_ON_CODES.has(mapped.code) && !attempt.aborted) this.moveOn(index); // an abandoned attempt says nothing of its member
         throw mapped;
       });
       return { answer, abandon: () => attempt.abort() };

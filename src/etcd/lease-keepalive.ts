@@ -21,6 +21,7 @@ export async function keepAliveOnce(client: Etcd3, id: LeaseId, options: CallOpt
   const stream = await client.leaseClient.leaseKeepAlive({ deadline: options.deadline });
   return new Promise((resolve, reject) => {
     let settled = false;
+    let stopListening: () => void = () => undefined;
     const onAbort = () => {
       // Another member answered this keepalive first (EndpointSet.runHedged): end the stream here.
       stream.cancel();
@@ -29,11 +30,11 @@ export async function keepAliveOnce(client: Etcd3, id: LeaseId, options: CallOpt
     const settle = (finish: () => void) => {
       if (settled) return;
       settled = true;
-      options.signal?.removeEventListener('abort', onAbort);
+      stopListening();
       finish();
     };
     if (options.signal?.aborted === true) return onAbort();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal !== undefined) stopListening = options.signal.onAbort(onAbort);
     stream.on('data', (response: ILeaseKeepAliveResponse) => settle(() => resolve(response)));
     stream.on('error', (error: Error) => settle(() => reject(error)));
     stream.on('end', () =>

@@ -14,11 +14,19 @@ type FaultPolicy = ReturnType<NonNullable<NonNullable<IOptions['faultHandling']>
 
 const noEvents = () => ({ dispose: () => {} });
 
+/**
+ * The signal a cockatiel policy hands its call. Nothing aborts it (no retry or breaker here to give up,
+ * and etcd3 reads it nowhere), so one serves every call: etcd3 runs a call through two policies (global
+ * and host), and a controller per run was two AbortControllers per etcd call, visible in serve's profile
+ * (issue 30). Deadlines are the calls' own (CallOptions.deadline) and cancellation the hedge's signal.
+ */
+const NEVER_ABORTED: { readonly signal: AbortSignal } = Object.freeze({ signal: new AbortController().signal });
+
 /** A cockatiel-shaped policy that just runs the call: no retry, no circuit breaker. */
 const passThroughPolicy = {
   onSuccess: noEvents,
   onFailure: noEvents,
-  execute: async <T>(fn: (context: { signal: AbortSignal }) => PromiseLike<T> | T): Promise<T> => fn({ signal: new AbortController().signal }),
+  execute: async <T>(fn: (context: { signal: AbortSignal }) => PromiseLike<T> | T): Promise<T> => fn(NEVER_ABORTED),
 } as unknown as FaultPolicy;
 
 // HTTP/2 pings find a dead peer under an open watch stream (a partition sends no RST). etcd's server
