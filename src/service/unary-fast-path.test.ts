@@ -4,6 +4,7 @@
 // cannot name is refused before the arbiter is asked.
 import { ConnectError, createClient } from '@connectrpc/connect';
 import { compressionGzip, createGrpcTransport } from '@connectrpc/connect-node';
+import { connect } from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LockError } from '../../core/lock-error.js';
 import type { ArbiterService, Caller } from '../../core/ports/caller.js';
@@ -66,6 +67,28 @@ describe('the unary fast path (issue 30)', () => {
     expect((await lockErrorOf(client({}).acquire({ sessionId: 5n, key: 'ns/x', className: 'c', waitMs: 0 })))?.code).toBe('unauthenticated');
     expect(asked).toEqual([]);
     await client({ identity: 'spiffe://t/b' }).acquire({ sessionId: 5n, key: 'ns/x', className: 'c', waitMs: 0 });
+    expect(asked).toHaveLength(1);
+  });
+  it('refuses bytes past the one message a prefix declares as they arrive, and the declared message alone passes (the control)', async () => {
+    // The over-long request is written and left open: the answer must come before the caller ends it.
+    const raw = async (declared: number, sent: number, end: boolean): Promise<string | undefined> => {
+      const session = connect(`http://127.0.0.1:${server.port}`);
+      try {
+        const stream = session.request({ ':method': 'POST', ':path': `/${LockService.typeName}/Acquire`, 'content-type': 'application/grpc', [IDENTITY_HEADER]: 'spiffe://t/raw' });
+        const frame = Buffer.alloc(5 + sent);
+        frame.writeUInt32BE(declared, 1);
+        const status = new Promise<string | undefined>((resolve) => stream.on('trailers', (trailers) => resolve(trailers['grpc-status'] as string | undefined)));
+        if (end) stream.end(frame);
+        else stream.write(frame);
+        stream.resume();
+        return await status;
+      } finally {
+        session.close();
+      }
+    };
+    expect(await raw(1, 64 * 1024, false)).toBe('3'); // INVALID_ARGUMENT: a lying prefix
+    asked.length = 0;
+    expect(await raw(0, 0, true)).not.toBe('3'); // an empty acquire, exactly as declared, reaches the arbiter
     expect(asked).toHaveLength(1);
   });
 });

@@ -75,6 +75,11 @@ function readMessage(request: Http2ServerRequest, done: (body: Uint8Array | Conn
       if (length > MAX_MESSAGE_BYTES) {
         refused = true;
         done(new ConnectError(`message size ${length} is larger than configured readMaxBytes ${MAX_MESSAGE_BYTES}`, Code.ResourceExhausted));
+      } else if (size > PREFIX_BYTES + length) {
+        // More bytes than the one message declared (a second message, or a lying prefix): refused as it
+        // arrives, so what a caller sends past its declared length is never buffered (issue 28's limit).
+        refused = true;
+        done(new ConnectError('protocol error: a unary request must carry exactly one message', Code.InvalidArgument));
       }
     }
   };
