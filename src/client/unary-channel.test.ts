@@ -10,7 +10,7 @@ import { MAX_MESSAGE_BYTES } from '../../core/limits.js';
 import { LockService, ValidateResponseSchema } from '../gen/lockstep/lock/v1/lock_pb.js';
 import { UnaryChannel } from './unary-channel.js';
 
-type Answer = 'valid' | 'not-found' | 'never';
+type Answer = 'valid' | 'not-found' | 'never' | 'flood';
 
 interface Stub {
   readonly url: string;
@@ -36,6 +36,17 @@ async function stub(answer: Answer): Promise<Stub> {
     stream.resume();
     stream.on('end', () => {
       if (answer === 'never') return;
+      if (answer === 'flood') {
+        // A broken or hostile server: an answer that never ends.
+        stream.respond({ ':status': 200, 'content-type': 'application/grpc' });
+        const chunk = Buffer.alloc(64 * 1024);
+        const pour = (): void => {
+          while (!stream.destroyed && !stream.closed && stream.write(chunk));
+          if (!stream.destroyed && !stream.closed) stream.once('drain', pour);
+        };
+        pour();
+        return;
+      }
       if (answer === 'not-found') {
         stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': String(Code.NotFound), 'grpc-message': 'no such key' }, { endStream: true });
         return;
@@ -125,5 +136,13 @@ describe('the unary channel (issue 30)', () => {
     const error = await failure(channel.call(LockService.method.validate, { key: 'k'.repeat(MAX_MESSAGE_BYTES + 1), token: '1' }, 5_000));
     expect(error.code).toBe(Code.ResourceExhausted);
     expect(server.streams()).toBe(0);
+  });
+
+  it('cuts off an answer larger than one message may be as it arrives: resource-exhausted, not a wait for the deadline', async () => {
+    const server = await stub('flood');
+    const channel = new UnaryChannel({ url: server.url });
+    open.push(channel, server);
+    const error = await failure(channel.call(LockService.method.validate, { key: 'k', token: '1' }, 60_000));
+    expect(error.code).toBe(Code.ResourceExhausted);
   });
 });

@@ -107,13 +107,23 @@ export class UnaryChannel {
     let status: Status | undefined;
     let failure: unknown;
     stream.on('response', (headers) => (status = headers));
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let received = 0;
+    let tooLarge: ConnectError | undefined;
+    stream.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      // An answer larger than one message may be is cut off as it arrives, never buffered (issue 28's limit).
+      if (received <= PREFIX_BYTES + MAX_MESSAGE_BYTES) chunks.push(chunk);
+      else if (tooLarge === undefined) {
+        tooLarge = new ConnectError(`an answer of more than ${MAX_MESSAGE_BYTES} bytes (readMaxBytes)`, Code.ResourceExhausted);
+        stream.close(http2.constants.NGHTTP2_CANCEL);
+      }
+    });
     stream.on('trailers', (trailers) => (status = { ...status, ...trailers }));
     stream.on('error', (error) => (failure = error));
     stream.once('close', () => {
       this.#pending.delete(pending);
       if (this.#pending.size === 0) stream.session?.unref();
-      const answer = pending.timedOut ? new ConnectError('the operation timed out', Code.DeadlineExceeded) : outcome(output, status, chunks, failure, stream.rstCode);
+      const answer = pending.timedOut ? new ConnectError('the operation timed out', Code.DeadlineExceeded) : (tooLarge ?? outcome(output, status, chunks, failure, stream.rstCode));
       if (answer instanceof ConnectError) reject(answer);
       else resolve(answer);
     });
