@@ -4,7 +4,7 @@
 import { SIM_MODEL_VERSION } from '../../sim/model-version.js';
 import type { ArtifactJson } from './artifact-file.js';
 
-export const SAMPLE_ARTIFACT: ArtifactJson = {
+export const SAMPLE_ARTIFACT: ArtifactJson & { readonly simModel: number } = {
   format: 'lockstep.run/1',
   simModel: SIM_MODEL_VERSION,
   scenario: 'pause-test',

@@ -55,7 +55,10 @@ export async function defaultSchedule(request: ScheduleRequest, yieldToHost: () 
   return { faults: own.faults, processes: own.context.processes };
 }
 
-export async function runScenario(request: RunRequest, yieldToHost: () => Promise<void>, onProgress?: OnProgress): Promise<ArtifactJson> {
+/** A run made now: it always names the simulator model that made it (issue 32), unlike an old saved one. */
+export type FreshArtifact = ArtifactJson & { readonly simModel: number };
+
+export async function runScenario(request: RunRequest, yieldToHost: () => Promise<void>, onProgress?: OnProgress): Promise<FreshArtifact> {
   const seed = checkSeed(request.seed);
   const scenario = scenarioNamed(request.scenario);
   const variant = `${scenario.name} / ${request.variant}`;
@@ -67,7 +70,7 @@ export async function runScenario(request: RunRequest, yieldToHost: () => Promis
   const artifactPath = faults === undefined ? undefined : artifactFileName({ scenario: scenario.name, variant: request.variant, seed });
   // The run records its timeline for the timeline view (viz/timeline); the trace hash is the same either way.
   const artifact = await runScenarioInWorld(scenario, request.variant, seed, { yieldToHost, timeline: true, ...(faults === undefined ? {} : { faults }), ...(artifactPath === undefined ? {} : { artifactPath }) });
-  return JSON.parse(artifactText(artifact)) as ArtifactJson;
+  return JSON.parse(artifactText(artifact)) as FreshArtifact;
 }
 
 /** Runs the artifact's scenario, variant, seed and fault schedule again, and compares the replay with the artifact's trace hash, verdict and checks. */
