@@ -66,7 +66,8 @@ export function startLockstep(args: readonly string[], options: StartOptions = {
           finish();
         };
         waiters.add(check);
-        void exited.then(() => settle(() => (pattern.test(err) ? done() : fail(new Error(`lockstep ${args[0]} exited before printing ${pattern}; stderr:\n${err}`)))));
+        // How it ended is said: a start killed by a signal (the gate's own kill -9) prints nothing (issue 32).
+        void exited.then(({ code, signal }) => settle(() => (pattern.test(err) ? done() : fail(new Error(`lockstep ${args[0]} exited (${signal ?? `exit code ${code}`}) before printing ${pattern}; stderr:${err === '' ? ' (empty)' : `\n${err}`}`)))));
         check();
       }),
   };
