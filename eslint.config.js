@@ -39,24 +39,20 @@ export default tseslint.config(
   },
   {
     // STYLE.md, "Small and named": files of a few hundred lines, functions of about 70 (TigerBeetle's limit).
-    // Blank lines and comments do not count, so a rule explained where it lives costs nothing. Tests are
-    // exempt (a table of cases is long by nature); generated code (src/gen) is ignored above.
+    // Blank lines do not count. A file's comments do (issue 34): a file that needs more than 400 lines of code
+    // and its explanation holds more than one concept. Inside a function comments do not count, so a rule
+    // explained where it lives costs nothing. Tests are exempt (a table of cases is long by nature);
+    // generated code (src/gen) is ignored above.
     files: ['**/*.ts', '**/*.tsx', '**/*.js', '**/*.mjs'],
     ignores: ['**/*.test.ts', '**/*.test.tsx'],
     rules: {
-      'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
+      'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: false }],
       'max-lines-per-function': ['error', { max: 70, skipBlankLines: true, skipComments: true, IIFEs: true }],
     },
   },
   {
     // Test kits are tests: a conformance suite's case table and a fixture artifact are long by nature.
     files: ['src/testing/**/*.ts', 'viz/**/test-fixtures.ts'],
-    rules: { 'max-lines-per-function': 'off' },
-  },
-  {
-    // PENDING (issue 34): functions still over 70 lines, each to be split along its seams by its owner
-    // (runGate: simfix; runBench: hop; the rest: the lint branch ran out of time). Remove a line as its split lands.
-    files: ['src/gate/gate-run.ts', 'bench/run-bench.ts', 'src/audit/queries.ts', 'src/gate/gate-schedule.ts', 'viz/timeline/index.ts', 'src/commands/lock.ts', 'src/service/server.ts'],
     rules: { 'max-lines-per-function': 'off' },
   },
   {

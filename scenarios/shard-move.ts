@@ -14,14 +14,12 @@
 // shard and keeps it until a late job, which asks for that key as soon as its range has flipped, has
 // been answered by the destination. That is the hold the drain exists to wait for (ADR-09).
 import { PrefixGrants, namespaceGrant } from '../core/authz/index.js';
-import type { Placement } from '../core/arbiter/policy.js';
 import { SIM_OPERATOR_CALLERS } from '../sim/world/operators.js';
-import { ClassRegistry, type LockClass } from '../core/classes/index.js';
+import { ClassRegistry } from '../core/classes/index.js';
 import type { BeliefInterval } from '../core/checkers/index.js';
-import type { LockHandle } from '../core/client/lock-client.js';
 import { isLockError } from '../core/lock-error.js';
-import { type ShardMap, homeOf, placementFor } from '../core/shards/shard-map.js';
-import { MOVE_STEPS, type MoveArbiter, type MoveRecord, type MoveStep, type ShardMapStore, type ShardMovePorts, type ShardMoveRequest, runShardMove } from '../core/shards/shard-move.js';
+import { type ShardMap, homeOf } from '../core/shards/shard-map.js';
+import { MOVE_STEPS, type MoveArbiter, type MoveRecord, type MoveStep, type ShardMovePorts, type ShardMoveRequest, runShardMove } from '../core/shards/shard-move.js';
 import { World, type ArbiterNode, type ClientNode } from '../sim/world/world.js';
 import { crossClusterExclusion, tokenMetrics } from './cross-cluster.js';
 import { horizonOf } from './horizon.js';
@@ -31,105 +29,8 @@ import { DeadlineProbe } from './deadline-probe.js';
 import { collectHistory } from './history.js';
 import { type Attempt, fenceRejections, runLockLoop, settleLoops } from './lock-loop.js';
 import { type Scenario, type ScenarioContext, type ScenarioOutcome, worldBasics } from './scenario.js';
-
-const TTL_SECONDS = 5;
-const REGION = 'eu';
-const OLD_SHARDS = ['shard-a', 'shard-b'] as const;
-const NEW_SHARD = 'shard-c';
-const KEYS = Array.from({ length: 12 }, (_, i) => `orders/c-${i + 1}`); // one homing unit each
-const WORKERS = 8;
-const ADD_SHARD_AT_MS = 2_000;
-const STOP_AT_MS = 13_000;
-/** After the run: time for calls still in flight to reach their deadlines (RPC 8 s + a wait). */
-const RUN_FOR_MS = 15_000;
-/** The controller's polling of inspect and status; a bound on each wait. */
-const POLL_MS = 100;
-const MAX_DRAIN_WAIT_MS = 3 * TTL_SECONDS * 1_000;
-
-
-const CLASS: LockClass = { namespace: 'orders', name: 'order-writes', purpose: 'correctness', enforcement: 'fenced', resource: 'sim://orders-db', ttlSeconds: TTL_SECONDS, tier: 'entity', onQuorumLoss: 'closed', fairness: 'memory' };
-
-/** The two jobs of the no-drain variant (see the header): they hold and ask for one moving key. */
-const LONG_JOB = 'long-job';
-const LATE_JOB = 'late-job';
-/** The late job's wait on the destination: a worker holding the key there is an overlap too. */
-const LATE_JOB_WAIT_MS = 1_000;
-
-type Steps = {
-  readonly drain: boolean;
-  readonly advance: boolean;
-  /** A hold on a moving key across its flip, by construction (the two jobs). */
-  readonly straddle: boolean;
-  /** The controller crashes right after each step of each range once, and is run again (core resumes it). */
-  readonly crashPoints: boolean;
-};
-
-function stepsOf(variant: string): Steps {
-  switch (variant) {
-    case 'drain-advance-flip':
-      return { drain: true, advance: true, straddle: false, crashPoints: false };
-    case 'controller-crashes':
-      return { drain: true, advance: true, straddle: false, crashPoints: true };
-    case 'no-epoch-advance':
-      return { drain: true, advance: false, straddle: false, crashPoints: false };
-    case 'no-drain':
-      return { drain: false, advance: true, straddle: true, crashPoints: false };
-    default:
-      throw new RangeError(`shard-move: no variant ${variant}`);
-  }
-}
-
-/** The versioned map every arbiter and client reads (the coord cluster's /sys/shardmap, watched: here, shared). */
-class MapHolder {
-  constructor(public current: ShardMap) {}
-
-  update(change: (map: ShardMap) => Omit<ShardMap, 'version'>): void {
-    this.current = { ...change(this.current), version: this.current.version + 1 };
-  }
-
-  placement(): Placement {
-    return { check: (key, tier) => placementFor(this.current, REGION).check(key, tier) };
-  }
-
-  shardOf(key: string): string {
-    return homeOf(this.current, key, 'entity').cluster;
-  }
-
-  /** The map as core's move procedure writes it: compare the version, write the next one. */
-  store(): ShardMapStore {
-    return {
-      read: async () => this.current,
-      replace: async (expected, next) => {
-        if (expected.version !== this.current.version) return false;
-        this.current = { ...next, version: this.current.version + 1 };
-        return true;
-      },
-    };
-  }
-}
-
-/** One moved range, as the controller saw it (true times). */
-interface MovedRange {
-  readonly unit: string;
-  readonly from: string;
-  drainedAtMs: number;
-  holdsEndedAtMs?: number;
-  flippedAtMs?: number;
-}
-
-interface ControllerLog {
-  readonly ranges: MovedRange[];
-  readyAtMs?: number;
-  advances: number;
-  holdsDeletedByAdvance: number;
-  /** Controller crashes at the crash points (each followed by a run that resumed the move). */
-  crashes: number;
-  /** The range and refusal a move stopped at, if the procedure refused one. */
-  stoppedAt?: string;
-  sourceEpoch?: number;
-  destinationEpoch?: number;
-  doneAtMs?: number;
-}
+import { ADD_SHARD_AT_MS, CLASS, type ControllerLog, KEYS, MAX_DRAIN_WAIT_MS, MapHolder, type MovedRange, NEW_SHARD, OLD_SHARDS, POLL_MS, REGION, RUN_FOR_MS, STOP_AT_MS, type Steps, TTL_SECONDS, WORKERS, LATE_JOB, LONG_JOB, jobIdentity, stepsOf } from './shard-move-setup.js';
+import { Straddle } from './shard-move-straddle.js';
 
 export const shardMove: Scenario = {
   name: 'shard-move',
@@ -195,91 +96,6 @@ export const shardMove: Scenario = {
     return finished();
   },
 };
-
-function jobIdentity(job: string): string {
-  return `spiffe://sim/${job}`;
-}
-
-/** The keys whose home moves when the new shard joins, in the order the controller moves them. */
-function movingKeys(before: ShardMap): string[] {
-  const after: ShardMap = { ...before, regions: { [REGION]: { coord: 'coord-eu', entity: [...OLD_SHARDS, NEW_SHARD] } } };
-  return KEYS.filter((key) => homeOf(after, key, 'entity').cluster !== homeOf(before, key, 'entity').cluster);
-}
-
-/**
- * The no-drain variant's certainty (see the header): the long job holds the first moving key on its
- * source shard from before the workload until the late job, which asks the destination for that key as
- * soon as its range has flipped, has its answer (or the workload ends).
- */
-class Straddle {
-  lateOutcome = 'not asked';
-  lateAskedAtMs?: number;
-  longReleasedAtMs?: number;
-  private lateDone = false;
-  readonly done: Promise<void>;
-
-  private constructor(
-    private readonly world: World,
-    private readonly map: MapHolder,
-    private readonly probe: DeadlineProbe,
-    readonly key: string,
-    readonly from: string,
-    readonly longGrantedAtMs: number,
-    release: () => Promise<unknown>,
-    private readonly untilMs: number,
-  ) {
-    this.done = this.holdUntilAnswered(release);
-  }
-
-  static async begin(world: World, map: MapHolder, arbiters: ReadonlyMap<string, ArbiterNode>, probe: DeadlineProbe, untilMs: number): Promise<Straddle> {
-    const key = movingKeys(map.current)[0];
-    if (key === undefined) throw new Error('shard-move: no key moves to the new shard, so no hold can straddle a flip');
-    const from = map.shardOf(key);
-    const node = world.addClient(`${LONG_JOB}@${from}`, { identity: jobIdentity(LONG_JOB), arbiter: world.arbiters.indexOf(arbiters.get(from) as ArbiterNode), wrapApi: probe.wrapApi });
-    // Nothing else runs yet: the key is free and the grant comes at the first try (the kernel runs until it does).
-    let answer: LockHandle | string | undefined;
-    node.client.acquire({ key, className: CLASS.name, ttlSeconds: TTL_SECONDS, waitMs: 0, onFence: () => undefined }).then(
-      (handle) => (answer = handle),
-      (error: unknown) => (answer = isLockError(error) ? error.code : String(error)),
-    );
-    await world.kernel.runUntilCondition(() => answer !== undefined, { untilMs: world.kernel.now() + LATE_JOB_WAIT_MS });
-    const held = answer;
-    if (held === undefined || typeof held === 'string') throw new Error(`shard-move: the long job was not granted ${key} on ${from} with nothing else running (${held ?? `no answer in ${LATE_JOB_WAIT_MS} ms`})`);
-    return new Straddle(world, map, probe, key, from, world.kernel.now(), () => held.release(), untilMs);
-  }
-
-  /** Starts the late job on the destination's arbiter: it asks for the key once its range has flipped. */
-  askAfterFlip(destination: ArbiterNode): void {
-    const kernel = this.world.kernel;
-    const node = this.world.addClient(`${LATE_JOB}@${NEW_SHARD}`, { identity: jobIdentity(LATE_JOB), arbiter: this.world.arbiters.indexOf(destination), wrapApi: this.probe.wrapApi });
-    void (async () => {
-      while (kernel.now() < this.untilMs && this.map.shardOf(this.key) !== NEW_SHARD) await kernel.sleep(POLL_MS);
-      if (this.map.shardOf(this.key) === NEW_SHARD) {
-        this.lateAskedAtMs = kernel.now();
-        try {
-          const handle = await node.client.acquire({ key: this.key, className: CLASS.name, ttlSeconds: TTL_SECONDS, waitMs: LATE_JOB_WAIT_MS, onFence: () => undefined });
-          this.lateOutcome = 'granted';
-          await handle.release().catch(() => false);
-        } catch (error) {
-          this.lateOutcome = isLockError(error) ? error.code : String(error);
-        }
-      }
-      this.lateDone = true;
-    })();
-  }
-
-  private async holdUntilAnswered(release: () => Promise<unknown>): Promise<void> {
-    const kernel = this.world.kernel;
-    while (!this.lateDone && kernel.now() < this.untilMs) await kernel.sleep(POLL_MS);
-    this.longReleasedAtMs = kernel.now();
-    await release().catch(() => false);
-  }
-
-  parameters(startMs: number): Record<string, unknown> {
-    const rel = (atMs: number | undefined): number => (atMs === undefined ? -1 : atMs - startMs);
-    return { key: this.key, from: this.from, longGrantedAtMs: rel(this.longGrantedAtMs), lateAskedAtMs: rel(this.lateAskedAtMs), lateOutcome: this.lateOutcome, longReleasedAtMs: rel(this.longReleasedAtMs) };
-  }
-}
 
 /**
  * The rebalance controller (ADR-09): adds the new shard to the map with every range that would move to it

@@ -36,16 +36,16 @@ import { isLockLogError } from '../ports/lock-log-error.js';
 import type { Random } from '../ports/random.js';
 import { parseToken, unpackToken } from '../token.js';
 import type { LeaseId } from '../units.js';
-import { advanceEpoch, forceRelease, proposeForceRelease } from './admin.js';
-import { PendingApprovals, checkAuthenticated, checkReason } from './approvals.js';
+import { OperatorDesk } from './operator-desk.js';
 import { DurableTurn } from './durable-turn.js';
+import { type DurableLine, waitDurably } from './durable-wait.js';
 import { FailOpen, UNPROTECTED_TOKEN, type UnprotectedOptions } from './fail-open.js';
 import { isMemorySessionId } from './memory-sessions.js';
 import { type EpochSource, SINGLE_CLUSTER_EPOCHS } from './epoch-source.js';
 import { EpochState } from './epoch-state.js';
 import { type GrantAsk, Granter } from './grant-attempt.js';
-import { inspectKey, readHold } from './inspect.js';
-import { type AttemptOutcome, type AttemptTrigger, type Contender, KeyQueue } from './key-queue.js';
+import { inspectKey } from './inspect.js';
+import { KeyQueue } from './key-queue.js';
 import { LogGateway } from './log-gateway.js';
 import type { ArbiterClass, Authorizer, ClassLookup, Placement } from './policy.js';
 import { OPEN_SESSION_RETRY_BUDGET_MS, RELEASE_RETRY_BUDGET_MS, type RetryKind, retryWithin } from './log-retry.js';
@@ -97,8 +97,8 @@ export class Arbiter implements ArbiterService {
   private lastAdvanceCheckMs = Number.NEGATIVE_INFINITY;
   /** Acquires that reached this arbiter: an in-memory waiter's place in its key's line (KeyQueue.join, ADR-14). */
   private arrivals = 0;
-  private readonly forceReleases: PendingApprovals<Omit<ForceReleaseProposal, 'requestId'>>;
-  private readonly advances: PendingApprovals<Omit<EpochAdvanceProposal, 'requestId'>>;
+  private readonly desk: OperatorDesk;
+  private readonly durableLine: DurableLine;
   private readonly failOpen: FailOpen | undefined;
 
   /**
@@ -115,8 +115,15 @@ export class Arbiter implements ArbiterService {
     if (seams.confirmBeforeWrite) this.gateway.confirmWritesWith(() => this.epoch.confirmCluster(), (ms) => options.clock.sleep(ms)); // issue 19
     this.sessions = new SessionDirectory(this.gateway, this.options.clock);
     this.places = new WaiterLease({ gateway: this.gateway, clock: options.clock, shutdown: this.shutdown });
-    this.forceReleases = new PendingApprovals('force-release', options.clock, options.approvalIdPrefix ?? '');
-    this.advances = new PendingApprovals('epoch-advance', options.clock, options.approvalIdPrefix ?? '');
+    this.desk = new OperatorDesk(options, {
+      gateway: this.gateway,
+      guard: this.guard,
+      epoch: this.epoch,
+      checkPlacement: (key) => this.checkPlacement(key),
+      wake: (key) => {
+        for (const [text, queue] of this.queues) if (key === undefined || text === key) queue.wake();
+      },
+    });
     this.granter = new Granter({
       gateway: this.gateway,
       epoch: this.epoch,
@@ -125,6 +132,7 @@ export class Arbiter implements ArbiterService {
       clock: this.options.clock,
       checkPlacement: (key, className) => this.checkPlacement(key, this.options.classes.get(key.namespace, className)?.tier),
     });
+    this.durableLine = { granter: this.granter, places: this.places, shutdown: this.shutdown, queueFor: (key) => this.queueFor(key), hasQueue: (key) => this.queues.has(key.text) };
     const failOpenDeps = { clock: options.clock, shutdown: this.shutdown.signal, pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, gateway: this.gateway, etcdSession: (id: LeaseId, identity: string) => this.sessions.ownedBy(id, identity), opens: seams.opensOnQuorumLoss };
     this.failOpen = options.unprotected === undefined ? undefined : new FailOpen(options.unprotected, failOpenDeps);
   }
@@ -206,7 +214,7 @@ export class Arbiter implements ArbiterService {
     }
     const ask: GrantAsk = { key, identity, instance: session.instance, sessionId: request.sessionId, className: lockClass.name };
     if (lockClass.fairness === 'durable' && request.waitMs > 0) {
-      return { join: () => this.waitDurably(new DurableTurn(this.gateway, this.places, key, request.sessionId, { clock: this.options.clock, deadlineMs }), ask, deadlineMs) };
+      return { join: () => waitDurably(this.durableLine, new DurableTurn(this.gateway, this.places, key, request.sessionId, { clock: this.options.clock, deadlineMs }), ask, deadlineMs) };
     }
     if (!this.queues.has(key.text) || request.waitMs === 0) {
       const first = await this.granter.attempt(ask, 'arrival', deadlineMs);
@@ -264,59 +272,22 @@ export class Arbiter implements ArbiterService {
   }
 
   /** ADR-20: the first of two operators; nothing is written, and the answer shows the class's enforcement. */
-  async requestForceRelease(caller: Caller, request: ForceReleaseRequest): Promise<ForceReleaseProposal> {
-    const key = this.checkKeyOperator(caller, 'requester', request.key);
-    checkReason(request.reason);
-    this.checkPlacement(key);
-    const shown = await proposeForceRelease(this.options.classes, request, (read) => readHold(this.epoch, read));
-    const proposal = this.forceReleases.propose(caller.identity, { key: key.text, holder: shown.holder, enforcement: shown.enforcement, requester: caller.identity, reason: request.reason.trim() }, key.namespace);
-    return { ...proposal.value, requestId: proposal.requestId };
+  requestForceRelease(caller: Caller, request: ForceReleaseRequest): Promise<ForceReleaseProposal> {
+    return this.desk.requestForceRelease(caller, request);
   }
 
   /** ADR-20: a second, different operator; one txn deletes the hold and writes the force record. */
-  async approveForceRelease(caller: Caller, request: ApproveForceReleaseRequest): Promise<ForceReleaseResponse> {
-    // Check, then change (issue 28): an approver with no operator grant is refused before the table is
-    // even looked at, and one without a grant over the proposal's key before the proposal is taken out.
-    const approver = checkAuthenticated(caller, 'approver');
-    this.checkLogOperator(caller, 'approver');
-    const proposal = this.forceReleases.claim(approver, String(request.requestId), (pending) => this.checkKeyOperator(caller, 'approver', pending.value.key));
-    const key = parseLockKey(proposal.value.key);
-    // The hold is read again in the release's own txn: a proposal is never trusted to still be true.
-    const response = await forceRelease(
-      this.gateway,
-      this.options.classes,
-      {
-        key: key.text,
-        reason: proposal.value.reason,
-        expectedToken: String(proposal.value.holder.token),
-        requester: proposal.requester,
-        approver,
-        ...(request.acknowledgeUnfenced === undefined ? {} : { acknowledgeUnfenced: request.acknowledgeUnfenced }),
-      },
-      (read) => readHold(this.epoch, read),
-    );
-    if (response.released) this.queues.get(key.text)?.wake();
-    return response;
+  approveForceRelease(caller: Caller, request: ApproveForceReleaseRequest): Promise<ForceReleaseResponse> {
+    return this.desk.approveForceRelease(caller, request);
   }
 
   /** ADR-03: the first of two operators proposes advancing a sealed log's epoch. Nothing is read. */
-  async requestEpochAdvance(caller: Caller, request: AdvanceEpochRequest): Promise<EpochAdvanceProposal> {
-    this.checkLogOperator(caller, 'requester');
-    const reason = checkReason(request.reason);
-    const proposal = this.advances.propose(caller.identity, { requester: caller.identity, reason });
-    return { ...proposal.value, requestId: proposal.requestId };
+  requestEpochAdvance(caller: Caller, request: AdvanceEpochRequest): Promise<EpochAdvanceProposal> {
+    return this.desk.requestEpochAdvance(caller, request);
   }
 
-  async approveEpochAdvance(caller: Caller, request: ApproveEpochAdvanceRequest): Promise<AdvanceEpochResponse> {
-    const approver = checkAuthenticated(caller, 'approver');
-    this.checkLogOperator(caller, 'approver');
-    const proposal = this.advances.claim(approver, String(request.requestId));
-    const response = await advanceEpoch(this.gateway, { approvers: [proposal.requester, approver], reason: proposal.value.reason }, this.epoch.floor(), this.options.epochSource);
-    this.guard.reset(response.clusterId, response.revision);
-    this.gateway.confirmedByAdvance();
-    this.epoch.adopt(response.epochKv);
-    for (const queue of this.queues.values()) queue.wake();
-    return { epoch: response.epoch, clusterId: response.clusterId, holdsDeleted: response.holdsDeleted, requester: proposal.requester, approver };
+  approveEpochAdvance(caller: Caller, request: ApproveEpochAdvanceRequest): Promise<AdvanceEpochResponse> {
+    return this.desk.approveEpochAdvance(caller, request);
   }
 
   /** No caller needed: the answer names no key or holder. */
@@ -350,26 +321,6 @@ export class Arbiter implements ArbiterService {
     }
   }
 
-  /**
-   * ADR-20: an operator is an authenticated identity with an operator grant covering the key (any operator
-   * grant for an epoch advance). A refusal reads nothing and is the same whether or not the key is held.
-   */
-  private checkKeyOperator(caller: Caller, role: string, keyText: string): LockKey {
-    const key = parseLockKey(keyText);
-    this.refuseUnlessOperator(checkAuthenticated(caller, role), key.text);
-    return key;
-  }
-
-  private checkLogOperator(caller: Caller, role: string): void {
-    this.refuseUnlessOperator(checkAuthenticated(caller, role), undefined);
-  }
-
-  private refuseUnlessOperator(identity: string, key: string | undefined): void {
-    if (!this.options.authorizer.operates(identity, key)) {
-      throw new LockError('denied', `${identity} has no operator grant covering ${key ?? 'this log'}; force-releases and epoch advances need a LockGrant with role: operator (ADR-20)`);
-    }
-  }
-
   /** Bad input and authorisation are decided before any read of the log (ADR-19). */
   private authorise(identity: string, key: LockKey): void {
     if (!this.options.authorizer.allows(identity, key.text)) {
@@ -393,58 +344,6 @@ export class Arbiter implements ArbiterService {
     }
     if (placement?.kind === 'draining') {
       throw new LockError('draining', `${key.text} is in a range moving between shards and takes no new grants until the move completes (ADR-09)`);
-    }
-  }
-
-  /**
-   * ADR-14 `fairness: durable`: the waiter's place is a key in the log; the local FIFO still decides
-   * which of this arbiter's waiters may look, but only the first in the durable line attempts a grant.
-   */
-  private async waitDurably(turn: DurableTurn, ask: GrantAsk, deadlineMs: number): Promise<Grant> {
-    const mine = await this.granter.ownHold(ask);
-    if (mine !== undefined) return mine;
-    const out = this.places.enter(turn.waiterKey); // the waiting lease is renewed while this waiter is in the line (L5)
-    try {
-      return await this.waitInDurableLine(turn, ask, deadlineMs);
-    } finally {
-      out();
-    }
-  }
-
-  private async waitInDurableLine(turn: DurableTurn, ask: GrantAsk, deadlineMs: number): Promise<Grant> {
-    const attempt = async (trigger: AttemptTrigger): Promise<AttemptOutcome> => {
-      const position = await turn.position();
-      if (position.kind === 'gone') {
-        // Our place is gone. If our own grant committed unseen (its txn deletes the waiter key), the key
-        // is ours: taking a new place at the back put us behind a waiter waiting for us (issue 11, L1).
-        const ours = await this.granter.ownHold(ask, false);
-        if (ours !== undefined) return { granted: ours };
-        // An epoch advance cleared /q, or another task of this session left the place they shared: take
-        // a new place at the back, and tell the line (KeyQueue re-ranks on it, or its real first never attempts).
-        const back = await turn.join();
-        if (!position.lineEmpty) return { contendedAt: position.seenAt, aheadInLine: true, rank: back };
-      } else if (position.kind === 'behind') {
-        return { contendedAt: position.seenAt, aheadInLine: true, ...(position.rank === undefined ? {} : { rank: position.rank }) };
-      }
-      return this.granter.attempt({ ...ask, waiterKey: turn.waiterKey }, trigger, deadlineMs);
-    };
-    const contender: Contender = { attempt, resolve: () => this.granter.settle(ask), ownHold: () => this.granter.ownHold(ask) };
-    try {
-      // Inside the try: a join whose answer was lost may have put the place, and giving up must take it.
-      const rank = await turn.join();
-      const first = this.queues.has(ask.key.text) ? undefined : await attempt('arrival');
-      // The line is looked up when joining, never held across an await (see acquire).
-      const outcome = first !== undefined && 'granted' in first ? first.granted : await this.queueFor(ask.key).join(contender, deadlineMs, first?.contendedAt, rank);
-      // A re-entered grant did not run the txn that deletes the waiter key.
-      if (outcome.reentered) await turn.leave();
-      return outcome;
-    } catch (error) {
-      // A waiter that gives up leaves the line (a leave that cannot reach the log is done by the waiting lease's sweep, and the
-      // place ends with this arbiter's waiting lease at the latest). An arbiter shutting down does not
-      // take its waiters' places with it: they outlive it by the lease's TTL, so a waiter can come back
-      // through another replica and keep its place (ADR-14).
-      if (!this.shutdown.aborted) await turn.leave();
-      throw error;
     }
   }
 

@@ -155,20 +155,7 @@ export async function reportOf(connection: DuckDBConnection, sinceMs: number, un
   const since = 'make_timestamp($1::BIGINT)';
   const until = 'make_timestamp($2::BIGINT)';
   const inWindow = `observed_at >= ${since} AND observed_at < ${until}`;
-  // Every hold that overlapped the window, measured within it (up to its end, or the window's end).
-  const holdsInWindow = `
-    WITH holds AS (
-      SELECT g.key, g.namespace, g.class_name, g.identity, g.observed_at AS granted_at, g.time_exact AS granted_exact,
-             e.observed_at AS ended_at, e.time_exact AS ended_exact
-      FROM audit_events g LEFT JOIN audit_events e
-        ON e.cluster_id = g.cluster_id AND e.key = g.key AND e.grant_revision = g.revision AND e.kind IN (${END_KINDS_SQL})
-      WHERE g.kind = 'grant' AND g.observed_at < ${until} AND (e.observed_at IS NULL OR e.observed_at >= ${since})
-    ), measured AS (
-      SELECT *, ended_at IS NULL OR ended_at >= ${until} AS still_held, NOT (granted_exact AND coalesce(ended_exact, true)) AS approximate,
-             NOT granted_exact AND NOT coalesce(ended_exact, true) AS unmeasured,
-             epoch_ms(least(coalesce(ended_at, ${until}), ${until})) - epoch_ms(greatest(granted_at, ${since})) AS duration_ms
-      FROM holds
-    )`;
+  const holdsInWindow = holdsInWindowSql(since, until);
   const counted = await connection.runAndReadAll(
     `WITH ordered AS (
        SELECT *, lag(kind) OVER w AS prev_kind, lag(observed_at) OVER w AS prev_at, lag(time_exact) OVER w AS prev_exact
@@ -194,9 +181,42 @@ export async function reportOf(connection: DuckDBConnection, sinceMs: number, un
   const longest = await connection.runAndReadAll(`${holdsInWindow} SELECT * FROM measured ORDER BY unmeasured, duration_ms DESC, key LIMIT ${LONGEST_HOLDS_SHOWN}`, window);
   const gaps = await connection.runAndReadAll(`SELECT cluster_id, from_revision, to_revision, epoch_ms(detected_at) AS detected_ms FROM audit_gaps WHERE detected_at >= ${since} AND detected_at < ${until} ORDER BY cluster_id, from_revision`, window);
   const events = await connection.runAndReadAll(`SELECT count(*) AS n FROM audit_events WHERE ${inWindow}`, window);
-  const longestOf = new Map(longestPerClass.getRowObjects().map((row) => [`${String(row['namespace'])}/${String(row['class_name'])}`, row]));
+  const classes = classSummaries(counted.getRowObjects(), longestPerClass.getRowObjects());
+  return {
+    sinceMs,
+    untilMs,
+    contentionWindowMs: CONTENTION_WINDOW_MS,
+    classes: [...classes.values()].sort((a, b) => (a.namespace === b.namespace ? compare(a.className, b.className) : compare(a.namespace, b.namespace))),
+    longestHolds: longest.getRowObjects().map(longHoldOf),
+    gaps: gaps.getRowObjects().map((row) => ({ clusterId: row['cluster_id'] as bigint, fromRevision: row['from_revision'] as bigint, toRevision: row['to_revision'] as bigint, detectedAtMs: ms(row['detected_ms']) ?? 0 })),
+    events: count(events.getRowObjects()[0]?.['n']),
+  };
+}
+
+/** Every hold that overlapped the window, measured within it (up to its end, or the window's end). */
+function holdsInWindowSql(since: string, until: string): string {
+  return `
+    WITH holds AS (
+      SELECT g.key, g.namespace, g.class_name, g.identity, g.observed_at AS granted_at, g.time_exact AS granted_exact,
+             e.observed_at AS ended_at, e.time_exact AS ended_exact
+      FROM audit_events g LEFT JOIN audit_events e
+        ON e.cluster_id = g.cluster_id AND e.key = g.key AND e.grant_revision = g.revision AND e.kind IN (${END_KINDS_SQL})
+      WHERE g.kind = 'grant' AND g.observed_at < ${until} AND (e.observed_at IS NULL OR e.observed_at >= ${since})
+    ), measured AS (
+      SELECT *, ended_at IS NULL OR ended_at >= ${until} AS still_held, NOT (granted_exact AND coalesce(ended_exact, true)) AS approximate,
+             NOT granted_exact AND NOT coalesce(ended_exact, true) AS unmeasured,
+             epoch_ms(least(coalesce(ended_at, ${until}), ${until})) - epoch_ms(greatest(granted_at, ${since})) AS duration_ms
+      FROM holds
+    )`;
+}
+
+type Row = Record<string, unknown>;
+
+/** One summary per class: its counts in the window, and its longest hold (a class may have only the latter). */
+function classSummaries(counted: readonly Row[], longestPerClass: readonly Row[]): Map<string, ClassSummary> {
+  const longestOf = new Map(longestPerClass.map((row) => [`${String(row['namespace'])}/${String(row['class_name'])}`, row]));
   const classes = new Map<string, ClassSummary>();
-  for (const row of counted.getRowObjects()) {
+  for (const row of counted) {
     const id = `${String(row['namespace'])}/${String(row['class_name'])}`;
     const long = longestOf.get(id);
     classes.set(id, {
@@ -218,23 +238,19 @@ export async function reportOf(connection: DuckDBConnection, sinceMs: number, un
     // A class whose only activity in the window is a hold granted before it.
     if (!classes.has(id)) classes.set(id, { ...emptySummary(String(row['namespace']), String(row['class_name'])), longestHoldMs: ms(row['longest_ms']), longestHoldKey: text(row['longest_key']) });
   }
+  return classes;
+}
+
+function longHoldOf(row: Row): LongHold {
   return {
-    sinceMs,
-    untilMs,
-    contentionWindowMs: CONTENTION_WINDOW_MS,
-    classes: [...classes.values()].sort((a, b) => (a.namespace === b.namespace ? compare(a.className, b.className) : compare(a.namespace, b.namespace))),
-    longestHolds: longest.getRowObjects().map((row) => ({
-      key: String(row['key']),
-      namespace: String(row['namespace']),
-      className: text(row['class_name']),
-      identity: text(row['identity']),
-      durationMs: ms(row['duration_ms']) ?? 0,
-      stillHeld: row['still_held'] === true,
-      approximate: row['approximate'] === true,
-      bound: boundOf(row['granted_exact'] === true, row['ended_exact'] !== false),
-    })),
-    gaps: gaps.getRowObjects().map((row) => ({ clusterId: row['cluster_id'] as bigint, fromRevision: row['from_revision'] as bigint, toRevision: row['to_revision'] as bigint, detectedAtMs: ms(row['detected_ms']) ?? 0 })),
-    events: count(events.getRowObjects()[0]?.['n']),
+    key: String(row['key']),
+    namespace: String(row['namespace']),
+    className: text(row['class_name']),
+    identity: text(row['identity']),
+    durationMs: ms(row['duration_ms']) ?? 0,
+    stillHeld: row['still_held'] === true,
+    approximate: row['approximate'] === true,
+    bound: boundOf(row['granted_exact'] === true, row['ended_exact'] !== false),
   };
 }
 

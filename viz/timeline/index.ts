@@ -31,21 +31,7 @@ export interface TimelineOptions {
 export function mountTimeline(container: HTMLElement, artifact: unknown, options: TimelineOptions = {}): TimelineHandle {
   const model = buildTimelineModel(parseRunArtifact(artifact), options.title);
   const doc = container.ownerDocument;
-  ensureStyles(doc);
-  const make = maker(doc);
-  const root = make('div', 'lst-timeline');
-  container.appendChild(root);
-  root.appendChild(make('h2', undefined, model.title));
-  for (const text of [...(options.notices ?? []), ...notices(model)]) root.appendChild(make('p', 'lst-notice', text));
-  const body = make('div', 'lst-body');
-  const chartHost = make('div', 'lst-chart');
-  chartHost.tabIndex = 0;
-  chartHost.setAttribute('role', 'application');
-  chartHost.setAttribute('aria-label', `Run timeline, ${model.lanes.length} lanes, ${model.marks.length} events. Arrow keys step through events, Home and End go to the first and last, plus and minus zoom.`);
-  const aside = make('aside', 'lst-aside');
-  body.append(chartHost, aside);
-  root.appendChild(body);
-  chartHost.appendChild(make('p', 'lst-help', 'Wheel or + / − to zoom, drag to pan, click a mark for details; ← → step through events, Home / End.'));
+  const { root, chartHost, aside } = layout(container, model, options.notices ?? []);
 
   const laneLabel = (lane: string): string => model.lanes.find((l) => l.name === lane)?.label ?? lane;
   const details = detailsPanel(doc);
@@ -103,6 +89,27 @@ export function mountTimeline(container: HTMLElement, artifact: unknown, options
       root.remove();
     },
   };
+}
+
+/** The page around the chart: the heading, the notices, the chart's host (focusable, for the keys) and the side panel. */
+function layout(container: HTMLElement, model: TimelineModel, before: readonly string[]): { root: HTMLElement; chartHost: HTMLElement; aside: HTMLElement } {
+  const doc = container.ownerDocument;
+  ensureStyles(doc);
+  const make = maker(doc);
+  const root = make('div', 'lst-timeline');
+  container.appendChild(root);
+  root.appendChild(make('h2', undefined, model.title));
+  for (const text of [...before, ...notices(model)]) root.appendChild(make('p', 'lst-notice', text));
+  const body = make('div', 'lst-body');
+  const chartHost = make('div', 'lst-chart');
+  chartHost.tabIndex = 0;
+  chartHost.setAttribute('role', 'application');
+  chartHost.setAttribute('aria-label', `Run timeline, ${model.lanes.length} lanes, ${model.marks.length} events. Arrow keys step through events, Home and End go to the first and last, plus and minus zoom.`);
+  const aside = make('aside', 'lst-aside');
+  body.append(chartHost, aside);
+  root.appendChild(body);
+  chartHost.appendChild(make('p', 'lst-help', 'Wheel or + / − to zoom, drag to pan, click a mark for details; ← → step through events, Home / End.'));
+  return { root, chartHost, aside };
 }
 
 /** The mark a key moves to (by id: the marks are in time order), or a zoom, or nothing. */
