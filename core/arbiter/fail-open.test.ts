@@ -49,18 +49,18 @@ class ArraySpool implements Spool {
 const header = { clusterId: clusterId(1n), memberId: memberId(1n), revision: revision(1n), raftTerm: 1n };
 
 /** A log that answers a read while `quorum.up`, and times out otherwise; nothing else is called here. */
-function quorumLog(quorum: { up: boolean }): LockLog {
+function quorumLog(quorum: { up: boolean; sealed?: boolean }): LockLog {
   const unused = (): never => {
     throw new Error('FailOpen only reads');
   };
-  const txn = () => (quorum.up ? Promise.resolve({ header, succeeded: true, responses: [] }) : Promise.reject(new LockLogError('timeout', 'no leader', { outcome: 'indeterminate' })));
+  const txn = () => (quorum.sealed === true ? Promise.reject(new LockError('sealed', 'cluster ID 2 is not 1, the one the epoch was minted for')) : quorum.up ? Promise.resolve({ header, succeeded: true, responses: [] }) : Promise.reject(new LockLogError('timeout', 'no leader', { outcome: 'indeterminate' })));
   return { txn, range: unused, leaseGrant: unused, leaseKeepAlive: unused, leaseRevoke: unused, leaseTimeToLive: unused, compact: unused, status: unused, close: unused, watch: unused };
 }
 
 function setUp(spool = new ArraySpool(), incarnation = '1') {
   const kernel = new Kernel({ seed: 'fail-open', yieldToHost: () => new Promise((done) => setImmediate(done)) });
   const store = new MemoryUnprotectedStore();
-  const quorum = { up: false };
+  const quorum: { up: boolean; sealed?: boolean } = { up: false };
   const shutdown = new CancelSource();
   const failOpen = new FailOpen(
     { spool, store, arbiterId: 'arbiter-1', incarnation, wallClock: { nowMs: () => 1_000_000 + kernel.now() } },
@@ -94,6 +94,17 @@ describe('FailOpen (ADR-04)', () => {
     await kernel.runUntil(kernel.now() + QUORUM_LOSS_CONFIRM_MS + 600);
     expect(failOpen.inOutage).toBe(true);
     shutdown.cancel();
+  });
+
+  it('does not fail open on a log that answers sealed (ADR-03: a restored log serves nothing); the control: the same reads timing out do', async () => {
+    for (const sealed of [true, false]) {
+      const { kernel, failOpen, quorum, shutdown } = setUp();
+      quorum.sealed = sealed;
+      failOpen.suspect(new LockLogError('timeout', 'no leader', { outcome: 'indeterminate' }));
+      await kernel.runUntil(QUORUM_LOSS_CONFIRM_MS + 2_000);
+      expect(failOpen.inOutage).toBe(!sealed);
+      shutdown.cancel();
+    }
   });
 
   it('enters the outage at once when an acquire spent its budget on the errors of a log with no majority, and only then', () => {

@@ -237,7 +237,7 @@ export class FailOpen {
       while ((this.outage || this.unshipped || this.suspectSinceMs !== undefined) && !this.deps.shutdown.aborted) {
         await this.deps.clock.sleep(this.outage ? this.deps.pollIntervalMs : SUSPECT_PROBE_MS, this.deps.shutdown);
         await this.expireSessions();
-        if (!(await majorityRead(this.deps.gateway).then(() => true, () => false))) {
+        if (!(await this.majorityAnswers())) {
           if (this.suspectSinceMs !== undefined && this.deps.clock.now() - this.suspectSinceMs >= QUORUM_LOSS_CONFIRM_MS) this.beginOutage();
           continue;
         }
@@ -250,6 +250,15 @@ export class FailOpen {
     } finally {
       this.watching = false;
     }
+  }
+
+  /**
+   * Whether etcd answers a majority read. A refusal that is an answer (the log sealed after a restore, ADR-03:
+   * etcd told the cluster ID) is not a quorum loss: counting it as one failed a restored, sealed arbiter
+   * open, granting from memory while it must serve nothing, for as long as it stayed sealed (swarm seed 10).
+   */
+  private majorityAnswers(): Promise<boolean> {
+    return majorityRead(this.deps.gateway).then(() => true, (error: unknown) => !mayRetry(toLockError(error), 'idempotent'));
   }
 
   private beginOutage(): void {
