@@ -25,6 +25,7 @@ import { type Revision, leaseId, revision as toRevision } from '../units.js';
 import type { AuditEvent, HoldEndKind } from './events.js';
 import { parseForceRecord } from './force-record.js';
 import { readReleaseMarker } from '../arbiter/release-marker.js';
+import { assert } from '../assert.js';
 
 /** What the interpreter carries from one revision to the next. */
 export interface InterpreterState {
@@ -58,7 +59,7 @@ interface RevisionContext {
 export function interpretRevision(state: InterpreterState, revision: Revision, events: readonly WatchEvent[]): Interpretation {
   for (const event of events) {
     // A programmer error in the caller: a batch is one revision (WatchBatch, CommittedWrite).
-    if (event.kv.modRevision !== revision) throw new Error(`audit interpreter: an event of revision ${event.kv.modRevision} in the batch of revision ${revision}`);
+    assert(event.kv.modRevision === revision, () => `audit interpreter: an event of revision ${event.kv.modRevision} in the batch of revision ${revision}`);
   }
   const context = contextOf(state, revision, events);
   const out: AuditEvent[] = [];

@@ -18,6 +18,7 @@ import { FRESH_LOG_STATE, type InterpreterState, interpretRevision } from './int
 import { HONEST_TAILER_SEAMS, type TailerSeams } from './seams.js';
 import type { AuditStore } from './store.js';
 import { Unwritten } from './unwritten.js';
+import { assert } from '../assert.js';
 
 /**
  * The tailer watches every key (the empty prefix): every revision then reaches it, so its position is the
@@ -256,6 +257,9 @@ class Tailer {
     }
     this.unwritten.addGap({ clusterId: position.clusterId, fromRevision: toRevision(position.revision + 1n), toRevision: to, detectedAtMs: this.options.wallClock.nowMs() });
     position.interpreter = interpreter;
+    // A gap is skipped forward only: the position never moves back (an audit that re-reads is idempotent,
+    // one that skips back would re-interpret revisions against a later state).
+    assert(to - 1n >= position.revision, () => `audit tailer: a gap up to ${to} would move the position back from ${position.revision}`);
     position.revision = toRevision(to - 1n);
     this.noteHead(to);
   }

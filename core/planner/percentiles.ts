@@ -1,6 +1,7 @@
 // Percentile summaries of simulated samples, for every planner figure labelled "simulated".
 // Nearest-rank on the sorted samples: a p99 of 100 samples is the 99th smallest, never an interpolation
 // that no run produced.
+import { assert } from '../assert.js';
 
 export interface Summary {
   readonly count: number;
@@ -31,6 +32,7 @@ export function summarise(samples: readonly number[]): Summary {
 }
 
 function nearestRank(sorted: readonly number[], q: number): number {
+  assert(q > 0 && q <= 1, () => `percentile: q ${q} is not in (0, 1]`);
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length)));
   return sorted[rank - 1]!;

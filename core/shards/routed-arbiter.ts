@@ -16,6 +16,7 @@ import type { LockLog } from '../ports/lock-log.js';
 import { type LeaseId, leaseId } from '../units.js';
 import type { ClassLookup } from '../arbiter/policy.js';
 import { type ShardMap, type Tier, homeOf } from './shard-map.js';
+import { assert } from '../assert.js';
 
 export const SESSION_SHARDS_PREFIX = '/sys/session-shards/';
 /** A bound on the cache of resolved session sets (TigerStyle: a limit on everything). */
@@ -39,7 +40,7 @@ export class RoutedArbiter implements ArbiterService {
   private readonly sets = new Map<LeaseId, SessionSet>();
 
   constructor(private readonly options: RoutedArbiterOptions) {
-    if (!options.clusters.has(options.coordName)) throw new Error(`routed arbiter: the coord cluster ${options.coordName} has no arbiter`);
+    assert(options.clusters.has(options.coordName), () => `routed arbiter: the coord cluster ${options.coordName} has no arbiter`);
   }
 
   /** The cluster a key of `tier` is served by here; the coord cluster for a key homed elsewhere (its placement redirects). */

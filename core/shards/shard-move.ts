@@ -18,6 +18,7 @@ import { checkReason } from '../arbiter/approvals.js';
 import { type TwoOperators, advanceEpochByTwo } from '../arbiter/two-person.js';
 import { type RangeMove, checkMovable, drainRange, flipRange, pinRange, sameMap } from './move-map.js';
 import { type ShardMap, homeOf } from './shard-map.js';
+import { assert } from '../assert.js';
 
 export const MOVE_STEPS = ['requested', 'pinned', 'draining', 'drained', 'advanced', 'flipped'] as const;
 export type MoveStep = (typeof MOVE_STEPS)[number];
@@ -86,7 +87,7 @@ export async function runShardMove(ports: ShardMovePorts, request: ShardMoveRequ
   const drainWaitMs = options.drainWaitMs ?? DEFAULT_DRAIN_WAIT_MS;
   while (record.step !== 'flipped') {
     const next = MOVE_STEPS[MOVE_STEPS.indexOf(record.step) + 1];
-    if (next === undefined) throw new Error(`shard move: no step after ${record.step}`);
+    assert(next !== undefined, () => `shard move: no step after ${record.step}`);
     if (options.skipSteps?.includes(next) !== true) await perform(ports, request, record, next, drainWaitMs);
     record = { ...record, step: next };
     await ports.journal.save(record);
@@ -133,7 +134,7 @@ async function perform(ports: ShardMovePorts, request: ShardMoveRequest, record:
     case 'flipped':
       return changeMap(ports, (map) => flipRange(map, record));
     case 'requested':
-      throw new Error('shard move: requested is where a move starts, not a step');
+      return assert(false, 'shard move: requested is where a move starts, not a step');
   }
 }
 
