@@ -55,6 +55,15 @@ export function majorityRead(gateway: LogGateway): Promise<unknown> {
   return gateway.txn({ compare: [], success: [{ type: 'range', key: EPOCH_KEY, limit: 1 }], failure: [], timeoutMs: IDEMPOTENT_REQUEST_TIMEOUT_MS });
 }
 
+/**
+ * The one reading of a log failure as "no majority answers" (a timeout, no leader: what the arbiter would
+ * retry), for the suspicion, the outage's start and the majority reads alike. A refusal that is an answer
+ * (sealed, ADR-03) is not one.
+ */
+function saysNoMajority(error: unknown): boolean {
+  return mayRetry(toLockError(error), 'idempotent');
+}
+
 export function opensOnQuorumLoss(lockClass: Pick<ArbiterClass, 'onQuorumLoss'>): boolean {
   return lockClass.onQuorumLoss === 'open';
 }
@@ -103,14 +112,14 @@ export class FailOpen {
 
   /** Whether `error` (what the etcd path threw, its budget spent) says no majority answers; if so, the outage begins. */
   quorumLost(error: unknown): boolean {
-    if (!mayRetry(error, 'idempotent')) return false;
+    if (!saysNoMajority(error)) return false;
     this.beginOutage();
     return true;
   }
 
   /** A log call failed: if for want of a majority, majority reads now tell within QUORUM_LOSS_CONFIRM_MS whether it is lost. */
   suspect(error: unknown): void {
-    if (mayRetry(toLockError(error), 'idempotent')) this.suspectFrom(this.deps.clock.now());
+    if (saysNoMajority(error)) this.suspectFrom(this.deps.clock.now());
   }
 
   /**
@@ -258,7 +267,7 @@ export class FailOpen {
    * open, granting from memory while it must serve nothing, for as long as it stayed sealed (swarm seed 10).
    */
   private majorityAnswers(): Promise<boolean> {
-    return majorityRead(this.deps.gateway).then(() => true, (error: unknown) => !mayRetry(toLockError(error), 'idempotent'));
+    return majorityRead(this.deps.gateway).then(() => true, (error: unknown) => !saysNoMajority(error));
   }
 
   private beginOutage(): void {
