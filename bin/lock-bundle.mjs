@@ -1,14 +1,34 @@
 // The bundled build of `lockstep lock` (issue 30), made by bin/js-build.mjs beside dist/js's file-for-file
 // tree. Loading the lock command module by module cost ~0.6 s of CPU before any work: resolving and reading
 // ~300 files (grpc-js, protobufjs, the etcd client, zod, yaml) through Node's loaders. esbuild bundles
-// src/cli-lock.ts with its dependencies into one CommonJS file, dist/js/src/cli-lock.bundle.cjs, which
-// bin/compile-cache.mjs runs with V8's code cache (Node 20 has no module compile cache). What only one mode
-// needs (lock.ts's dynamic imports: the etcd stack, the lock.v1 client, the class-file reader) is in the file
-// but runs only when imported. The file sits in dist/js/src/, and its import.meta.url is that of a compiled
-// src/ file there (src/repo-root.ts finds the repository and the fence supervisor's entry from it).
+// src/cli-lock.ts with its dependencies into one CommonJS file per mode (dist/js/src/cli-lock-<mode>.bundle.cjs),
+// which bin/compile-cache.mjs runs with V8's code cache (Node 20 has no module compile cache). Each mode's
+// file holds only its own stack: the other mode's module (lock.ts's dynamic import of local-arbiter or
+// remote-arbiter) is a stub there, so `--arbiter` never reads, hashes or caches the etcd client and
+// `--endpoints` never the lock.v1 client. The files sit in dist/js/src/, and their import.meta.url is that
+// of a compiled src/ file there (src/repo-root.ts finds the repository and the fence supervisor's entry from it).
 import { dirname, join, sep } from 'node:path';
 
-export const LOCK_BUNDLE = 'src/cli-lock.bundle.cjs';
+/** Each mode's bundle, and the module the other mode loads, which is a stub in it. */
+const MODES = {
+  endpoints: { bundle: 'src/cli-lock-endpoints.bundle.cjs', stubbed: 'remote-arbiter', exported: 'connectRemote' },
+  arbiter: { bundle: 'src/cli-lock-arbiter.bundle.cjs', stubbed: 'local-arbiter', exported: 'connectLocal' },
+};
+
+/**
+ * The bundle `lockstep lock <args>` runs: --arbiter's when that option comes before `--`, else --endpoints's
+ * (which also serves --help and the refusals of bad input, none of which load a stack).
+ */
+export function lockBundleFor(args) {
+  const end = args.indexOf('--');
+  const options = end === -1 ? args : args.slice(0, end);
+  return options.some((arg) => arg === '--arbiter' || arg.startsWith('--arbiter=')) ? MODES.arbiter.bundle : MODES.endpoints.bundle;
+}
+
+// Reached only if lockBundleFor and commander ever read the arguments differently (an option's value that
+// is itself "--arbiter"): a plain error, not the other stack run half-loaded.
+const stubOf = (mode) =>
+  `export function ${mode.exported}() { throw new Error('lockstep lock: this is the ${mode === MODES.endpoints ? '--endpoints' : '--arbiter'} bundle (bin/lock-bundle.mjs lockBundleFor): it holds no ${mode.stubbed}; put --arbiter or --endpoints first, before any option that takes a value'); }`;
 
 // A CommonJS file has no import.meta: the modules that read import.meta.url get a compiled src/ file's URL.
 const BANNER = "const __lockstepMetaUrl = require('node:url').pathToFileURL(require('node:path').join(__dirname, 'cli-lock.js')).href;";
@@ -72,13 +92,15 @@ export async function rewrite(path, replacements) {
   return { contents, loader: 'js' };
 }
 
-/** esbuild plugins: what the bundle must not take as it is. */
-function plugins() {
+/** esbuild plugins: what `mode`'s bundle must not take as it is. */
+function plugins(mode) {
+  const stubbed = new RegExp(`[/\\\\]src[/\\\\]lock[/\\\\]${mode.stubbed}\\.ts$`);
   return [
     {
       name: 'lockstep-lock-bundle',
       setup(build) {
         build.onLoad({ filter: /[/\\]src[/\\]command-table\.ts$/ }, () => ({ contents: NO_COMMAND_TABLE, loader: 'js' }));
+        build.onLoad({ filter: stubbed }, () => ({ contents: stubOf(mode), loader: 'js' }));
         build.onLoad({ filter: /etcd3[/\\]lib[/\\]connection-pool\.js$/ }, async (args) => rewrite(args.path, await etcd3Replacements(args.path)));
         build.onLoad({ filter: /@grpc[/\\]proto-loader[/\\]build[/\\]src[/\\]index\.js$/ }, (args) =>
           // grpc-js's own copy serves only channelz, which the lock command does not start: left as it is.
@@ -89,19 +111,31 @@ function plugins() {
   ];
 }
 
-/** Bundles `lockstep lock` from the sources under `root` into `outDir` (dist/js or its temporary twin). */
+/** The repository's own files (not node_modules) among an esbuild metafile's inputs, relative to `root`. */
+const ownInputs = (metafile) => Object.keys(metafile.inputs).filter((path) => !path.includes('node_modules/'));
+
+/**
+ * Bundles `lockstep lock` from the sources under `root` into `outDir` (dist/js or its temporary twin), one
+ * file per mode. Returns the sources the lock command runs from (relative to `root`): both bundles' own
+ * inputs and the fence supervisor's entry with what it imports, which runs from dist/js's file-for-file
+ * tree. bin/js-build.mjs checks only these before a lock, so a lock never runs a stale build (issue 30).
+ */
 export async function buildLockBundle(root, outDir) {
   const { build } = await import('esbuild');
-  await build({
-    entryPoints: [join(root, 'src', 'cli-lock.ts')],
-    outfile: join(outDir, LOCK_BUNDLE),
-    bundle: true,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    define: { 'import.meta.url': '__lockstepMetaUrl' },
-    banner: { js: BANNER },
-    plugins: plugins(),
-    logLevel: 'warning',
-  });
+  const common = { bundle: true, platform: 'node', target: 'node20', metafile: true, logLevel: 'warning', absWorkingDir: root };
+  const bundles = Object.values(MODES).map((mode) =>
+    build({
+      ...common,
+      entryPoints: [join(root, 'src', 'cli-lock.ts')],
+      outfile: join(outDir, mode.bundle),
+      format: 'cjs',
+      define: { 'import.meta.url': '__lockstepMetaUrl' },
+      banner: { js: BANNER },
+      plugins: plugins(mode),
+    }),
+  );
+  // The supervisor's imports, found the same way and written nowhere.
+  const supervisor = build({ ...common, entryPoints: [join(root, 'src', 'lock', 'fence-supervisor-main.ts')], format: 'esm', packages: 'external', write: false, outdir: outDir });
+  const inputs = new Set((await Promise.all([...bundles, supervisor])).flatMap((result) => ownInputs(result.metafile)));
+  return [...inputs].sort();
 }
