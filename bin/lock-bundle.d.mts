@@ -6,3 +6,5 @@ export function etcd3ProtoJson(etcd3Lib: string): Promise<string>;
 export function rewrite(path: string, replacements: readonly (readonly [string, string])[]): Promise<{ contents: string; loader: 'js' }>;
 /** Builds both modes' bundles; the sources the lock runs from, relative to `root`. */
 export function buildLockBundle(root: string, outDir: string): Promise<string[]>;
+/** The [text, replacement] pairs that make @grpc/proto-loader's reflection descriptors lazy in the bundle. */
+export const LAZY_DESCRIPTORS: readonly (readonly [string, string])[];

@@ -65,19 +65,25 @@ async function etcd3Replacements(path) {
 // @grpc/proto-loader encodes every message type's descriptor and every file's FileDescriptorProto when it
 // loads a .proto, for gRPC server reflection, which nothing in the lock command reads (grpc-js builds its
 // clients from the paths and serializers alone): for etcd3's rpc.proto that was ~40% of the lock command's
-// start-up CPU. In the bundle they become getters, computed if ever read, with the same values.
-const LAZY_DESCRIPTORS = [
+// start-up CPU. In the bundle they become getters, computed if ever read, with the same values; and
+// protobufjs's descriptor extension (which parses descriptor.proto's JSON at load and gives types their
+// toDescriptor, ~20 ms under load) is required only then too.
+export const LAZY_DESCRIPTORS = [
+  [
+    'const descriptor = require("protobufjs/ext/descriptor");',
+    'let descriptorExt;\nconst loadDescriptorExt = () => (descriptorExt ??= require("protobufjs/ext/descriptor"));\nconst descriptor = { get FileDescriptorProto() { return loadDescriptorExt().FileDescriptorProto; }, get FileDescriptorSet() { return loadDescriptorExt().FileDescriptorSet; } };',
+  ],
   [
     "    const messageDescriptor = message.toDescriptor('proto3');\n    return {\n        format: 'Protocol Buffer 3 DescriptorProto',\n        type: messageDescriptor.$type.toObject(messageDescriptor, descriptorOptions),\n        fileDescriptorProtos: fileDescriptors,\n    };",
-    "    return {\n        format: 'Protocol Buffer 3 DescriptorProto',\n        get type() { const messageDescriptor = message.toDescriptor('proto3'); return messageDescriptor.$type.toObject(messageDescriptor, descriptorOptions); },\n        get fileDescriptorProtos() { return fileDescriptors(); },\n    };",
+    "    return {\n        format: 'Protocol Buffer 3 DescriptorProto',\n        get type() { loadDescriptorExt(); const messageDescriptor = message.toDescriptor('proto3'); return messageDescriptor.$type.toObject(messageDescriptor, descriptorOptions); },\n        get fileDescriptorProtos() { return fileDescriptors(); },\n    };",
   ],
   [
     "    const enumDescriptor = enumType.toDescriptor('proto3');\n    return {\n        format: 'Protocol Buffer 3 EnumDescriptorProto',\n        type: enumDescriptor.$type.toObject(enumDescriptor, descriptorOptions),\n        fileDescriptorProtos: fileDescriptors,\n    };",
-    "    return {\n        format: 'Protocol Buffer 3 EnumDescriptorProto',\n        get type() { const enumDescriptor = enumType.toDescriptor('proto3'); return enumDescriptor.$type.toObject(enumDescriptor, descriptorOptions); },\n        get fileDescriptorProtos() { return fileDescriptors(); },\n    };",
+    "    return {\n        format: 'Protocol Buffer 3 EnumDescriptorProto',\n        get type() { loadDescriptorExt(); const enumDescriptor = enumType.toDescriptor('proto3'); return enumDescriptor.$type.toObject(enumDescriptor, descriptorOptions); },\n        get fileDescriptorProtos() { return fileDescriptors(); },\n    };",
   ],
   [
     "    const descriptorList = root.toDescriptor('proto3').file;\n    const bufferList = descriptorList.map(value => Buffer.from(descriptor.FileDescriptorProto.encode(value).finish()));",
-    "    let encoded;\n    const bufferList = () => (encoded ??= root.toDescriptor('proto3').file.map(value => Buffer.from(descriptor.FileDescriptorProto.encode(value).finish())));",
+    "    let encoded;\n    const bufferList = () => (encoded ??= (loadDescriptorExt(), root.toDescriptor('proto3')).file.map(value => Buffer.from(descriptor.FileDescriptorProto.encode(value).finish())));",
   ],
 ];
 
