@@ -92,6 +92,19 @@ describe("`lockstep lock`'s own staleness check (issue 30)", () => {
     expect(lockBundleFor(['--arbiter=h:1', 'a/b', '--', 'true'])).toBe('src/cli-lock-arbiter.bundle.cjs');
     expect(lockBundleFor(['--endpoints', 'h:1', 'a/b', '--', 'run', '--arbiter'])).toBe('src/cli-lock-endpoints.bundle.cjs');
     expect(lockBundleFor(['--help'])).toBe('src/cli-lock-endpoints.bundle.cjs');
-    for (const bundle of ['src/cli-lock-arbiter.bundle.cjs', 'src/cli-lock-endpoints.bundle.cjs']) expect(existsSync(join(OUT_DIR, bundle))).toBe(true);
+  });
+
+  it("puts each mode's stack in its own bundle alone: the etcd client in --endpoints's, the lock.v1 client in --arbiter's", () => {
+    // esbuild heads each module it bundles with a comment naming its path.
+    const holds = (bundle: string, module: string) => readFileSync(join(OUT_DIR, bundle), 'utf8').includes(`// ${module}`);
+    const [endpoints, arbiter] = ['src/cli-lock-endpoints.bundle.cjs', 'src/cli-lock-arbiter.bundle.cjs'];
+    for (const module of ['node_modules/etcd3/lib/index.js', 'node_modules/@grpc/grpc-js/build/src/index.js', 'src/etcd/etcd-lock-log.ts']) {
+      expect(holds(endpoints!, module), module).toBe(true);
+      expect(holds(arbiter!, module), module).toBe(false);
+    }
+    for (const module of ['node_modules/@connectrpc/connect-node/dist/esm/index.js', 'src/client/network-arbiter.ts']) {
+      expect(holds(arbiter!, module), module).toBe(true);
+      expect(holds(endpoints!, module), module).toBe(false);
+    }
   });
 });
