@@ -5,30 +5,44 @@
 // which bin/compile-cache.mjs runs with V8's code cache (Node 20 has no module compile cache). Each mode's
 // file holds only its own stack: the other mode's module (lock.ts's dynamic import of local-arbiter or
 // remote-arbiter) is a stub there, so `--arbiter` never reads, hashes or caches the etcd client and
-// `--endpoints` never the lock.v1 client. The files sit in dist/js/src/, and their import.meta.url is that
+// `--endpoints` never the lock.v1 client; `--arbiter` without class files gets a file without their reader. The files sit in dist/js/src/, and their import.meta.url is that
 // of a compiled src/ file there (src/repo-root.ts finds the repository and the fence supervisor's entry from it).
 import { dirname, join, sep } from 'node:path';
 
-/** Each mode's bundle, and the module the other mode loads, which is a stub in it. */
+/** Modules a bundle may leave out, each replaced by a stub of its exports (lock.ts imports each lazily). */
+const STUBS = {
+  local: { path: 'src/lock/local-arbiter.ts', exports: ['connectLocal'] },
+  remote: { path: 'src/lock/remote-arbiter.ts', exports: ['connectRemote'] },
+  // The class-file reader and checker: yaml and zod, 0.46 MB, which `--arbiter` needs only with files.
+  policy: { path: 'src/policy-files.ts', exports: ['formatProblem', 'readDocumentFiles', 'refuseUnreadable', 'todayUtc'] },
+  check: { path: 'core/classes/check.ts', exports: ['checkDocuments'] },
+};
+
+/** Each bundle, what it serves, and the modules it leaves out (the other mode's, or the class files'). */
 const MODES = {
-  endpoints: { bundle: 'src/cli-lock-endpoints.bundle.cjs', stubbed: 'remote-arbiter', exported: 'connectRemote' },
-  arbiter: { bundle: 'src/cli-lock-arbiter.bundle.cjs', stubbed: 'local-arbiter', exported: 'connectLocal' },
+  endpoints: { bundle: 'src/cli-lock-endpoints.bundle.cjs', serves: '--endpoints', stubs: [STUBS.remote] },
+  arbiter: { bundle: 'src/cli-lock-arbiter.bundle.cjs', serves: '--arbiter with --class or --grants', stubs: [STUBS.local] },
+  arbiterBare: { bundle: 'src/cli-lock-arbiter-bare.bundle.cjs', serves: '--arbiter without --class or --grants', stubs: [STUBS.local, STUBS.policy, STUBS.check] },
 };
 
 /**
- * The bundle `lockstep lock <args>` runs: --arbiter's when that option comes before `--`, else --endpoints's
- * (which also serves --help and the refusals of bad input, none of which load a stack).
+ * The bundle `lockstep lock <args>` runs, by the options before `--`: --arbiter's (with or without class
+ * files), else --endpoints's (which also serves --help and the refusals of bad input, which load no stack).
  */
 export function lockBundleFor(args) {
   const end = args.indexOf('--');
   const options = end === -1 ? args : args.slice(0, end);
-  return options.some((arg) => arg === '--arbiter' || arg.startsWith('--arbiter=')) ? MODES.arbiter.bundle : MODES.endpoints.bundle;
+  const given = (name) => options.some((arg) => arg === name || arg.startsWith(`${name}=`));
+  if (!given('--arbiter')) return MODES.endpoints.bundle;
+  return given('--class') || given('--grants') ? MODES.arbiter.bundle : MODES.arbiterBare.bundle;
 }
 
 // Reached only if lockBundleFor and commander ever read the arguments differently (an option's value that
-// is itself "--arbiter"): a plain error, not the other stack run half-loaded.
-const stubOf = (mode) =>
-  `export function ${mode.exported}() { throw new Error('lockstep lock: this is the ${mode === MODES.endpoints ? '--endpoints' : '--arbiter'} bundle (bin/lock-bundle.mjs lockBundleFor): it holds no ${mode.stubbed}; put --arbiter or --endpoints first, before any option that takes a value'); }`;
+// is itself "--arbiter", say): a plain error naming the fix, not another stack run half-loaded.
+const stubOf = (mode, stub) =>
+  stub.exports
+    .map((name) => `export function ${name}() { throw new Error(${JSON.stringify(`lockstep lock: this bundle serves ${mode.serves} and holds no ${stub.path} (bin/lock-bundle.mjs lockBundleFor read the arguments otherwise than commander); give --arbiter, --endpoints, --class and --grants before any option whose value starts with --`)}); }`)
+    .join('\n');
 
 // A CommonJS file has no import.meta: the modules that read import.meta.url get a compiled src/ file's URL.
 const BANNER = "const __lockstepMetaUrl = require('node:url').pathToFileURL(require('node:path').join(__dirname, 'cli-lock.js')).href;";
@@ -100,13 +114,15 @@ export async function rewrite(path, replacements) {
 
 /** esbuild plugins: what `mode`'s bundle must not take as it is. */
 function plugins(mode) {
-  const stubbed = new RegExp(`[/\\\\]src[/\\\\]lock[/\\\\]${mode.stubbed}\\.ts$`);
   return [
     {
       name: 'lockstep-lock-bundle',
       setup(build) {
         build.onLoad({ filter: /[/\\]src[/\\]command-table\.ts$/ }, () => ({ contents: NO_COMMAND_TABLE, loader: 'js' }));
-        build.onLoad({ filter: stubbed }, () => ({ contents: stubOf(mode), loader: 'js' }));
+        for (const stub of mode.stubs) {
+          const filter = new RegExp(`[/\\\\]${stub.path.replaceAll('/', '[/\\\\]').replace('.', '\\.')}$`);
+          build.onLoad({ filter }, () => ({ contents: stubOf(mode, stub), loader: 'js' }));
+        }
         build.onLoad({ filter: /etcd3[/\\]lib[/\\]connection-pool\.js$/ }, async (args) => rewrite(args.path, await etcd3Replacements(args.path)));
         build.onLoad({ filter: /@grpc[/\\]proto-loader[/\\]build[/\\]src[/\\]index\.js$/ }, (args) =>
           // grpc-js's own copy serves only channelz, which the lock command does not start: left as it is.

@@ -87,24 +87,33 @@ describe("`lockstep lock`'s own staleness check (issue 30)", () => {
     }
   });
 
-  it("runs each mode's bundle: --arbiter's when given before --, else --endpoints's", () => {
-    expect(lockBundleFor(['--arbiter', 'h:1', '--identity', 'i', 'a/b', '--', 'true'])).toBe('src/cli-lock-arbiter.bundle.cjs');
-    expect(lockBundleFor(['--arbiter=h:1', 'a/b', '--', 'true'])).toBe('src/cli-lock-arbiter.bundle.cjs');
-    expect(lockBundleFor(['--endpoints', 'h:1', 'a/b', '--', 'run', '--arbiter'])).toBe('src/cli-lock-endpoints.bundle.cjs');
-    expect(lockBundleFor(['--help'])).toBe('src/cli-lock-endpoints.bundle.cjs');
+  it("runs each mode's bundle: --arbiter's (without class files, a bundle without their reader) when given before --, else --endpoints's", () => {
+    const [endpoints, arbiter, bare] = ['src/cli-lock-endpoints.bundle.cjs', 'src/cli-lock-arbiter.bundle.cjs', 'src/cli-lock-arbiter-bare.bundle.cjs'];
+    expect(lockBundleFor(['--arbiter', 'h:1', '--identity', 'i', 'a/b', '--', 'true'])).toBe(bare);
+    expect(lockBundleFor(['--arbiter=h:1', 'a/b', '--', 'true', '--class', 'c'])).toBe(bare);
+    expect(lockBundleFor(['--arbiter=h:1', '--class', 'c.yaml', 'a/b', '--', 'true'])).toBe(arbiter);
+    expect(lockBundleFor(['--grants=g.yaml', '--arbiter', 'h:1', 'a/b', '--', 'true'])).toBe(arbiter);
+    expect(lockBundleFor(['--endpoints', 'h:1', 'a/b', '--', 'run', '--arbiter'])).toBe(endpoints);
+    expect(lockBundleFor(['--help'])).toBe(endpoints);
   });
 
-  it("puts each mode's stack in its own bundle alone: the etcd client in --endpoints's, the lock.v1 client in --arbiter's", () => {
+  it("puts each mode's stack in its own bundles alone: the etcd client in --endpoints's, the lock.v1 client in --arbiter's", () => {
     // esbuild heads each module it bundles with a comment naming its path.
     const holds = (bundle: string, module: string) => readFileSync(join(OUT_DIR, bundle), 'utf8').includes(`// ${module}`);
-    const [endpoints, arbiter] = ['src/cli-lock-endpoints.bundle.cjs', 'src/cli-lock-arbiter.bundle.cjs'];
+    const [endpoints, arbiter, bare] = ['src/cli-lock-endpoints.bundle.cjs', 'src/cli-lock-arbiter.bundle.cjs', 'src/cli-lock-arbiter-bare.bundle.cjs'];
     for (const module of ['node_modules/etcd3/lib/index.js', 'node_modules/@grpc/grpc-js/build/src/index.js', 'src/etcd/etcd-lock-log.ts']) {
       expect(holds(endpoints!, module), module).toBe(true);
       expect(holds(arbiter!, module), module).toBe(false);
     }
     for (const module of ['node_modules/@connectrpc/connect-node/dist/esm/index.js', 'src/client/network-arbiter.ts']) {
       expect(holds(arbiter!, module), module).toBe(true);
+      expect(holds(bare!, module), module).toBe(true);
       expect(holds(endpoints!, module), module).toBe(false);
+    }
+    // --arbiter without class files: neither their reader nor the libraries it needs.
+    for (const module of ['node_modules/yaml/dist/index.js', 'node_modules/zod/index.js', 'core/classes/schemas.ts']) {
+      expect(holds(arbiter!, module), module).toBe(true);
+      expect(holds(bare!, module), module).toBe(false);
     }
   });
 });
