@@ -65,7 +65,9 @@ function connectClient(url: string, tls: TlsMaterial | undefined): StackClient {
 
 function grpcJsClient(port: number, tls: TlsMaterial | undefined): StackClient {
   const channelCredentials = tls === undefined ? credentials.createInsecure() : credentials.createSsl(tls.ca, tls.clientKey, tls.clientCert);
-  const client = new Client(`127.0.0.1:${port}`, channelCredentials, { 'grpc.max_receive_message_length': MAX_MESSAGE_BYTES, 'grpc.max_send_message_length': MAX_MESSAGE_BYTES });
+  // The server certificate names localhost too: grpc-js would otherwise send the IP as the TLS server name (node warns, RFC 6066).
+  const options = { 'grpc.max_receive_message_length': MAX_MESSAGE_BYTES, 'grpc.max_send_message_length': MAX_MESSAGE_BYTES, ...(tls === undefined ? {} : { 'grpc.ssl_target_name_override': 'localhost' }) };
+  const client = new Client(`127.0.0.1:${port}`, channelCredentials, options);
   const metadata = new Metadata();
   if (tls === undefined) metadata.set(IDENTITY_HEADER, BENCH_IDENTITY);
   const { path, requestSerialize, responseDeserialize } = GRPC_JS_ACQUIRE.acquire;
