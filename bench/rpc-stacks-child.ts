@@ -7,7 +7,8 @@
 import { LoopTally, runSlice } from './closed-loop.js';
 import { CpuMeter, CpuTally, processCpuUs } from './cpu-meter.js';
 import { STACKS, type StackClient, openClient } from './rpc-stacks-clients.js';
-import { type ChildMessage, type ParentMessage, type SliceResult, readTls, sliceKey } from './rpc-stacks-ipc.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type ChildMessage, type IdleCpu, type ParentMessage, type SliceResult, readTls, sliceKey } from './rpc-stacks-ipc.js';
 import { startStackServers } from './rpc-stacks-servers.js';
 import { isCannedAnswer } from './rpc-stacks-wire.js';
 
@@ -31,6 +32,7 @@ async function clientRole(tlsDir: string): Promise<void> {
   const tallies = new Map<string, { loop: LoopTally; cpu: CpuTally }>();
   const meter = new CpuMeter(() => [], undefined);
   let serverPid = 0;
+  let idle: IdleCpu = { clientUs: 0, serverUs: 0, ms: 0 };
   process.on('message', (message: ParentMessage) => {
     void (async () => {
       if (message.kind === 'setup') {
@@ -63,10 +65,16 @@ async function clientRole(tlsDir: string): Promise<void> {
         });
         tally.cpu.add(before, meter.sample(), completed, [serveBefore, processCpuUs(serverPid) ?? serveBefore]);
         send({ kind: 'sliced' });
+      } else if (message.kind === 'idle') {
+        const [before, serveBefore, startMs] = [meter.sample(), processCpuUs(serverPid) ?? 0, performance.now()];
+        await sleep(message.durationMs);
+        const serverUs = (processCpuUs(serverPid) ?? serveBefore) - serveBefore;
+        idle = { clientUs: idle.clientUs + meter.sample().clientUs - before.clientUs, serverUs: idle.serverUs + serverUs, ms: idle.ms + performance.now() - startMs };
+        send({ kind: 'sliced' });
       } else if (message.kind === 'results') {
         const results: SliceResult[] = [...tallies].map(([key, t]) => ({ key, loop: t.loop.result(), cpu: t.cpu.perOperation(undefined) }));
         for (const client of clients.values()) client.close();
-        send({ kind: 'results', results });
+        send({ kind: 'results', results, idle });
       }
     })().catch((error: unknown) => {
       send({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });

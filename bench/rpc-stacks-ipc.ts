@@ -34,9 +34,17 @@ export interface SliceResult {
   readonly cpu: CpuPerOperation | undefined;
 }
 
+/** CPU of both processes over slices without calls: what every stack's CPU per call carries beside its calls. */
+export interface IdleCpu {
+  readonly clientUs: number;
+  readonly serverUs: number;
+  readonly ms: number;
+}
+
 export type ParentMessage =
   | { readonly kind: 'setup'; readonly serverPid: number; readonly ports: Readonly<Record<ServerKey, number>> }
   | ({ readonly kind: 'slice'; readonly warmupMs: number; readonly durationMs: number } & SliceOrder)
+  | { readonly kind: 'idle'; readonly durationMs: number }
   | { readonly kind: 'results' };
 
 export type ChildMessage =
@@ -44,5 +52,5 @@ export type ChildMessage =
   | { readonly kind: 'servers'; readonly ports: Readonly<Record<ServerKey, number>> }
   | { readonly kind: 'ready' }
   | { readonly kind: 'sliced' }
-  | { readonly kind: 'results'; readonly results: readonly SliceResult[] }
+  | { readonly kind: 'results'; readonly results: readonly SliceResult[]; readonly idle: IdleCpu }
   | { readonly kind: 'failed'; readonly message: string };

@@ -37,6 +37,8 @@ export interface RpcStacksReport {
   /** 1-minute load average at the start and at the end of the run. */
   readonly loadAverage: readonly [number, number];
   readonly nodeVersion: string;
+  /** CPU per second of both processes while no call is made (in every stack's CPU per call, divided by its calls/s). */
+  readonly idleCpuMsPerS: { readonly server: number; readonly client: number };
   readonly rows: readonly StackRow[];
 }
 
@@ -76,7 +78,9 @@ export function rpcStacksReport(run: RpcRun, settings: { readonly rounds: number
       }
     }
   }
-  return { rounds: settings.rounds, sliceMs: settings.sliceMs, warmupMs: settings.warmupMs, elapsedS: run.elapsedS, loadAverage: run.loadAverage, nodeVersion: process.version, rows };
+  const perS = (us: number) => (run.idle.ms <= 0 ? 0 : us / run.idle.ms);
+  const idleCpuMsPerS = { server: perS(run.idle.serverUs), client: perS(run.idle.clientUs) };
+  return { rounds: settings.rounds, sliceMs: settings.sliceMs, warmupMs: settings.warmupMs, elapsedS: run.elapsedS, loadAverage: run.loadAverage, nodeVersion: process.version, idleCpuMsPerS, rows };
 }
 
 const x = (value: number | null) => (value === null ? 'n/a' : formatRatio(value));
@@ -91,7 +95,7 @@ function cells(report: RpcStacksReport): string[][] {
 
 function summary(report: RpcStacksReport): string {
   const [start, end] = report.loadAverage;
-  return `${report.rounds} round(s) of ${formatNumber(report.sliceMs / 1000, 2)} s slices (after ${formatNumber(report.warmupMs / 1000, 2)} s warm-up each), interleaved; ${report.elapsedS} s in all; load average ${formatNumber(start, 1)} at the start, ${formatNumber(end, 1)} at the end; node ${report.nodeVersion}. The floor is the bare node:http2 echo on the same transport and concurrency; CPU x floor is server + client CPU per call over the floor's.`;
+  return `${report.rounds} round(s) of ${formatNumber(report.sliceMs / 1000, 2)} s slices (after ${formatNumber(report.warmupMs / 1000, 2)} s warm-up each), interleaved; ${report.elapsedS} s in all; load average ${formatNumber(start, 1)} at the start, ${formatNumber(end, 1)} at the end; node ${report.nodeVersion}. The floor is the bare node:http2 echo on the same transport and concurrency; CPU x floor is server + client CPU per call over the floor's. Without calls the server process spends ${formatNumber(report.idleCpuMsPerS.server, 1)} ms of CPU a second and the client process ${formatNumber(report.idleCpuMsPerS.client, 1)} ms (in every stack's CPU per call: that over its calls/s).`;
 }
 
 function errorLines(report: RpcStacksReport): string[] {

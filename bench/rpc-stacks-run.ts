@@ -1,7 +1,8 @@
 // One interleaved run of the RPC-stack bench (issue 30): a server process and a client process
 // (rpc-stacks-child.ts, from dist/js through bin/run-compiled.mjs, so no TypeScript loader runs in what is
 // measured), then rounds of slices rotating through every stack, plaintext and mTLS, at each concurrency:
-// a burst of load on the shared machine hits every stack alike. Certificates come from the development CA
+// a burst of load on the shared machine hits every stack alike. One slice a round makes no calls: both
+// processes' CPU without calls, which every stack's CPU per call also carries (more per call the fewer calls). Certificates come from the development CA
 // kit (dev-certs.ts); both processes are killed when this one exits (process-reaper.ts).
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,7 +12,7 @@ import { REPO_ROOT } from '../src/repo-root.js';
 import { makeClientCert, makeDevCa, makeServerCert } from '../src/service/dev-certs.js';
 import { reapOnExit } from '../src/testing/process-reaper.js';
 import { STACKS } from './rpc-stacks-clients.js';
-import { CERT_NAMES, type ChildMessage, type ParentMessage, type SliceResult, readTls } from './rpc-stacks-ipc.js';
+import { CERT_NAMES, type ChildMessage, type IdleCpu, type ParentMessage, type SliceResult, readTls } from './rpc-stacks-ipc.js';
 import type { TlsMaterial } from './rpc-stacks-servers.js';
 import { BENCH_IDENTITY } from './rpc-stacks-wire.js';
 
@@ -25,6 +26,8 @@ export interface RpcRunOptions {
 
 export interface RpcRun {
   readonly results: readonly SliceResult[];
+  /** Both processes' CPU over one slice a round without calls. */
+  readonly idle: IdleCpu;
   /** 1-minute load average at the start and at the end. */
   readonly loadAverage: readonly [number, number];
   readonly elapsedS: number;
@@ -65,11 +68,13 @@ export async function runRpcStacks(options: RpcRunOptions): Promise<RpcRun> {
           }
         }
       }
+      tell(client, { kind: 'idle', durationMs: options.sliceMs });
+      await expectMessage(client, 'sliced', sliceTimeoutMs);
       options.progress(`rpc-stacks: round ${round}/${options.rounds} done (${Math.round((performance.now() - startedMs) / 1000)} s, load ${(loadavg()[0] ?? 0).toFixed(1)})`);
     }
     tell(client, { kind: 'results' });
-    const { results } = await expectMessage(client, 'results', 60_000);
-    return { results, loadAverage: [loadAtStart, loadavg()[0] ?? 0], elapsedS: Math.round((performance.now() - startedMs) / 1000) };
+    const { results, idle } = await expectMessage(client, 'results', 60_000);
+    return { results, idle, loadAverage: [loadAtStart, loadavg()[0] ?? 0], elapsedS: Math.round((performance.now() - startedMs) / 1000) };
   } finally {
     for (const child of children) child.kill('SIGKILL');
     await rm(dir, { recursive: true, force: true });

@@ -82,6 +82,7 @@ describe('npm run bench:rpc', () => {
       expect(row.callsPerS, `${row.label}: calls counted`).toBeGreaterThan(0);
       expect([row.serverCpuUs, row.clientCpuUs].every((us) => us !== null && us >= 0), `${row.label}: both processes' CPU read`).toBe(true);
     }
+    expect([report.idleCpuMsPerS.server, report.idleCpuMsPerS.client].every((ms) => ms >= 0), 'the CPU without calls, read').toBe(true);
     // The floor is its own yardstick (n/a when a slice this short saw no call end inside its window).
     const floors = report.rows.filter((r) => r.stack === 'bare');
     expect(floors.map((r) => r.p50OverFloor)).toEqual(floors.map((r) => (r.p50Ms > 0 ? 1 : null)));
