@@ -3,6 +3,7 @@
 // (connect-node, configured as serve configures it), @grpc/grpc-js, and a bare node:http2 echo that
 // answers the canned answer's bytes with no gRPC logic at all (the floor). mTLS everywhere asks for and
 // verifies the client's certificate, as serve does.
+import { once } from 'node:events';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
@@ -105,22 +106,19 @@ function bareEcho(stream: http2.ServerHttp2Stream): void {
 }
 
 async function listen(server: http2.Http2Server): Promise<Started> {
-  const sessions = new Set<http2.ServerHttp2Session>();
-  server.on('session', (session) => {
-    sessions.add(session);
-    session.once('close', () => sessions.delete(session));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, HOST, () => resolve());
-  });
+  // Every connection is cut at close (a client may keep its own open): destroying one already closed does nothing.
+  const sessions: http2.ServerHttp2Session[] = [];
+  server.on('session', (session) => sessions.push(session));
+  server.listen(0, HOST);
+  await once(server, 'listening'); // rejects on 'error'
   return {
     port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const session of sessions) session.destroy();
-      }),
+    close: async () => {
+      const closed = once(server, 'close');
+      server.close();
+      for (const session of sessions) session.destroy();
+      await closed;
+    },
   };
 }
 
