@@ -85,11 +85,13 @@ export function rpcStacksReport(run: RpcRun, settings: { readonly rounds: number
 
 const x = (value: number | null) => (value === null ? 'n/a' : formatRatio(value));
 const cpuMs = (us: number | null) => (us === null ? '-' : formatNumber(us / 1000, 3));
+/** No call ended inside a measured window (a slice shorter than the call): no percentile to give. */
+const latency = (row: StackRow, ms: number) => (row.calls === 0 ? '-' : formatNumber(ms, 3));
 
 /** The table's cells, header first: the text and markdown views both print these. */
 function cells(report: RpcStacksReport): string[][] {
   const head = ['stack (server <- client)', 'transport', 'c', 'p50 ms', 'p99 ms', 'calls/s', 'server CPU ms/call', 'client CPU ms/call', 'p50 x floor', 'calls/s x floor', 'CPU x floor', 'errors'];
-  const body = report.rows.map((r) => [r.label, r.transport, String(r.concurrency), formatNumber(r.p50Ms, 3), formatNumber(r.p99Ms, 3), String(Math.round(r.callsPerS)), cpuMs(r.serverCpuUs), cpuMs(r.clientCpuUs), x(r.p50OverFloor), x(r.callsPerSOverFloor), x(r.cpuOverFloor), r.errors === 0 ? '' : String(r.errors)]);
+  const body = report.rows.map((r) => [r.label, r.transport, String(r.concurrency), latency(r, r.p50Ms), latency(r, r.p99Ms), String(Math.round(r.callsPerS)), cpuMs(r.serverCpuUs), cpuMs(r.clientCpuUs), x(r.p50OverFloor), x(r.callsPerSOverFloor), x(r.cpuOverFloor), r.errors === 0 ? '' : String(r.errors)]);
   return [head, ...body];
 }
 
