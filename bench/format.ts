@@ -7,7 +7,8 @@ import { type BenchReport, type Goal, type WorkloadReport, phaseOf } from './rep
 import type { ComparisonRow } from './sim-compare/compare.js';
 import { capacityLine, hopTable } from './hop-report.js';
 
-function markdownTable(cells: readonly string[][]): string[] {
+/** A markdown table: the first row the header, the first column left-aligned, the rest right-aligned (figures). */
+export function markdownTable(cells: readonly string[][]): string[] {
   const [head = [], ...body] = cells;
   return [`| ${head.map(cell).join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...body.map((row) => `| ${row.map(cell).join(' | ')} |`)];
 }
