@@ -25,7 +25,7 @@ export interface Stack {
 }
 
 export const STACKS: readonly Stack[] = [
-  { id: 'lockstep', label: 'fast path <- UnaryChannel (lockstep as shipped)', server: 'fastPath', client: 'channel' },
+  { id: 'lockstep', label: 'fast path <- UnaryChannel (as shipped)', server: 'fastPath', client: 'channel' },
   { id: 'connect', label: 'Connect <- Connect', server: 'connect', client: 'connect' },
   { id: 'grpcjs', label: 'grpc-js <- grpc-js', server: 'grpcjs', client: 'grpcjs' },
   { id: 'grpcjs-to-fast', label: 'fast path <- grpc-js', server: 'fastPath', client: 'grpcjs' },
