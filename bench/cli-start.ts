@@ -1,8 +1,9 @@
 // `npm run bench:cli -- [--runs N] [--json]`: how fast the `lockstep` command starts (issues 16 and 30).
 // Medians of N runs (default 10), interleaved, of the wall time and the CPU time (the process and every
 // child it waited for: lock's fence supervisor and its command too) of `node -e 0`, `lockstep --version`,
-// `lockstep class check` of one file, `lockstep lock -- true` against a local etcd and `etcdctl lock k
-// true` beside it; each as a ratio to `node -e 0`, and lock's to etcdctl's. The ratio, not the absolute
+// `lockstep class check` of one file, `lockstep lock -- true` against a local etcd in both modes (an
+// arbiter in process, --endpoints; through a `lockstep serve`, --arbiter) and `etcdctl lock k true` beside
+// them; each as a ratio to `node -e 0`, and lock's to etcdctl's. The ratio, not the absolute
 // time, is the figure (the machine is shared; node's own start is the yardstick), and the load average
 // is printed with it. Goals: --version within 4x, class check within 6x; lock within 3x wall, 0.4 s CPU.
 import { spawnSync } from 'node:child_process';
@@ -18,7 +19,8 @@ import { type StartCommand, lockCommands } from './cli-lock-start.js';
 const BIN = join(REPO_ROOT, 'bin', 'lockstep.mjs');
 const CLASS_FILE = join(REPO_ROOT, 'examples', 'classes', 'ledger-writes.yaml');
 const node = (args: readonly string[]): StartCommand => ({ program: process.execPath, args });
-const GOALS = { version: { wallX: 4 }, classCheck: { wallX: 6 }, lock: { wallX: 3, cpuMs: 400 } };
+const GOALS = { version: { wallX: 4 }, classCheck: { wallX: 6 }, lock: { wallX: 3, cpuMs: 400 }, lockArbiter: { wallX: 3, cpuMs: 400 } };
+const LOCK_ROWS = ['lock', 'lockArbiter'] as const;
 
 /** Linux's USER_HZ: /proc times are in 1/100 s. */
 const CLOCK_TICKS_PER_S = 100;
@@ -52,7 +54,8 @@ function report(samples: Record<string, Sample[]>, runs: number, json: boolean):
   const medians = Object.fromEntries(Object.entries(samples).map(([name, s]) => [name, { wallMs: median(s, 'wallMs'), cpuMs: median(s, 'cpuMs') }]));
   const nodeMs = medians.node?.wallMs ?? 1;
   const ratioToNode = Object.fromEntries(Object.entries(medians).filter(([name]) => name !== 'node').map(([name, m]) => [name, m.wallMs / nodeMs]));
-  const lockToEtcdctl = { wall: (medians.lock?.wallMs ?? 0) / (medians.etcdctlLock?.wallMs ?? 1), cpu: (medians.lock?.cpuMs ?? 0) / (medians.etcdctlLock?.cpuMs || 1) };
+  const etcdctl = medians.etcdctlLock;
+  const lockToEtcdctl = Object.fromEntries(LOCK_ROWS.map((row) => [row, { wall: (medians[row]?.wallMs ?? 0) / (etcdctl?.wallMs ?? 1), cpu: (medians[row]?.cpuMs ?? 0) / (etcdctl?.cpuMs || 1) }]));
   const loadAverage = loadavg().map((l) => Number(l.toFixed(2)));
   if (json) {
     process.stdout.write(`${JSON.stringify({ runs, loadAverage, medianMs: medians, ratioToNode, lockToEtcdctl, goals: GOALS })}\n`);
@@ -63,7 +66,7 @@ function report(samples: Record<string, Sample[]>, runs: number, json: boolean):
     const ratio = name === 'node' ? '' : `, ${(m.wallMs / nodeMs).toFixed(2)}x node -e 0`;
     process.stdout.write(`${name.padEnd(12)} wall ${m.wallMs.toFixed(0).padStart(6)} ms${ratio}; CPU ${m.cpuMs.toFixed(0).padStart(5)} ms\n`);
   }
-  process.stdout.write(`lock -- true / etcdctl lock: ${lockToEtcdctl.wall.toFixed(1)}x wall, ${lockToEtcdctl.cpu.toFixed(1)}x CPU\n`);
+  for (const [row, ratio] of Object.entries(lockToEtcdctl)) process.stdout.write(`${row} -- true / etcdctl lock: ${ratio.wall.toFixed(1)}x wall, ${ratio.cpu.toFixed(1)}x CPU\n`);
 }
 
 async function main(): Promise<void> {
@@ -77,10 +80,12 @@ async function main(): Promise<void> {
       version: node([BIN, '--version']),
       classCheck: node([BIN, 'class', 'check', '--now', '2026-12-01', CLASS_FILE]),
       lock: locks.lock,
+      lockArbiter: locks.lockArbiter,
       etcdctlLock: locks.etcdctlLock,
     };
     run(commands.version as StartCommand); // a first run builds dist/js if it is stale; it is not measured
-    run(locks.lock); // and one warms the page cache for the lock bundle and etcd's first transactions
+    // And one of each lock warms the page cache for its bundle, its code cache and etcd's first transactions.
+    for (const row of LOCK_ROWS) run(locks[row]);
     const samples: Record<string, Sample[]> = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
     // Interleaved, so a burst of load on the shared machine hits every command alike.
     for (let i = 0; i < runs; i += 1) for (const [name, command] of Object.entries(commands)) samples[name]?.push(run(command));

@@ -8,5 +8,7 @@ export const OUT_DIR: string;
 export function sourceState(root?: string): SourceState;
 export function staleReason(state?: SourceState, outDir?: string): string | undefined;
 export function buildJs(state?: SourceState): Promise<void>;
-/** The compiled CLI for `command` (the first argument): `lock` gets its bundle (bin/lock-bundle.mjs). */
-export function currentCli(command?: string): Promise<URL>;
+/** Why `lockstep lock` cannot run as built (its own inputs, listed by the build), or undefined. */
+export function lockStaleReason(outDir?: string, root?: string): string | undefined;
+/** The compiled CLI for `command` (the first argument): `lock` gets its mode's bundle (bin/lock-bundle.mjs). */
+export function currentCli(command?: string, args?: readonly string[]): Promise<URL>;

@@ -1,6 +1,10 @@
 // Declarations of bin/lock-bundle.mjs for the TypeScript that imports it (its test).
-export const LOCK_BUNDLE: string;
+/** The bundle `lockstep lock <args>` runs, relative to dist/js: --endpoints's, or --arbiter's with or without class files. */
+export function lockBundleFor(args: readonly string[]): string;
 export const ETCD3_LOAD_OPTIONS: Record<string, unknown>;
 export function etcd3ProtoJson(etcd3Lib: string): Promise<string>;
 export function rewrite(path: string, replacements: readonly (readonly [string, string])[]): Promise<{ contents: string; loader: 'js' }>;
-export function buildLockBundle(root: string, outDir: string): Promise<void>;
+/** Builds every mode's bundle; the sources the lock runs from, relative to `root`. */
+export function buildLockBundle(root: string, outDir: string): Promise<string[]>;
+/** The [text, replacement] pairs that make @grpc/proto-loader's reflection descriptors lazy in the bundle. */
+export const LAZY_DESCRIPTORS: readonly (readonly [string, string])[];

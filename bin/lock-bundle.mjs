@@ -1,14 +1,48 @@
 // The bundled build of `lockstep lock` (issue 30), made by bin/js-build.mjs beside dist/js's file-for-file
 // tree. Loading the lock command module by module cost ~0.6 s of CPU before any work: resolving and reading
 // ~300 files (grpc-js, protobufjs, the etcd client, zod, yaml) through Node's loaders. esbuild bundles
-// src/cli-lock.ts with its dependencies into one CommonJS file, dist/js/src/cli-lock.bundle.cjs, which
-// bin/compile-cache.mjs runs with V8's code cache (Node 20 has no module compile cache). What only one mode
-// needs (lock.ts's dynamic imports: the etcd stack, the lock.v1 client, the class-file reader) is in the file
-// but runs only when imported. The file sits in dist/js/src/, and its import.meta.url is that of a compiled
-// src/ file there (src/repo-root.ts finds the repository and the fence supervisor's entry from it).
+// src/cli-lock.ts with its dependencies into one CommonJS file per mode (dist/js/src/cli-lock-<mode>.bundle.cjs),
+// which bin/compile-cache.mjs runs with V8's code cache (Node 20 has no module compile cache). Each mode's
+// file holds only its own stack: the other mode's module (lock.ts's dynamic import of local-arbiter or
+// remote-arbiter) is a stub there, so `--arbiter` never reads, hashes or caches the etcd client and
+// `--endpoints` never the lock.v1 client; `--arbiter` without class files gets a file without their reader. The files sit in dist/js/src/, and their import.meta.url is that
+// of a compiled src/ file there (src/repo-root.ts finds the repository and the fence supervisor's entry from it).
 import { dirname, join, sep } from 'node:path';
 
-export const LOCK_BUNDLE = 'src/cli-lock.bundle.cjs';
+/** Modules a bundle may leave out, each replaced by a stub of its exports (lock.ts imports each lazily). */
+const STUBS = {
+  local: { path: 'src/lock/local-arbiter.ts', exports: ['connectLocal'] },
+  remote: { path: 'src/lock/remote-arbiter.ts', exports: ['connectRemote'] },
+  // The class-file reader and checker: yaml and zod, 0.46 MB, which `--arbiter` needs only with files.
+  policy: { path: 'src/policy-files.ts', exports: ['formatProblem', 'readDocumentFiles', 'refuseUnreadable', 'todayUtc'] },
+  check: { path: 'core/classes/check.ts', exports: ['checkDocuments'] },
+};
+
+/** Each bundle, what it serves, and the modules it leaves out (the other mode's, or the class files'). */
+const MODES = {
+  endpoints: { bundle: 'src/cli-lock-endpoints.bundle.cjs', serves: '--endpoints', stubs: [STUBS.remote] },
+  arbiter: { bundle: 'src/cli-lock-arbiter.bundle.cjs', serves: '--arbiter with --class or --grants', stubs: [STUBS.local] },
+  arbiterBare: { bundle: 'src/cli-lock-arbiter-bare.bundle.cjs', serves: '--arbiter without --class or --grants', stubs: [STUBS.local, STUBS.policy, STUBS.check] },
+};
+
+/**
+ * The bundle `lockstep lock <args>` runs, by the options before `--`: --arbiter's (with or without class
+ * files), else --endpoints's (which also serves --help and the refusals of bad input, which load no stack).
+ */
+export function lockBundleFor(args) {
+  const end = args.indexOf('--');
+  const options = end === -1 ? args : args.slice(0, end);
+  const given = (name) => options.some((arg) => arg === name || arg.startsWith(`${name}=`));
+  if (!given('--arbiter')) return MODES.endpoints.bundle;
+  return given('--class') || given('--grants') ? MODES.arbiter.bundle : MODES.arbiterBare.bundle;
+}
+
+// Reached only if lockBundleFor and commander ever read the arguments differently (an option's value that
+// is itself "--arbiter", say): a plain error naming the fix, not another stack run half-loaded.
+const stubOf = (mode, stub) =>
+  stub.exports
+    .map((name) => `export function ${name}() { throw new Error(${JSON.stringify(`lockstep lock: this bundle serves ${mode.serves} and holds no ${stub.path} (bin/lock-bundle.mjs lockBundleFor read the arguments otherwise than commander); give --arbiter, --endpoints, --class and --grants before any option whose value starts with --`)}); }`)
+    .join('\n');
 
 // A CommonJS file has no import.meta: the modules that read import.meta.url get a compiled src/ file's URL.
 const BANNER = "const __lockstepMetaUrl = require('node:url').pathToFileURL(require('node:path').join(__dirname, 'cli-lock.js')).href;";
@@ -45,19 +79,25 @@ async function etcd3Replacements(path) {
 // @grpc/proto-loader encodes every message type's descriptor and every file's FileDescriptorProto when it
 // loads a .proto, for gRPC server reflection, which nothing in the lock command reads (grpc-js builds its
 // clients from the paths and serializers alone): for etcd3's rpc.proto that was ~40% of the lock command's
-// start-up CPU. In the bundle they become getters, computed if ever read, with the same values.
-const LAZY_DESCRIPTORS = [
+// start-up CPU. In the bundle they become getters, computed if ever read, with the same values; and
+// protobufjs's descriptor extension (which parses descriptor.proto's JSON at load and gives types their
+// toDescriptor, ~20 ms under load) is required only then too.
+export const LAZY_DESCRIPTORS = [
+  [
+    'const descriptor = require("protobufjs/ext/descriptor");',
+    'let descriptorExt;\nconst loadDescriptorExt = () => (descriptorExt ??= require("protobufjs/ext/descriptor"));\nconst descriptor = { get FileDescriptorProto() { return loadDescriptorExt().FileDescriptorProto; }, get FileDescriptorSet() { return loadDescriptorExt().FileDescriptorSet; } };',
+  ],
   [
     "    const messageDescriptor = message.toDescriptor('proto3');\n    return {\n        format: 'Protocol Buffer 3 DescriptorProto',\n        type: messageDescriptor.$type.toObject(messageDescriptor, descriptorOptions),\n        fileDescriptorProtos: fileDescriptors,\n    };",
-    "    return {\n        format: 'Protocol Buffer 3 DescriptorProto',\n        get type() { const messageDescriptor = message.toDescriptor('proto3'); return messageDescriptor.$type.toObject(messageDescriptor, descriptorOptions); },\n        get fileDescriptorProtos() { return fileDescriptors(); },\n    };",
+    "    return {\n        format: 'Protocol Buffer 3 DescriptorProto',\n        get type() { loadDescriptorExt(); const messageDescriptor = message.toDescriptor('proto3'); return messageDescriptor.$type.toObject(messageDescriptor, descriptorOptions); },\n        get fileDescriptorProtos() { return fileDescriptors(); },\n    };",
   ],
   [
     "    const enumDescriptor = enumType.toDescriptor('proto3');\n    return {\n        format: 'Protocol Buffer 3 EnumDescriptorProto',\n        type: enumDescriptor.$type.toObject(enumDescriptor, descriptorOptions),\n        fileDescriptorProtos: fileDescriptors,\n    };",
-    "    return {\n        format: 'Protocol Buffer 3 EnumDescriptorProto',\n        get type() { const enumDescriptor = enumType.toDescriptor('proto3'); return enumDescriptor.$type.toObject(enumDescriptor, descriptorOptions); },\n        get fileDescriptorProtos() { return fileDescriptors(); },\n    };",
+    "    return {\n        format: 'Protocol Buffer 3 EnumDescriptorProto',\n        get type() { loadDescriptorExt(); const enumDescriptor = enumType.toDescriptor('proto3'); return enumDescriptor.$type.toObject(enumDescriptor, descriptorOptions); },\n        get fileDescriptorProtos() { return fileDescriptors(); },\n    };",
   ],
   [
     "    const descriptorList = root.toDescriptor('proto3').file;\n    const bufferList = descriptorList.map(value => Buffer.from(descriptor.FileDescriptorProto.encode(value).finish()));",
-    "    let encoded;\n    const bufferList = () => (encoded ??= root.toDescriptor('proto3').file.map(value => Buffer.from(descriptor.FileDescriptorProto.encode(value).finish())));",
+    "    let encoded;\n    const bufferList = () => (encoded ??= (loadDescriptorExt(), root.toDescriptor('proto3')).file.map(value => Buffer.from(descriptor.FileDescriptorProto.encode(value).finish())));",
   ],
 ];
 
@@ -72,13 +112,17 @@ export async function rewrite(path, replacements) {
   return { contents, loader: 'js' };
 }
 
-/** esbuild plugins: what the bundle must not take as it is. */
-function plugins() {
+/** esbuild plugins: what `mode`'s bundle must not take as it is. */
+function plugins(mode) {
   return [
     {
       name: 'lockstep-lock-bundle',
       setup(build) {
         build.onLoad({ filter: /[/\\]src[/\\]command-table\.ts$/ }, () => ({ contents: NO_COMMAND_TABLE, loader: 'js' }));
+        for (const stub of mode.stubs) {
+          const filter = new RegExp(`[/\\\\]${stub.path.replaceAll('/', '[/\\\\]').replace('.', '\\.')}$`);
+          build.onLoad({ filter }, () => ({ contents: stubOf(mode, stub), loader: 'js' }));
+        }
         build.onLoad({ filter: /etcd3[/\\]lib[/\\]connection-pool\.js$/ }, async (args) => rewrite(args.path, await etcd3Replacements(args.path)));
         build.onLoad({ filter: /@grpc[/\\]proto-loader[/\\]build[/\\]src[/\\]index\.js$/ }, (args) =>
           // grpc-js's own copy serves only channelz, which the lock command does not start: left as it is.
@@ -89,19 +133,31 @@ function plugins() {
   ];
 }
 
-/** Bundles `lockstep lock` from the sources under `root` into `outDir` (dist/js or its temporary twin). */
+/** The repository's own files (not node_modules) among an esbuild metafile's inputs, relative to `root`. */
+const ownInputs = (metafile) => Object.keys(metafile.inputs).filter((path) => !path.includes('node_modules/'));
+
+/**
+ * Bundles `lockstep lock` from the sources under `root` into `outDir` (dist/js or its temporary twin), one
+ * file per mode. Returns the sources the lock command runs from (relative to `root`): both bundles' own
+ * inputs and the fence supervisor's entry with what it imports, which runs from dist/js's file-for-file
+ * tree. bin/js-build.mjs checks only these before a lock, so a lock never runs a stale build (issue 30).
+ */
 export async function buildLockBundle(root, outDir) {
   const { build } = await import('esbuild');
-  await build({
-    entryPoints: [join(root, 'src', 'cli-lock.ts')],
-    outfile: join(outDir, LOCK_BUNDLE),
-    bundle: true,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    define: { 'import.meta.url': '__lockstepMetaUrl' },
-    banner: { js: BANNER },
-    plugins: plugins(),
-    logLevel: 'warning',
-  });
+  const common = { bundle: true, platform: 'node', target: 'node20', metafile: true, logLevel: 'warning', absWorkingDir: root };
+  const bundles = Object.values(MODES).map((mode) =>
+    build({
+      ...common,
+      entryPoints: [join(root, 'src', 'cli-lock.ts')],
+      outfile: join(outDir, mode.bundle),
+      format: 'cjs',
+      define: { 'import.meta.url': '__lockstepMetaUrl' },
+      banner: { js: BANNER },
+      plugins: plugins(mode),
+    }),
+  );
+  // The supervisor's imports, found the same way and written nowhere.
+  const supervisor = build({ ...common, entryPoints: [join(root, 'src', 'lock', 'fence-supervisor-main.ts')], format: 'esm', packages: 'external', write: false, outdir: outDir });
+  const inputs = new Set((await Promise.all([...bundles, supervisor])).flatMap((result) => ownInputs(result.metafile)));
+  return [...inputs].sort();
 }

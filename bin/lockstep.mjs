@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { requireWithCodeCache } from './compile-cache.mjs';
 import { currentCli } from './js-build.mjs';
 
-// `lockstep lock` runs from its bundle with V8's code cache (bin/lock-bundle.mjs, issue 30); the rest from dist/js.
-const cli = await currentCli(process.argv[2]);
+// `lockstep lock` runs from its mode's bundle with V8's code cache (bin/lock-bundle.mjs, issue 30); the rest from dist/js.
+const cli = await currentCli(process.argv[2], process.argv.slice(3));
 const bundle = cli.pathname.endsWith('.cjs') ? requireWithCodeCache(fileURLToPath(cli)) : undefined;
 const { main } = bundle === undefined ? await import(cli.href) : bundle.exports;
 let exitCode = 0;

@@ -241,6 +241,16 @@ describe('runTargetFaults: the schedule with what a real run needs', () => {
     expect(run.log).toHaveLength(5); // the pause's own resume is a line of the log, not another fault
   });
 
+  it('lists a fault at the time it fired, not the time it was due (a real timer fires late)', () => {
+    const target = new RecordingTarget(names);
+    const after = target.after.bind(target);
+    target.after = (ms, run) => after(ms + 160, run); // the gate's 5 m seed 3: a partition due at 35053 ms fired at 35213 ms
+    target.holder = 'bob';
+    const run = runTargetFaults(target, [{ atMs: 35_053, kind: 'partition', id: 'p', from: ['@holder'], to: ['etcd-2'] }]);
+    target.advanceTo(40_000);
+    expect(run.applied).toEqual([{ atMs: 35_213, kind: 'partition' }]);
+  });
+
   it('heals at the end only what is still cut, and waits for the calls still on their way', async () => {
     const target = new RecordingTarget(names);
     const run = runTargetFaults(target, [

@@ -243,7 +243,9 @@ export function runTargetFaults(target: FaultTarget, faults: readonly Fault[], o
       if (seen.has(fault)) return; // a later line of the fault (a pause's own resume)
       seen.add(fault);
       const named = 'target' in fault ? fault.target : undefined;
-      if (!description.startsWith('skip:')) applied.push({ atMs: fault.atMs, kind: fault.kind, ...(named === undefined ? {} : { target: resolved.get(named) ?? named, named }) });
+      // When it fired, not when it was due: a real timer fires late (100-200 ms on a loaded host), and a fault
+      // measured from its due time misses what it hit (a @holder whose hold began in between; issue 32).
+      if (!description.startsWith('skip:')) applied.push({ atMs: target.now(), kind: fault.kind, ...(named === undefined ? {} : { target: resolved.get(named) ?? named, named }) });
       resolved.clear();
     },
   });

@@ -3,7 +3,8 @@ import { checkHistory } from '../core/checkers/check-history.js';
 import { measureFaultEffects } from '../core/checkers/fault-effects.js';
 import { lockModel } from '../core/checkers/lock-model.js';
 import type { Fault } from './faults.js';
-import { type GateShape, calibrationOfProfile, predictGate } from './gate-prediction.js';
+import { GATE_WORKLOAD, type GateShape, calibrationOfProfile, predictGate } from './gate-prediction.js';
+import type { HistoryEvent } from '../core/checkers/history.js';
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 const shape: GateShape = { members: 3, arbiters: 2, clients: 4, keys: 2, durationMs: 30_000, seed: '1' };
@@ -61,3 +62,38 @@ describe('predictGate: the gate workload in the simulator', () => {
     expect(calibration).toEqual({ walFsync: { kind: 'empirical', samplesMs: [1, 2, 3] }, linkLatency: { kind: 'empirical', samplesMs: [0.1, 0.2] }, requestCostMs: 0.05, applyCostMs: 0.1, source: 'lockstep bench --profile of 2026-12-01' });
   });
 });
+
+describe('predictGate: fences recorded per hold, as the gate records them (issue 32)', () => {
+  // The 5 m gate's seed 3 at 31-44 s, shortened: a member pause, then the holder cut off from both arbiters
+  // long enough for its library to fence its session (ADR-12: TTL - 1 s after its last good keepalive).
+  const cutOff: Fault[] = [
+    { atMs: 8_000, kind: 'pause', target: 'etcd-0', forMs: 1_700 },
+    { atMs: 11_800, kind: 'partition', id: 'p1', from: ['@holder'], to: ['arbiter-1', 'arbiter-2'] },
+    { atMs: 20_000, kind: 'heal', id: 'p1' },
+  ];
+  const small: GateShape = { members: 3, arbiters: 2, clients: 3, keys: 2, durationMs: 25_000, seed: '3' };
+
+  it('fences no hold whose release was answered before the fence, and charges the fence to the cut-off, not to the pause before it', async () => {
+    const run = await predictGate(small, cutOff, { yieldToHost });
+    expect(run.fences.length).toBeGreaterThan(0); // the cut-off holder's library fenced: the rule records fences at all
+    const answeredBefore = run.fences.filter((f) => {
+      const answer = releaseAnswer(run.events, f.holder, f.token.toString(10));
+      return answer !== undefined && answer.time < f.atMs;
+    });
+    expect(answeredBefore).toEqual([]);
+    const [pause, partition] = measureFaultEffects(run.events, run.applied.filter((f) => f.kind !== 'resume'), { fences: run.fences }).perFault;
+    expect(pause?.fault.kind).toBe('pause');
+    expect(pause?.fenceMs).toBeUndefined(); // was 6-10 s: a hold open at the pause, released at once, read as fenced by the later cut-off
+    expect(partition?.fault.kind).toBe('partition');
+    expect(partition?.fenceMs).toBeGreaterThan(0);
+    expect(partition?.fenceMs).toBeLessThan(GATE_WORKLOAD.ttlSeconds * 1_000);
+  });
+});
+
+/** The answer `released: true` to the holder's release of `token` (its next completion after the invoke: one open operation per process). */
+function releaseAnswer(events: readonly HistoryEvent[], holder: string, token: string): HistoryEvent | undefined {
+  const invoke = events.findIndex((e) => e.process === holder && e.f === 'release' && e.type === 'invoke' && (e.value as { token?: string }).token === token);
+  if (invoke < 0) return undefined;
+  const answer = events.slice(invoke + 1).find((e) => e.process === holder && e.type !== 'invoke');
+  return answer?.f === 'release' && answer.type === 'ok' && (answer.value as { released?: boolean }).released === true ? answer : undefined;
+}

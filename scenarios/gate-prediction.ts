@@ -27,8 +27,8 @@ import type { ClientNode } from '../sim/world/world.js';
 import { World } from '../sim/world/world.js';
 import type { SimResource } from '../sim/world/resource.js';
 import { runTargetFaults } from './apply-target-fault.js';
-import { DeadlineProbe } from './deadline-probe.js';
 import type { Fault } from './faults.js';
+import { ReleasedHandleFences } from './gate-fences.js';
 import { SimFaultTarget } from './sim-fault-target.js';
 
 /** The gate's own settings (src/gate/real-cluster.ts, client-worker.ts): keep them equal, or the prediction is of another workload. */
@@ -123,13 +123,12 @@ export async function predictGate(shape: GateShape, faults: readonly Fault[], op
     cluster: { members: memberNamesOf(shape.members), timing, ...(link === undefined ? {} : { peerLink: link }) },
     ...(link === undefined ? {} : { rpcLink: link }),
   });
-  const probe = new DeadlineProbe(world);
   await world.start();
   const resource = world.addResource('register', { fenced: shape.resource !== 'unfenced', fenceMode: 'at-or-above', writeMs: 1 });
   const replicas = Array.from({ length: shape.arbiters }, (_, i) => i);
-  const nodes = clients.map((name) => world.addClient(name, { arbiters: replicas, wrapApi: probe.wrapApi }));
   const startMs = world.kernel.now();
   const recorder = new Recorder(() => world.kernel.now() - startMs);
+  const nodes = clients.map((name) => world.addClient(name, { arbiters: replicas, onSessionFenced: () => recorder.releasesOf(name).sessionFenced() }));
   const target = new SimFaultTarget(world, { holding: (client) => recorder.holds.has(client) });
   const { log: faultLog, applied } = runTargetFaults(target, faults, {
     onLog: (fault, description) => world.kernel.trace.record('fault', { kind: fault.kind, description }),
@@ -139,23 +138,35 @@ export async function predictGate(shape: GateShape, faults: readonly Fault[], op
   for (const node of nodes) void loop(node, { keys, resource, stopAtMs, recorder });
   await world.runUntil(stopAtMs + TAIL_TTLS * GATE_WORKLOAD.ttlSeconds * 1_000);
   const grants = world.log.grants;
-  const nameOf = new Map(world.clients.map((c) => [c.identity, c.process.name]));
   const expiries = grants.filter((g) => g.endReason !== undefined && g.endReason !== 'release' && g.endedAtMs !== undefined).map((g): HistoryEvent => ({ process: LOG_PROCESS, type: 'ok', f: 'expire', key: g.key, value: { token: g.token.toString(10) }, time: (g.endedAtMs as number) - startMs }));
-  const fences = probe.records(grants).fences.map((f) => ({ ...f, holder: nameOf.get(f.holder) ?? f.holder, atMs: f.atMs - startMs }));
   const events = [...recorder.events, ...expiries].sort((a, b) => a.time - b.time);
-  return { events, fences, applied, faultLog, traceHash: world.kernel.trace.hash() };
+  return { events, fences: recorder.fences, applied, faultLog, traceHash: world.kernel.trace.hash() };
 }
 
 /** The gate's recorder's rule (src/gate/history/recorder.ts), on the simulator's clock. */
 class Recorder {
   readonly events: HistoryEvent[] = [];
+  /** The library's fences as the gate's client worker reports them (gate-fences.ts): per hold, not per session. */
+  readonly fences: FenceRecord[] = [];
   /** client -> the hold it knows it has (ok acquire, no release invoked, not fenced): the `@holder` role. */
   readonly holds = new Map<string, string>();
+  private readonly releases = new Map<string, ReleasedHandleFences<LockHandle>>();
 
   constructor(private readonly now: () => number) {}
 
   record(process: string, type: HistoryEvent['type'], f: string, key: string, value: unknown): void {
     this.events.push({ process, type, f, key, value: value ?? null, time: this.now() });
+  }
+
+  fence(process: string, key: string, token: bigint): void {
+    this.fences.push({ holder: process, key, token, atMs: this.now() });
+  }
+
+  /** The client's released handles whose release is not answered yet (the client worker's `unconfirmed`). */
+  releasesOf(process: string): ReleasedHandleFences<LockHandle> {
+    let releases = this.releases.get(process);
+    if (releases === undefined) this.releases.set(process, (releases = new ReleasedHandleFences()));
+    return releases;
   }
 }
 
@@ -179,7 +190,10 @@ async function loop(node: ClientNode, context: LoopContext): Promise<void> {
     recorder.record(name, 'invoke', 'acquire', key, null);
     let handle: LockHandle;
     try {
-      handle = await node.client.acquire({ key, className: GATE_WORKLOAD.className, ttlSeconds: GATE_WORKLOAD.ttlSeconds, waitMs: GATE_WORKLOAD.waitMs, onFence: () => recorder.holds.delete(name) });
+      handle = await node.client.acquire({ key, className: GATE_WORKLOAD.className, ttlSeconds: GATE_WORKLOAD.ttlSeconds, waitMs: GATE_WORKLOAD.waitMs, onFence: () => {
+        recorder.holds.delete(name);
+        recorder.fence(name, key, handle.token);
+      } });
     } catch (error) {
       const outcome = acquireOutcome(error);
       recorder.record(name, outcome.type, 'acquire', key, outcome.value);
@@ -208,8 +222,11 @@ async function loop(node: ClientNode, context: LoopContext): Promise<void> {
     }
     recorder.record(name, 'invoke', 'release', key, { token });
     recorder.holds.delete(name);
+    const releases = recorder.releasesOf(name);
+    releases.watch(handle, () => recorder.fence(name, key, handle.token));
     try {
       const released = await handle.release();
+      if (released) releases.confirmed(handle);
       if (!released && handle.fenced) recorder.record(name, 'fail', 'release', key, { error: 'fenced' });
       else recorder.record(name, 'ok', 'release', key, { released });
     } catch (error) {

@@ -5,12 +5,11 @@
 import { authenticated } from '../../core/ports/caller.js';
 import { initLog } from '../../core/arbiter/init-log.js';
 import { Arbiter } from '../../core/arbiter/arbiter.js';
-import type { LockLog } from '../../core/ports/lock-log.js';
 import type { Session } from '../../core/ports/arbiter-api.js';
 import { Kernel } from '../../sim/kernel/kernel.js';
 import { yieldToHost } from '../../src/host-yield.js';
 import { SimProcess } from '../../sim/process/process.js';
-import { Cpu } from '../../sim/cluster/cpu.js';
+import { chargeCpuPerCall } from '../../sim/world/cpu-charged-log.js';
 import { createClusterNetwork, createSimCluster, type SimCluster } from '../../sim/cluster/cluster.js';
 import { SimDriver } from '../../sim/cluster/driver.js';
 import { createSimLockLog } from '../../sim/cluster/lock-log.js';
@@ -59,7 +58,7 @@ export async function predictGrant(options: PredictOptions): Promise<SimPredicti
     const client = new SimProcess(kernel, { name: 'bench-client' });
     const leader = cluster.leader();
     const endpoints = leader === undefined ? cluster.members : [leader, ...cluster.members.filter((m) => m !== leader)];
-    const log = withClientCpu(createSimLockLog({ kernel, network, client, endpoints }), kernel, new Cpu(client), cal.clientCostMsPerCall);
+    const log = chargeCpuPerCall(createSimLockLog({ kernel, network, client, endpoints }), client, cal.clientCostMsPerCall);
     const clock = client.clock();
     const arbiter = new Arbiter({ log, clock, random: client.random('arbiter'), classes: benchClasses(), authorizer: benchGrants(options.concurrency) });
     await driver.wait(initLog(log)); // the operator's first step on the new simulated log
@@ -114,29 +113,4 @@ export async function predictGrant(options: PredictOptions): Promise<SimPredicti
 async function settleLeader(driver: SimDriver, cluster: SimCluster): Promise<void> {
   const ok = await driver.runUntil(() => cluster.leader()?.state?.lessor.isPrimary() === true, LEADER_WITHIN_MS);
   if (!ok) throw new Error(`the simulated cluster elected no leader within ${LEADER_WITHIN_MS} ms of virtual time`);
-}
-
-/**
- * The client's own CPU (lockstep, the etcd3 package, gRPC), measured per LockLog call on this machine:
- * every call first waits its turn on the client's one thread (a FIFO CPU on the client process).
- */
-function withClientCpu(log: LockLog, kernel: Kernel, cpu: Cpu, costMs: number): LockLog {
-  const paid = <T>(call: () => Promise<T>): Promise<T> => {
-    if (costMs <= 0) return call();
-    const turn = kernel.deferred<void>();
-    cpu.run(costMs, () => turn.resolve());
-    return turn.promise.then(call);
-  };
-  return {
-    txn: (request) => paid(() => log.txn(request)),
-    range: (request) => paid(() => log.range(request)),
-    leaseGrant: (ttlSeconds) => paid(() => log.leaseGrant(ttlSeconds)),
-    leaseKeepAlive: (id) => paid(() => log.leaseKeepAlive(id)),
-    leaseRevoke: (id) => paid(() => log.leaseRevoke(id)),
-    leaseTimeToLive: (id, options) => paid(() => log.leaseTimeToLive(id, options)),
-    watch: (request, handlers) => paid(() => log.watch(request, handlers)),
-    compact: (revision) => paid(() => log.compact(revision)),
-    status: () => paid(() => log.status()),
-    close: () => log.close(),
-  };
 }

@@ -91,6 +91,26 @@ describe('per-identity quotas (issue 28)', () => {
     expect(await refusal(acquire('ns/c'))).toBe('ok');
   });
 
+  it('holds: a closed or expired session frees its holds; a session renewed past its first expiry keeps them', async () => {
+    const { clock, quotas } = gate({ holds: 2 });
+    const kept = await quotas.openSession(MALLORY, { ttlSeconds: 15 });
+    const closed = await quotas.openSession(MALLORY, { ttlSeconds: 15 });
+    const acquire = (sessionId: typeof kept.sessionId, key: string) => quotas.acquire(MALLORY, { sessionId, key, className: 'c', waitMs: 0 });
+    await acquire(kept.sessionId, 'ns/kept');
+    await acquire(closed.sessionId, 'ns/closed');
+    expect(await refusal(acquire(kept.sessionId, 'ns/x'))).toMatch(/limit \(holds 2\)/);
+    await quotas.closeSession(MALLORY, { sessionId: closed.sessionId });
+    expect(await refusal(acquire(kept.sessionId, 'ns/x'))).toBe('ok'); // the closed session's hold is gone
+    expect(await refusal(acquire(kept.sessionId, 'ns/y'))).toMatch(/limit \(holds 2\)/);
+    clock.advance(10_000);
+    await quotas.keepAlive(MALLORY, { sessionId: kept.sessionId }); // now expires at 25 s, not 15 s
+    clock.advance(10_000); // past the first expiry: the renewed session and its two holds still count
+    expect(await refusal(acquire(kept.sessionId, 'ns/y'))).toMatch(/limit \(holds 2\)/);
+    clock.advance(5_001); // not renewed again: its holds end with it
+    const fresh = await quotas.openSession(MALLORY, { ttlSeconds: 15 });
+    expect(await refusal(acquire(fresh.sessionId, 'ns/y'))).toBe('ok');
+  });
+
   it('waiters: refused at the limit while the others wait; another identity waits; the renewal path is exempt', async () => {
     const { stub, quotas } = gate({ waiters: 2 });
     const s = await quotas.openSession(MALLORY, { ttlSeconds: 15 });

@@ -27,23 +27,49 @@ export interface QuotaOptions {
 
 /** What one identity has through this arbiter now. */
 class Usage {
-  /** Session id (as text) -> when it expires unless renewed. */
+  /** Session id (as text) -> when it expires unless renewed. Change it through setSession / endSession. */
   readonly sessions = new Map<string, number>();
   /** Key -> the session id (as text) its hold is on. */
   readonly holds = new Map<string, string>();
   opening = 0;
   waiters = 0;
   calls = 0;
+  /**
+   * At most the earliest expiry in `sessions`: before it nothing has expired, so the counts need no walk.
+   * Every call counts (issue 30: the walk over a tenant's sessions and holds on every acquire was 2.2% of
+   * serve at 64 sessions, and grows with the tenant up to its limits).
+   */
+  #noExpiryBeforeMs = Number.POSITIVE_INFINITY;
+  /** A session ended since the holds were last walked, so a hold may be on a session that is gone. */
+  #holdsMayBeOrphaned = false;
   constructor(readonly bucket: TokenBucket) {}
 
+  setSession(id: string, expiresAtMs: number): void {
+    this.sessions.set(id, expiresAtMs);
+    this.#noExpiryBeforeMs = Math.min(this.#noExpiryBeforeMs, expiresAtMs);
+  }
+
+  endSession(id: string): void {
+    if (this.sessions.delete(id)) this.#holdsMayBeOrphaned = true;
+  }
+
   liveSessions(nowMs: number): number {
-    for (const [id, expiresAtMs] of this.sessions) if (expiresAtMs <= nowMs) this.sessions.delete(id);
+    if (nowMs < this.#noExpiryBeforeMs) return this.sessions.size;
+    let earliestMs = Number.POSITIVE_INFINITY;
+    for (const [id, expiresAtMs] of this.sessions) {
+      if (expiresAtMs <= nowMs) this.endSession(id);
+      else earliestMs = Math.min(earliestMs, expiresAtMs);
+    }
+    this.#noExpiryBeforeMs = earliestMs;
     return this.sessions.size;
   }
 
   liveHolds(nowMs: number): number {
     this.liveSessions(nowMs);
-    for (const [key, session] of this.holds) if (!this.sessions.has(session)) this.holds.delete(key);
+    if (this.#holdsMayBeOrphaned) {
+      for (const [key, session] of this.holds) if (!this.sessions.has(session)) this.holds.delete(key);
+      this.#holdsMayBeOrphaned = false;
+    }
     return this.holds.size;
   }
 
@@ -73,7 +99,7 @@ export class QuotaGate implements ArbiterService {
       usage.opening += 1;
       try {
         const session = await this.inner.openSession(caller, request);
-        usage.sessions.set(String(session.sessionId), this.options.clock.now() + session.ttlSeconds * 1000);
+        usage.setSession(String(session.sessionId), this.options.clock.now() + session.ttlSeconds * 1000);
         return session;
       } finally {
         usage.opening -= 1;
@@ -85,10 +111,10 @@ export class QuotaGate implements ArbiterService {
     const usage = this.usageOf(caller.identity);
     try {
       const answer = await this.inner.keepAlive(caller, request);
-      usage.sessions.set(String(request.sessionId), this.options.clock.now() + answer.ttlSeconds * 1000);
+      usage.setSession(String(request.sessionId), this.options.clock.now() + answer.ttlSeconds * 1000);
       return answer;
     } catch (error) {
-      if (isLockError(error, 'session-expired')) usage.sessions.delete(String(request.sessionId));
+      if (isLockError(error, 'session-expired')) usage.endSession(String(request.sessionId));
       throw error;
     } finally {
       this.forgetIfIdle(caller.identity, usage);
@@ -99,7 +125,7 @@ export class QuotaGate implements ArbiterService {
     const usage = this.usageOf(caller.identity);
     try {
       await this.inner.closeSession(caller, request);
-      usage.sessions.delete(String(request.sessionId));
+      usage.endSession(String(request.sessionId));
     } finally {
       this.forgetIfIdle(caller.identity, usage);
     }
@@ -120,7 +146,7 @@ export class QuotaGate implements ArbiterService {
       try {
         const grant = await this.inner.acquire(caller, request);
         usage.holds.set(key, String(grant.sessionId));
-        if (!usage.sessions.has(String(grant.sessionId))) usage.sessions.set(String(grant.sessionId), nowMs + 1000 * MAX_UNKNOWN_SESSION_SECONDS);
+        if (!usage.sessions.has(String(grant.sessionId))) usage.setSession(String(grant.sessionId), nowMs + 1000 * MAX_UNKNOWN_SESSION_SECONDS);
         return grant;
       } finally {
         if (waits) usage.waiters -= 1;

@@ -28,7 +28,8 @@ export interface SimDriverOptions {
   readonly maxWaitMs?: number;
 }
 
-export const DEFAULT_MAX_WAIT_MS = 10 * 60 * 1_000;
+/** Not the arbiter's longest wait in line (core/limits.ts DEFAULT_MAX_WAIT_MS): how much virtual time a test may wait. */
+export const DRIVER_WAIT_BOUND_MS = 10 * 60 * 1_000;
 
 export class SimDriver {
   private readonly maxWaitMs: number;
@@ -41,7 +42,7 @@ export class SimDriver {
     readonly kernel: Kernel,
     options: SimDriverOptions = {},
   ) {
-    this.maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+    this.maxWaitMs = options.maxWaitMs ?? DRIVER_WAIT_BOUND_MS;
   }
 
   /** Resolves or rejects as `promise` does, running the kernel while it is pending. */

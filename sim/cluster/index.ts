@@ -13,7 +13,7 @@ export { bumpSnapshot, snapshotOf, stateFromOps } from './snapshot.js';
 export type { EtcdSnapshot, SnapshotOp } from './snapshot.js';
 export { createSimLockLog, DEFAULT_SIM_REQUEST_TIMEOUT_MS } from './lock-log.js';
 export type { SimLockLog, SimLockLogOptions } from './lock-log.js';
-export { SimDriver, DEFAULT_MAX_WAIT_MS } from './driver.js';
+export { SimDriver, DRIVER_WAIT_BOUND_MS } from './driver.js';
 export { startSessionWorkload } from './workload.js';
 export type { SessionWorkload, SessionWorkloadOptions, WorkloadStats } from './workload.js';
 export type { SimDriverOptions } from './driver.js';

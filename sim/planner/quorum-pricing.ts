@@ -9,9 +9,11 @@ import type { FieldProblem } from '../../core/classes/fields.js';
 import { roundTo } from '../../core/numbers.js';
 import { summarise } from '../../core/planner/percentiles.js';
 import { quorumBounds } from '../../core/planner/quorum-bounds.js';
-import type { Topology } from '../../core/planner/topology.js';
+import { specAt, type Topology } from '../../core/planner/topology.js';
 import { DEFAULT_REQUEST_COST_MS } from '../cluster/timing.js';
+import { type HostTiming, leaderCostMsPerCycle, type MessageCost, SIMULATOR_DEFAULTS_SOURCE, timedTopology } from './host-timing.js';
 import { type QuorumRun, simulateAcquisitions } from './quorum-run.js';
+import { clusterFsync } from './topology-world.js';
 
 /** The presets both front ends offer, by name: examples/topologies/NAME.json. */
 export const QUORUM_PRESETS = ['regional-3', 'coord-5-2-2-1', 'stretched-3-region'] as const;
@@ -28,6 +30,8 @@ export interface QuorumPriceRequest {
   readonly runs?: number;
   /** The base seed; a topology's runs are seeded `SEED-NAME`. */
   readonly seed: string;
+  /** This machine's timing (a bench profile, the measuring rig: host-timing.ts); absent: the simulator's defaults. */
+  readonly host?: HostTiming;
 }
 
 /** Simulated acquisition latencies: the samples ascending and their nearest-rank percentiles. */
@@ -56,6 +60,18 @@ export interface LeaderPricing {
   readonly loadedP99BoundMs: number;
   /** Analytic, under this leader: as p99BoundMs with the arbiter's client on the worst member. */
   readonly failoverP99BoundMs: number;
+}
+
+/** What the priced figures assumed about the host, as the report prints it. */
+export interface HostTimingUsed {
+  readonly source: string;
+  readonly fsyncP50Ms: number;
+  readonly fsyncP99Ms: number;
+  readonly requestCostMs: number;
+  readonly applyCostMs: number;
+  readonly arbiterCostMsPerCall: number;
+  readonly fromConcurrency: number | null;
+  readonly rigLinkCost: MessageCost | null;
 }
 
 /** Where the model puts the callers (docs/planner.md, "What the model assumes"), as the topology's data. */
@@ -93,8 +109,10 @@ export interface TopologyPricing {
   readonly loadedUpperBoundMs: number;
   /** Analytic: as upperBoundMs with the arbiter's client failed over to the worst member. */
   readonly failoverUpperBoundMs: number;
-  /** Analytic: the simulator's CPU model; the leader's raft loop batches proposals, so fsync does not bound it. */
+  /** Analytic: the CPU model (request and apply cost per write); the leader's raft loop batches proposals, so fsync does not bound it. */
   readonly throughputPerSecond: number;
+  /** The host's timing every figure used: the simulator's defaults or a bench profile's, and the rig's link cost. */
+  readonly timing: HostTimingUsed;
   readonly byLeader: readonly LeaderPricing[];
 }
 
@@ -112,13 +130,13 @@ export async function priceQuorum(topology: Topology, request: QuorumPriceReques
   const problems = quorumRequestProblems(request);
   if (problems.length > 0) throw new RangeError(problems.map((p) => `${p.field} ${p.message}`).join('; '));
   const runs = request.runs ?? topology.members.length;
-  const sim = await simulateAcquisitions(topology, { runs, samplesPerRun: request.samplesPerRun, seed: `${request.seed}-${topology.name}`, yieldToHost });
-  return pricedTopology(topology, sim.byRun, request.samplesPerRun);
+  const sim = await simulateAcquisitions(topology, { runs, samplesPerRun: request.samplesPerRun, seed: `${request.seed}-${topology.name}`, yieldToHost, ...(request.host === undefined ? {} : { host: request.host }) });
+  return pricedTopology(topology, sim.byRun, request.samplesPerRun, request.host);
 }
 
 /** The figures of one topology from its simulated runs and its analytic bounds. */
-function pricedTopology(topology: Topology, byRun: readonly QuorumRun[], samplesPerRun: number): TopologyPricing {
-  const bounds = quorumBounds(topology);
+function pricedTopology(topology: Topology, byRun: readonly QuorumRun[], samplesPerRun: number, host: HostTiming | undefined): TopologyPricing {
+  const bounds = quorumBounds(timedTopology(topology, host));
   const setting = settingOf(topology);
   const hallOf = (member: string): string => topology.members.find((m) => m.name === member)?.hall ?? '?';
   return {
@@ -135,7 +153,8 @@ function pricedTopology(topology: Topology, byRun: readonly QuorumRun[], samples
     upperBoundMs: roundTo(bounds.upperMs, 2),
     loadedUpperBoundMs: roundTo(bounds.loadedUpperMs, 2),
     failoverUpperBoundMs: roundTo(bounds.failoverUpperMs, 2),
-    throughputPerSecond: Math.round(1000 / DEFAULT_REQUEST_COST_MS / 2),
+    throughputPerSecond: Math.round(1000 / leaderCostMsPerCycle(host)),
+    timing: hostTimingUsed(topology, host),
     byLeader: bounds.byLeader.map((path) => {
       const led = byRun.filter((r) => r.leader === path.leader);
       return {
@@ -150,6 +169,21 @@ function pricedTopology(topology: Topology, byRun: readonly QuorumRun[], samples
         failoverP99BoundMs: roundTo(path.failoverP99BoundMs, 2),
       };
     }),
+  };
+}
+
+/** The host's timing as the figures used it: the fsync the simulated cluster ran (the slowest member's), the CPU costs, the rig's. */
+function hostTimingUsed(topology: Topology, host: HostTiming | undefined): HostTimingUsed {
+  const fsync = clusterFsync(timedTopology(topology, host));
+  return {
+    source: host?.source ?? SIMULATOR_DEFAULTS_SOURCE,
+    fsyncP50Ms: roundTo(specAt(fsync, 0.5), 3),
+    fsyncP99Ms: roundTo(specAt(fsync, 0.99), 3),
+    requestCostMs: host?.requestCostMs ?? DEFAULT_REQUEST_COST_MS,
+    applyCostMs: host?.applyCostMs ?? 0,
+    arbiterCostMsPerCall: host?.arbiterCostMsPerCall ?? 0,
+    fromConcurrency: host?.fromConcurrency ?? null,
+    rigLinkCost: host?.rigLinkCost ?? null,
   };
 }
 

@@ -10,6 +10,7 @@
 import { lossCases, type LossCase } from '../../core/planner/quorum-bounds.js';
 import type { Topology } from '../../core/planner/topology.js';
 import type { World, ClientNode } from '../world/world.js';
+import type { HostTiming } from './host-timing.js';
 import { PLANNER_NAMESPACE, topologyWorld } from './topology-world.js';
 import { TTL_DEFAULT_SECONDS } from '../../core/classes/index.js';
 
@@ -18,6 +19,8 @@ export interface QuorumRunOptions {
   readonly samplesPerRun: number;
   readonly seed: string;
   readonly yieldToHost: () => Promise<void>;
+  /** The host's timing (host-timing.ts); absent: the simulator's defaults. */
+  readonly host?: HostTiming;
 }
 
 export interface QuorumRun {
@@ -95,7 +98,7 @@ async function placeLeader(world: World, name: string): Promise<void> {
 export async function simulateAcquisitions(topology: Topology, options: QuorumRunOptions): Promise<QuorumSimulation> {
   const byRun: QuorumRun[] = [];
   for (let run = 0; run < options.runs; run += 1) {
-    const { world, clients } = await topologyWorld(topology, `${options.seed}-${run}`, options.yieldToHost);
+    const { world, clients } = await topologyWorld(topology, `${options.seed}-${run}`, options.yieldToHost, options.host);
     const target = topology.members[run % topology.members.length]!.name;
     await placeLeader(world, target);
     const leader = world.cluster.leader()?.name ?? '(none)';
@@ -128,7 +131,7 @@ const LOSS_OBSERVE_MS = 15_000;
 export async function simulateLosses(topology: Topology, options: Omit<QuorumRunOptions, 'runs' | 'samplesPerRun'>): Promise<LossResult[]> {
   const results: LossResult[] = [];
   for (const [i, loss] of lossCases(topology).entries()) {
-    const { world, clients } = await topologyWorld(topology, `${options.seed}-loss-${i}`, options.yieldToHost);
+    const { world, clients } = await topologyWorld(topology, `${options.seed}-loss-${i}`, options.yieldToHost, options.host);
     await placeLeader(world, loss.members[0]!);
     const loop = acquireLoop(world, clients);
     await world.runUntil(world.kernel.now() + LOSS_WARMUP_MS);

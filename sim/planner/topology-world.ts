@@ -6,7 +6,9 @@ import { ClassRegistry, type LockClass, TTL_DEFAULT_SECONDS } from '../../core/c
 import { DEFAULT_LINK_P99_OVER_MEDIAN, rttBetween, specAt, type Topology } from '../../core/planner/topology.js';
 import type { DistributionSpec } from '../kernel/distribution.js';
 import type { LinkSpec } from '../net/link-spec.js';
+import { chargeCpuPerCall } from '../world/cpu-charged-log.js';
 import { type ClientNode, World } from '../world/world.js';
+import { etcdCosts, type HostTiming, timedTopology, withRigCost } from './host-timing.js';
 
 export const PLANNER_NAMESPACE = 'planner';
 
@@ -39,19 +41,23 @@ export interface TopologyWorld {
   readonly clients: readonly ClientNode[];
 }
 
-export async function topologyWorld(topology: Topology, seed: string, yieldToHost: () => Promise<void>, ttlSeconds = TTL_DEFAULT_SECONDS): Promise<TopologyWorld> {
+/** The topology's world; with `host`, timed as that machine runs it (host-timing.ts): its fsync, CPU costs and rig links. */
+export async function topologyWorld(untimed: Topology, seed: string, yieldToHost: () => Promise<void>, host?: HostTiming, ttlSeconds = TTL_DEFAULT_SECONDS): Promise<TopologyWorld> {
+  const topology = timedTopology(untimed, host);
+  const arbiterCostMs = host?.arbiterCostMsPerCall ?? 0;
   const regionOf = new Map(topology.halls.map((h) => [h.name, h.region]));
   const ratio = topology.linkP99OverMedian ?? DEFAULT_LINK_P99_OVER_MEDIAN;
-  const link = (hallA: string, hallB: string): LinkSpec => ({ latency: oneWay(rttBetween(topology, hallA, hallB), ratio), ordered: true });
+  const link = (hallA: string, hallB: string): LinkSpec => ({ latency: withRigCost(oneWay(rttBetween(topology, hallA, hallB), ratio), host?.rigLinkCost), ordered: true });
   const world = new World({
     seed,
     yieldToHost,
     classes: new ClassRegistry([plannerClass(ttlSeconds)]),
     authorizer: new PrefixGrants(Array.from({ length: topology.clients.count }, (_, i) => namespaceGrant(plannerIdentity(i), PLANNER_NAMESPACE))),
+    ...(arbiterCostMs > 0 ? { wrapArbiterLog: (log, process) => chargeCpuPerCall(log, process, arbiterCostMs) } : {}),
     cluster: {
       members: topology.members.map((m) => m.name),
       regions: topology.members.map((m) => regionOf.get(m.hall) ?? 'default'),
-      timing: { walFsync: clusterFsync(topology), raft: { ...(topology.raft?.tickMs === undefined ? {} : { tickMs: topology.raft.tickMs }), ...(topology.raft?.electionTicks === undefined ? {} : { electionTicks: topology.raft.electionTicks }) } },
+      timing: { walFsync: clusterFsync(topology), ...etcdCosts(host), raft: { ...(topology.raft?.tickMs === undefined ? {} : { tickMs: topology.raft.tickMs }), ...(topology.raft?.electionTicks === undefined ? {} : { electionTicks: topology.raft.electionTicks }) } },
     },
   });
   // Per-link settings override the cluster's default peer link (sim/net/link-spec.ts): set every pair.

@@ -1,7 +1,7 @@
 // The World's options and the nodes it hands out (world.ts): what a scenario passes in and gets back.
 import type { Authorizer, ClassLookup, Placement } from '../../core/arbiter/policy.js';
 import type { Arbiter } from '../../core/arbiter/arbiter.js';
-import type { LockClient } from '../../core/client/lock-client.js';
+import type { LockClient, LockClientOptions } from '../../core/client/lock-client.js';
 import type { ArbiterApi } from '../../core/ports/arbiter-api.js';
 import type { LockLog } from '../../core/ports/lock-log.js';
 import type { ArbiterSeams } from '../../core/arbiter/seams.js';
@@ -133,4 +133,6 @@ export interface ClientOptions {
   readonly region?: string;
   /** Wraps the API the LockClient speaks (history recording, fault injection). */
   readonly wrapApi?: (api: ArbiterApi, process: SimProcess) => ArbiterApi;
+  /** Told when its library fences a session, as a real client's LockClientOptions.onSessionFenced (the gate's recorder: scenarios/gate-fences.ts). */
+  readonly onSessionFenced?: LockClientOptions['onSessionFenced'];
 }

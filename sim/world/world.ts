@@ -229,7 +229,7 @@ export class World {
       process,
       identity,
       api,
-      client: new LockClient({ arbiter: api, clock: process.clock(), identity, ...(options.instance === undefined ? {} : { instance: options.instance }) }, this.options.seams?.client),
+      client: new LockClient({ arbiter: api, clock: process.clock(), identity, ...(options.instance === undefined ? {} : { instance: options.instance }), ...(options.onSessionFenced === undefined ? {} : { onSessionFenced: options.onSessionFenced }) }, this.options.seams?.client),
       resources: new ResourceClient(this.kernel, this.resourceNetwork, process, identity),
     };
     this.clientNodes.push(node);

@@ -10,18 +10,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { GateReport } from '../gate/gate-report.js';
 import { REPO_ROOT } from '../repo-root.js';
 import { runLockstep, startLockstep } from '../testing/lockstep-process.js';
+import { processAlive } from '../testing/process-reaper.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'lockstep-gate-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function gate(args: readonly string[]): Promise<{ code: number | null; report: GateReport; stderr: string }> {
   const run = await runLockstep(['gate', '--json', ...args]);
@@ -33,7 +25,7 @@ async function gate(args: readonly string[]): Promise<{ code: number | null; rep
   }
   // Nothing this run started outlives it.
   expect(report.processes.pids.length).toBeGreaterThan(5);
-  expect(report.processes.pids.filter(alive)).toEqual([]);
+  expect(report.processes.pids.filter((pid) => processAlive(pid))).toEqual([]);
   expect(existsSync(report.processes.tempDir)).toBe(false);
   return { code: run.code, report, stderr: run.stderr };
 }
@@ -114,7 +106,7 @@ describe('lockstep gate interrupted', () => {
     const answer = JSON.parse(run.stdout()) as { verdict: string; processes: GateReport['processes'] };
     expect(answer.verdict).toBe('interrupted');
     expect(answer.processes.pids.length).toBeGreaterThan(5);
-    expect(answer.processes.pids.filter(alive)).toEqual([]);
+    expect(answer.processes.pids.filter((pid) => processAlive(pid))).toEqual([]);
     expect(existsSync(answer.processes.tempDir)).toBe(false);
     expect(existsSync(join(scratch, 'interrupted'))).toBe(false); // no half-written report
   });

@@ -1,3 +1,6 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatNumber } from '../../core/numbers.js';
 import { quorumBounds } from '../../core/planner/quorum-bounds.js';
@@ -34,7 +37,7 @@ interface Priced {
 
 async function price(topology: string, samples: string): Promise<Priced> {
   const { io: cli, out } = io();
-  expect(await main(['quorum', '--topology', topology, '--samples', samples, '--json'], cli)).toBe(0);
+  expect(await main(['quorum', '--topology', topology, '--samples', samples, '--json', '--bench-profile', 'none'], cli)).toBe(0);
   return (JSON.parse(out.join('')) as { topologies: Priced[] }).topologies[0]!;
 }
 
@@ -69,16 +72,33 @@ describe('lockstep quorum', () => {
 
   it('prints what it assumes beside the figures', async () => {
     const { io: cli, out } = io();
-    expect(await main(['quorum', '--topology', 'stretched-3-region', '--samples', '30'], cli)).toBe(0);
+    expect(await main(['quorum', '--topology', 'stretched-3-region', '--samples', '30', '--bench-profile', 'none'], cli)).toBe(0);
     const text = out.join('\n');
     expect(text).toMatch(/assumes .*clients and the arbiter in hall use-a \(us-east\)/);
     expect(text).toContain("the arbiter's etcd client on etcd-use");
     expect(text).toMatch(/etcd-euw \(eu-west\) +p50 [\d.]+ \/ p99 [\d.]+ ms \(simulated, 1 run\)/);
+    expect(text).toMatch(/host timing: the simulator's defaults .*\n.*WAL fsync p50 1 \/ p99 4 ms; etcd CPU 0.05 ms per request \+ 0 ms per applied entry; arbiter CPU 0 ms per etcd call/);
+  });
+
+  it('--bench-profile times the priced world by a bench profile and names it; a file that is not one is refused (exit 2)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'quorum-profile-'));
+    const file = join(dir, 'profile.json');
+    await writeFile(file, JSON.stringify({ kind: 'lockstep-hardware-profile', measuredAt: 'then', walFsync: { kind: 'empirical', samplesMs: [5, 6] }, loopbackRtt: { kind: 'empirical', samplesMs: [0.05] }, cpuByConcurrency: [{ requestCostMs: 0.5, applyCostMs: 0.5, clientCostMsPerCall: 2, fromConcurrency: 8 }] }));
+    const { io: cli, out } = io();
+    expect(await main(['quorum', '--topology', 'regional-3', '--runs', '1', '--samples', '10', '--json', '--bench-profile', file], cli)).toBe(0);
+    const [t] = (JSON.parse(out.join('')) as { topologies: (Priced & { timing: Record<string, unknown>; throughputPerSecond: number })[] }).topologies;
+    expect(t!.timing).toMatchObject({ source: `lockstep bench --profile of then (${file})`, fsyncP50Ms: 5, requestCostMs: 0.5, applyCostMs: 0.5, arbiterCostMsPerCall: 2, fromConcurrency: 8, rigLinkCost: null });
+    expect(t!.p50Ms).toBeGreaterThan(5 + 0.5 + 0.5 + 2); // fsync, request, apply and the arbiter's call all on the path
+    expect(t!.throughputPerSecond).toBe(500); // 1000 / (2 writes x (0.5 + 0.5) ms)
+    await writeFile(file, '{"kind":"bench-report"}');
+    const refused = io();
+    expect(await main(['quorum', '--topology', 'regional-3', '--bench-profile', file], refused.io)).toBe(2);
+    expect(refused.err.join('')).toMatch(/--bench-profile .* is not a hardware profile/);
   });
 
   it('--compare prints the topologies side by side in one table, not one report after the other', async () => {
     const { io: cli, out } = io();
-    expect(await main(['quorum', '--topology', 'regional-3', '--compare', 'stretched-3-region', '--runs', '1', '--samples', '10'], cli)).toBe(0);
+    expect(await main(['quorum', '--topology', 'regional-3', '--compare', 'stretched-3-region', '--runs', '1', '--samples', '10', '--bench-profile', 'none'], cli)).toBe(0);
     const lines = out.join('\n').split('\n');
     expect(lines[0]).toBe('quorum: regional-3 beside stretched-3-region');
     expect(lines[1]).toMatch(/^figure +regional-3 +stretched-3-region +source$/);

@@ -5,18 +5,21 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { formatMs, formatNumber, roundTo } from '../../core/numbers.js';
 import { TopologyError, validateTopology, type Topology } from '../../core/planner/topology.js';
-import { DEFAULT_REQUEST_COST_MS } from '../../sim/cluster/timing.js';
-import { priceQuorum, QUORUM_PRESETS, quorumRequestProblems } from '../../sim/planner/quorum-pricing.js';
+import { type HostTiming, SIMULATOR_DEFAULTS_SOURCE } from '../../sim/planner/host-timing.js';
+import { priceQuorum, QUORUM_PRESETS, type QuorumPriceRequest, quorumRequestProblems } from '../../sim/planner/quorum-pricing.js';
 import { simulateLosses } from '../../sim/planner/quorum-run.js';
 import { BadInput } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { yieldToHost } from '../host-yield.js';
 import { REPO_ROOT } from '../repo-root.js';
+import { chosenBenchProfile, DEFAULT_BENCH_PROFILE } from '../files/bench-profile.js';
 import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
+import { HOP_PROBE_PINGS, probeRigLinkCost } from '../planner-measure/hop-probe.js';
 import { runMeasurement } from '../planner-measure/measure-run.js';
 import { measureTopology, renderDifferences, renderMeasurement } from '../planner-measure/quorum-report.js';
 import { MAX_MEASURED_CLIENTS, measureProblem } from '../planner-measure/real-topology.js';
 import { oneLine } from '../terminal-text.js';
+import { hostTimingOf, rigLine, timingLines } from './quorum-timing.js';
 import { textTable } from '../text-table.js';
 
 interface QuorumOptions {
@@ -28,6 +31,7 @@ interface QuorumOptions {
   seed: string;
   measure?: boolean;
   clients?: string;
+  benchProfile?: string;
 }
 
 const PRESET_DIR = join(REPO_ROOT, 'examples', 'topologies');
@@ -49,6 +53,7 @@ export function registerQuorumCommand(program: Command, io: CliIo, setExitCode: 
     .option('--seed <S>', 'base seed', 'quorum')
     .option('--measure', 'also build each topology of real processes (etcd members on loopback, link proxies adding its one-way delays, a lockstep serve arbiter), run the priced workload and print measured grant p50/p99 beside the predicted (issue 32; takes a minute or more per topology)')
     .option('--clients <N>', `with --measure: this many clients instead of the topology's (1 to ${MAX_MEASURED_CLIENTS}); 1 prices latency without queueing behind other clients`)
+    .option('--bench-profile <FILE|none>', `time the priced world by this machine's lockstep bench --local 3 --profile FILE (WAL fsync, etcd CPU per request and apply, arbiter CPU per etcd call); default ${DEFAULT_BENCH_PROFILE} when it exists, else the simulator's defaults; none: the defaults`)
     .action(async (options: QuorumOptions) => {
       setExitCode(await runQuorum(options, io));
     });
@@ -86,10 +91,15 @@ async function runQuorum(options: QuorumOptions, io: CliIo): Promise<number> {
       throw new BadInput(`${name}: ${error.message}`);
     }
   }
-  if (options.measure === true) return measureTopologies(topologies.map((t) => measurable(t, options.clients)), request, options.json === true, io);
+  const profile = await chosenBenchProfile(options.benchProfile);
+  const hostOf = (topology: Topology): HostTiming | undefined => (profile === undefined ? undefined : hostTimingOf(profile, topology.clients.count));
+  if (options.measure === true) return measureTopologies(topologies.map((t) => measurable(t, options.clients)), { ...request, hostOf }, options.json === true, io);
   if (options.clients !== undefined) throw new BadInput('--clients is for --measure only; add --measure, or give the client count in the topology file');
   const results = [];
-  for (const topology of topologies) results.push(await priceTopology(topology, request));
+  for (const topology of topologies) {
+    const host = hostOf(topology);
+    results.push(await priceTopology(topology, { ...request, ...(host === undefined ? {} : { host }) }));
+  }
   if (options.json === true) io.out(JSON.stringify({ topologies: results }));
   else if (results.length === 1) io.out(render(results[0] as Priced));
   else io.out(renderComparison(results));
@@ -105,11 +115,20 @@ function measurable(topology: Topology, clients: string | undefined): Topology {
   return { ...topology, clients: { ...topology.clients, count } };
 }
 
-/** `--measure`: each topology priced and measured on real processes (src/planner-measure), one after another. */
-function measureTopologies(topologies: readonly Topology[], request: Parameters<typeof measureTopology>[1], json: boolean, io: CliIo): Promise<number> {
+/**
+ * `--measure`: the rig's cost per message measured once (hop-probe.ts), then each topology priced with it
+ * and the host's timing, and measured on real processes (src/planner-measure), one after another.
+ */
+function measureTopologies(topologies: readonly Topology[], request: QuorumPriceRequest & { readonly hostOf: (topology: Topology) => HostTiming | undefined }, json: boolean, io: CliIo): Promise<number> {
   return runMeasurement(io, 'quorum', async (context) => {
+    context.progress(`measuring the rig's cost per message (${HOP_PROBE_PINGS} pings through one link proxy and direct)`);
+    const rig = await probeRigLinkCost();
+    context.progress(rigLine(rig));
     const measured = [];
-    for (const topology of topologies) measured.push(await measureTopology(topology, request, context));
+    for (const topology of topologies) {
+      const host = request.hostOf(topology);
+      measured.push(await measureTopology(topology, { ...request, host: { source: SIMULATOR_DEFAULTS_SOURCE, ...host, rigLinkCost: { p50Ms: rig.p50Ms, p99Ms: rig.p99Ms } } }, context));
+    }
     io.out(json ? JSON.stringify({ measurements: measured }) : [...measured.map(renderMeasurement), renderDifferences(measured).join('\n')].filter((text) => text !== '').join('\n\n'));
     return ExitCode.ok;
   });
@@ -128,9 +147,9 @@ function assumptions(topology: Topology): { clientCount: number; clients: string
 }
 
 /** The shared procedure's prices (sim/planner/quorum-pricing.ts) in this command's JSON shape, and the losses it adds. */
-async function priceTopology(topology: Topology, request: Parameters<typeof priceQuorum>[1]) {
+async function priceTopology(topology: Topology, request: QuorumPriceRequest) {
   const priced = await priceQuorum(topology, request, yieldToHost);
-  const losses = await simulateLosses(topology, { seed: `${request.seed}-${topology.name}`, yieldToHost });
+  const losses = await simulateLosses(topology, { seed: `${request.seed}-${topology.name}`, yieldToHost, ...(request.host === undefined ? {} : { host: request.host }) });
   const worst = losses.reduce<(typeof losses)[number] | undefined>((w, l) => (w === undefined || !l.quorumSurvives || (w.quorumSurvives && (l.simulatedResumeMs ?? 0) > (w.simulatedResumeMs ?? 0)) ? l : w), undefined);
   return {
     name: priced.name,
@@ -159,6 +178,7 @@ async function priceTopology(topology: Topology, request: Parameters<typeof pric
       failoverP99BoundMs: l.failoverP99BoundMs,
     })),
     throughputPerSecond: priced.throughputPerSecond,
+    timing: priced.timing,
     regionLoss: {
       worst: worst?.lost ?? null,
       cases: losses.map((l) => ({
@@ -183,13 +203,14 @@ function render(r: Priced): string {
     `  assumes                 ${r.assumptions.clients};`,
     `                          ${r.assumptions.arbiterEndpoint};`,
     `                          leader ${r.assumptions.leader}`,
+    ...timingLines(r.timing).map((line) => `                          ${line}`),
     `  p50 / p99 / p999        ${latencies(r)} ms  (simulated, every leader placement weighed equally)`,
     `  floor                   ${formatMs(r.floorMs, 2)}  (analytic: best leader, median links and disks; fastest majority alone ${formatMs(r.quorumFloorMs, 2)})`,
     `  upper bound             ${formatMs(r.upperBoundMs, 2)}  (analytic: worst leader, every part at p99, one acquisition in flight)`,
     `    under load            ${formatMs(r.loadedUpperBoundMs, 2)}  (analytic: as above, and every Ready on the path first waits for an fsync in progress; the ${r.assumptions.clientCount} simulated clients keep the disks busy)`,
     ...leaderLines(r),
     `  after a client failover ${formatMs(r.failoverUpperBoundMs, 2)}  (analytic p99 bound: the arbiter's etcd client moved to the worst member, e.g. after its own member failed)`,
-    `  throughput ceiling      ${r.throughputPerSecond} grants/s  (analytic: simulator CPU model, ${DEFAULT_REQUEST_COST_MS} ms per request, grant + release)`,
+    `  throughput ceiling      ${r.throughputPerSecond} grants/s  (analytic: the CPU model, ${cpuPerWrite(r)} ms per write, grant + release)`,
     ...lossLines(r),
   ].join('\n');
 }
@@ -206,14 +227,18 @@ function renderComparison(results: readonly Priced[]): string {
       row('  under load ms', (r) => formatNumber(r.loadedUpperBoundMs, 2), 'analytic: every Ready on the path first waits for an fsync in progress'),
       row('after a client failover ms', (r) => formatNumber(r.failoverUpperBoundMs, 2), "analytic p99 bound: the arbiter's etcd client on the worst member"),
       row('best leader p99 ms', (r) => bestLeader(r), 'simulated, by leader placement'),
-      row('throughput grants/s', (r) => String(r.throughputPerSecond), `analytic: simulator CPU model, ${DEFAULT_REQUEST_COST_MS} ms per request`),
+      row('throughput grants/s', (r) => String(r.throughputPerSecond), 'analytic: the CPU model, request + apply ms per write'),
       row('worst loss', (r) => worstLoss(r), 'simulated, 1 run per place'),
       row('runs x acquisitions', (r) => `${r.runs} x ${r.samples / r.runs}`, 'simulated'),
     ],
     { rightAligned: (i) => i > 0 && i <= results.length },
   );
-  const details = results.flatMap((r) => ['', `${oneLine(r.name)}: ${r.assumptions.clients}`, ...leaderLines(r), ...lossLines(r)]);
+  const details = results.flatMap((r) => ['', `${oneLine(r.name)}: ${r.assumptions.clients}`, ...timingLines(r.timing).map((line) => `  ${line}`), ...leaderLines(r), ...lossLines(r)]);
   return [`quorum: ${results.map((r) => oneLine(r.name)).join(' beside ')}`, ...table, ...details].join('\n');
+}
+
+function cpuPerWrite(r: Priced): string {
+  return formatNumber(r.timing.requestCostMs + r.timing.applyCostMs, 3);
 }
 
 function latencies(r: Priced): string {

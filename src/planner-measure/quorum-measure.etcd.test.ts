@@ -4,24 +4,19 @@
 // its nearest peer is 15 ms away each way), so no stretched grant can be faster than 30 ms if the proxies
 // apply their delay, however idle the host. (Stretched p50 above regional's is not asserted: at load
 // 20-30 on 2 cores the host's own cost per grant varies by more than 30 ms between two runs of 20.)
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { processAlive } from '../testing/process-reaper.js';
+import { childrenOf, processAlive } from '../testing/process-reaper.js';
 import { runLockstep, startLockstep } from '../testing/lockstep-process.js';
 import type { QuorumMeasurement } from './quorum-report.js';
 
 const SAMPLES = 20;
-
-/** The processes `pid` started that are still its children (Linux /proc). */
-function childrenOf(pid: number): number[] {
-  return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter((s) => s !== '').map(Number);
-}
 
 describe('lockstep quorum --measure (real etcd, link proxies)', () => {
   it('measures regional and stretched beside their predictions, the stretched links slowed by the proxies', async () => {
     const run = await runLockstep(['quorum', '--topology', 'regional-3', '--compare', 'stretched-3-region', '--measure', '--clients', '1', '--runs', '1', '--samples', String(SAMPLES), '--json']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/lockstep quorum: stretched-3-region: run 1\/1: moving the leader to etcd-use/); // progress lines
+    expect(run.stderr).toMatch(/lockstep quorum: rig: \+[\d.]+ ms per message on every link/); // measured once, before the first topology
     const { measurements } = JSON.parse(run.stdout) as { measurements: QuorumMeasurement[] };
     const [regional, stretched] = measurements;
     expect(measurements.map((m) => m.name)).toEqual(['regional-3', 'stretched-3-region']);
@@ -31,6 +26,7 @@ describe('lockstep quorum --measure (real etcd, link proxies)', () => {
       expect(m.measured.p99Ms).toBeGreaterThanOrEqual(m.measured.p50Ms);
       expect(m.predicted.p50Ms).toBeGreaterThan(0);
       expect(m.loadAverage).toHaveLength(3);
+      expect(m.timing.rigLinkCost?.p99Ms).toBeGreaterThanOrEqual(m.timing.rigLinkCost?.p50Ms ?? Number.NaN); // the rig's term, measured and priced
     }
     expect(regional!.proxyDelays).toEqual([]); // sub-millisecond links: nothing slowed
     expect(stretched!.proxyDelays).toContain('etcd-use->etcd-usw 15 ms');

@@ -7,7 +7,8 @@
 import { formatDeviation, formatNumber, roundTo } from '../../core/numbers.js';
 import { summarise } from '../../core/planner/percentiles.js';
 import { rttBetween, type Topology } from '../../core/planner/topology.js';
-import { priceQuorum, type TopologyPricing } from '../../sim/planner/quorum-pricing.js';
+import { type HostTimingUsed, priceQuorum, type QuorumPriceRequest, type TopologyPricing } from '../../sim/planner/quorum-pricing.js';
+import { timingLines } from '../commands/quorum-timing.js';
 import { yieldToHost } from '../host-yield.js';
 import { oneLine } from '../terminal-text.js';
 import { textTable } from '../text-table.js';
@@ -50,6 +51,8 @@ export interface QuorumMeasurement {
   readonly byLeader: readonly LeaderMeasurement[];
   /** 1, 5 and 15 minute load averages when the measurement ended. */
   readonly loadAverage: readonly number[];
+  /** The host's and the rig's timing the prediction used (sim/planner/host-timing.ts). */
+  readonly timing: HostTimingUsed;
 }
 
 const percentiles = (samples: readonly number[]): Percentiles => {
@@ -69,7 +72,7 @@ export function proxyDelays(topology: Topology): string[] {
 }
 
 /** Prices `topology`, builds it of real processes, measures, and stops them (also on failure or Ctrl-C). */
-export async function measureTopology(topology: Topology, request: { readonly runs?: number; readonly samplesPerRun: number; readonly seed: string }, context: MeasureContext): Promise<QuorumMeasurement> {
+export async function measureTopology(topology: Topology, request: QuorumPriceRequest, context: MeasureContext): Promise<QuorumMeasurement> {
   const runs = request.runs ?? topology.members.length;
   context.progress(`${topology.name}: pricing (simulated, ${runs} runs x ${request.samplesPerRun})`);
   const priced = await priceQuorum(topology, { ...request, runs }, yieldToHost);
@@ -104,6 +107,7 @@ function report(topology: Topology, priced: TopologyPricing, constant: TopologyP
       return { leader: r.leader, leaderAtEnd: r.leaderAtEnd, samples: r.latenciesMs.length, failures: r.failures, measured: percentiles(r.latenciesMs), predicted: sim === undefined || sim === null ? null : { p50Ms: sim.p50Ms, p99Ms: sim.p99Ms } };
     }),
     loadAverage: loadAverage(),
+    timing: priced.timing,
   };
 }
 
@@ -123,6 +127,7 @@ export function renderMeasurement(m: QuorumMeasurement): string {
   return [
     `${oneLine(m.name)}: grant latency measured on real etcd through link proxies (${m.runs} runs x ${m.samplesPerRun} acquisitions, ${m.measured.failures} failed; load average ${m.loadAverage.join(' ')})`,
     `  links slowed: ${m.proxyDelays.length === 0 ? 'none (every link under 1 ms one way: loopback and the proxy hop)' : m.proxyDelays.join(', ')}`,
+    ...timingLines(m.timing).map((line) => `  ${line}`),
     ...table.map((line) => `  ${line}`),
     '  by leader placement (p50 / p99 ms):',
     ...m.byLeader.map((l) => `    ${l.leader.padEnd(12)} predicted ${pair(l.predicted)}, measured ${pair(l.measured)}${l.leaderAtEnd === l.leader ? '' : ` (the leader moved to ${l.leaderAtEnd} during the run)`}`),

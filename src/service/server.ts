@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createContextValues } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { MAX_MESSAGE_BYTES } from '../../core/limits.js';
-import { isLockError } from '../../core/lock-error.js';
+import { LockError, isLockError } from '../../core/lock-error.js';
 import type { ArbiterService } from '../../core/ports/caller.js';
 import { Health } from '../gen/grpc/health/v1/health_pb.js';
 import { ServerReflection } from '../gen/grpc/reflection/v1/reflection_pb.js';
@@ -21,7 +21,7 @@ import type { HandshakeRefusals } from './handshake-refusals.js';
 import { HealthState, healthServiceImpl } from './health.js';
 import { reflectionServices } from './reflection.js';
 import { lockServiceImpl } from './lock-service.js';
-import { unaryFastPath } from './unary-fast-path.js';
+import { type StreamCaller, unaryFastPath } from './unary-fast-path.js';
 import { IDENTITY_HEADER, callerOf } from './peer-identity.js';
 import { XFCC_HEADER } from './xfcc.js';
 
@@ -68,7 +68,7 @@ export interface ArbiterServer {
 const ANSWER_FLUSH_MS = 2000;
 
 /** Connect's handler of every service, each call told its caller by `outcomeOf`. */
-function connectHandler(options: ArbiterServerOptions, guard: CallGuard, health: HealthState, outcomeOf: (request: http2.Http2ServerRequest) => CallerOutcome) {
+function connectHandler(options: ArbiterServerOptions, guard: CallGuard, health: HealthState, outcomeOf: StreamCaller) {
   return connectNodeAdapter({
     grpc: true,
     connect: false,
@@ -86,7 +86,7 @@ function connectHandler(options: ArbiterServerOptions, guard: CallGuard, health:
       router.service(ServerReflection, reflection.v1);
       router.service(ServerReflectionV1Alpha, reflection.v1alpha);
     },
-    contextValues: (request) => createContextValues().set(CALLER, outcomeOf(request as http2.Http2ServerRequest)),
+    contextValues: (request) => createContextValues().set(CALLER, outcomeOf((request as http2.Http2ServerRequest).stream, request.headers)),
   });
 }
 
@@ -95,25 +95,28 @@ export async function startArbiterServer(options: ArbiterServerOptions): Promise
   const health = new HealthState();
   const tls = options.tls !== undefined;
   const trustedProxies = new Set(options.trustedProxies ?? []);
-  const outcomeOf = (request: http2.Http2ServerRequest): CallerOutcome => {
+  const outcomeOf: StreamCaller = (stream, headers): CallerOutcome => {
+    // The session's socket, one per connection, so its verified certificate is parsed once (peer-identity.ts).
+    const socket = stream.session?.socket;
+    if (socket === undefined) return { refused: new LockError('unavailable', 'the connection closed before the call was read; nobody is left to answer') };
     try {
-      // The session's socket, one per connection, so its verified certificate is parsed once (peer-identity.ts).
-      return { caller: callerOf(request.stream.session?.socket ?? request.socket, request.headers[IDENTITY_HEADER], tls, { trustedProxies, xfcc: request.headers[XFCC_HEADER] }) };
+      return { caller: callerOf(socket, headers[IDENTITY_HEADER], tls, { trustedProxies, xfcc: headers[XFCC_HEADER] }) };
     } catch (error) {
       if (!isLockError(error)) throw error;
       return { refused: error };
     }
   };
   const handler = connectHandler(options, guard, health, outcomeOf);
-  // Issue 30: lock.v1's unary calls skip Connect's per-call machinery (unary-fast-path.ts); the rest is Connect's.
+  // Issue 30: lock.v1's unary calls skip Connect's per-call machinery and node's compatibility request and
+  // response (unary-fast-path.ts); the rest gets both, built as node's own createServer(handler) builds them.
   const fast = unaryFastPath(options.arbiter, guard, outcomeOf);
-  const serve = (request: http2.Http2ServerRequest, response: http2.Http2ServerResponse): void => {
-    if (!fast(request, response)) handler(request, response);
-  };
   const server =
     options.tls === undefined
-      ? http2.createServer(serve)
-      : http2.createSecureServer({ cert: options.tls.cert, key: options.tls.key, ca: options.tls.clientCa, requestCert: true, rejectUnauthorized: true, allowHTTP1: false }, serve);
+      ? http2.createServer()
+      : http2.createSecureServer({ cert: options.tls.cert, key: options.tls.key, ca: options.tls.clientCa, requestCert: true, rejectUnauthorized: true, allowHTTP1: false });
+  server.on('stream', (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
+    if (!fast(stream, headers)) handler(new http2.Http2ServerRequest(stream, headers, {}, rawHeaders), new http2.Http2ServerResponse(stream));
+  });
   if (options.tls !== undefined) options.handshakeRefusals?.watch(server as http2.Http2SecureServer);
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on('session', (session) => {

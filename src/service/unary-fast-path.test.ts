@@ -4,7 +4,7 @@
 // cannot name is refused before the arbiter is asked.
 import { ConnectError, createClient } from '@connectrpc/connect';
 import { compressionGzip, createGrpcTransport } from '@connectrpc/connect-node';
-import { connect } from 'node:http2';
+import { connect, constants } from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LockError } from '../../core/lock-error.js';
 import type { ArbiterService, Caller } from '../../core/ports/caller.js';
@@ -90,5 +90,21 @@ describe('the unary fast path (issue 30)', () => {
     asked.length = 0;
     expect(await raw(0, 0, true)).not.toBe('3'); // an empty acquire, exactly as declared, reaches the arbiter
     expect(asked).toHaveLength(1);
+  });
+
+  it('keeps serving after a caller resets its call half-sent (a reset is an error on the server\'s stream, and an unheard one would end serve)', async () => {
+    const session = connect(`http://127.0.0.1:${server.port}`);
+    try {
+      const stream = session.request({ ':method': 'POST', ':path': `/${LockService.typeName}/Acquire`, 'content-type': 'application/grpc', [IDENTITY_HEADER]: 'spiffe://t/reset' });
+      stream.on('error', () => undefined);
+      stream.write(Buffer.from([0, 0, 0, 0, 9, 1]));
+      await new Promise<void>((resolve) => stream.close(constants.NGHTTP2_INTERNAL_ERROR, resolve));
+    } finally {
+      session.close();
+    }
+    asked.length = 0;
+    const answer = await client({ identity: 'spiffe://t/after' }).acquire({ sessionId: 5n, key: 'ns/after', className: 'c', waitMs: 0 });
+    expect(answer.grant?.token).toBe('42');
+    expect(asked).toEqual([{ identity: 'spiffe://t/after', key: 'ns/after' }]);
   });
 });

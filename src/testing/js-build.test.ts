@@ -1,11 +1,12 @@
 // bin/js-build.mjs: the compiled tree bin/lockstep.mjs runs is never stale (issue 16).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OUT_DIR, REPO_ROOT, sourceState, staleReason } from '../../bin/js-build.mjs';
+import { OUT_DIR, REPO_ROOT, lockStaleReason, sourceState, staleReason } from '../../bin/js-build.mjs';
+import { lockBundleFor } from '../../bin/lock-bundle.mjs';
 
 let dir = '';
 beforeAll(async () => {
@@ -51,5 +52,68 @@ describe('the compiled CLI', () => {
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8' });
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout)).toEqual({ RUNNING_COMPILED: true, REPO_ROOT, main: 'function' });
+  });
+});
+
+describe("`lockstep lock`'s own staleness check (issue 30)", () => {
+  it('lists the sources the lock runs from: the command, both modes, the supervisor; no other command', () => {
+    const { lockInputs } = JSON.parse(readFileSync(join(OUT_DIR, 'build-info.json'), 'utf8')) as { lockInputs: string[] };
+    for (const file of ['src/cli-lock.ts', 'src/commands/lock.ts', 'src/lock/local-arbiter.ts', 'src/lock/remote-arbiter.ts', 'src/lock/fence-supervisor-main.ts', 'src/lock/fence-supervisor.ts', 'core/arbiter/arbiter.ts']) {
+      expect(lockInputs).toContain(file);
+    }
+    expect(lockInputs).not.toContain('src/commands/serve.ts');
+    expect(lockInputs.some((file) => file.includes('node_modules'))).toBe(false);
+    expect(lockStaleReason()).toBeUndefined();
+  });
+
+  it('is stale when an input of the lock changed or is gone, and not when a file outside it changed', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'lockstep-lock-stale-'));
+    try {
+      for (const file of ['in.ts', 'out.ts']) await writeFile(join(root, file), '');
+      const builtMs = Date.now();
+      utimesSync(join(root, 'in.ts'), new Date(builtMs - 60_000), new Date(builtMs - 60_000));
+      await writeFile(join(root, 'build-info.json'), JSON.stringify({ fileCount: 2, newestMs: builtMs, lockInputs: ['in.ts'] }));
+      expect(lockStaleReason(root, root)).toBeUndefined();
+      utimesSync(join(root, 'out.ts'), new Date(builtMs + 60_000), new Date(builtMs + 60_000));
+      expect(lockStaleReason(root, root)).toBeUndefined();
+      utimesSync(join(root, 'in.ts'), new Date(builtMs + 60_000), new Date(builtMs + 60_000));
+      expect(lockStaleReason(root, root)).toBe('in.ts changed since the build');
+      rmSync(join(root, 'in.ts'));
+      expect(lockStaleReason(root, root)).toBe('in.ts, an input of the lock bundle, is gone');
+      await writeFile(join(root, 'build-info.json'), JSON.stringify({ fileCount: 2, newestMs: builtMs }));
+      expect(lockStaleReason(root, root)).toBe('the build lists no lock inputs');
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it("runs each mode's bundle: --arbiter's (without class files, a bundle without their reader) when given before --, else --endpoints's", () => {
+    const [endpoints, arbiter, bare] = ['src/cli-lock-endpoints.bundle.cjs', 'src/cli-lock-arbiter.bundle.cjs', 'src/cli-lock-arbiter-bare.bundle.cjs'];
+    expect(lockBundleFor(['--arbiter', 'h:1', '--identity', 'i', 'a/b', '--', 'true'])).toBe(bare);
+    expect(lockBundleFor(['--arbiter=h:1', 'a/b', '--', 'true', '--class', 'c'])).toBe(bare);
+    expect(lockBundleFor(['--arbiter=h:1', '--class', 'c.yaml', 'a/b', '--', 'true'])).toBe(arbiter);
+    expect(lockBundleFor(['--grants=g.yaml', '--arbiter', 'h:1', 'a/b', '--', 'true'])).toBe(arbiter);
+    expect(lockBundleFor(['--endpoints', 'h:1', 'a/b', '--', 'run', '--arbiter'])).toBe(endpoints);
+    expect(lockBundleFor(['--help'])).toBe(endpoints);
+  });
+
+  it("puts each mode's stack in its own bundles alone: the etcd client in --endpoints's, the lock.v1 client in --arbiter's", () => {
+    // esbuild heads each module it bundles with a comment naming its path.
+    const holds = (bundle: string, module: string) => readFileSync(join(OUT_DIR, bundle), 'utf8').includes(`// ${module}`);
+    const [endpoints, arbiter, bare] = ['src/cli-lock-endpoints.bundle.cjs', 'src/cli-lock-arbiter.bundle.cjs', 'src/cli-lock-arbiter-bare.bundle.cjs'];
+    for (const module of ['node_modules/etcd3/lib/index.js', 'node_modules/@grpc/grpc-js/build/src/index.js', 'src/etcd/etcd-lock-log.ts']) {
+      expect(holds(endpoints!, module), module).toBe(true);
+      expect(holds(arbiter!, module), module).toBe(false);
+    }
+    for (const module of ['node_modules/@connectrpc/connect-node/dist/esm/index.js', 'src/client/network-arbiter.ts']) {
+      expect(holds(arbiter!, module), module).toBe(true);
+      expect(holds(bare!, module), module).toBe(true);
+      expect(holds(endpoints!, module), module).toBe(false);
+    }
+    // --arbiter without class files: neither their reader nor the libraries it needs.
+    for (const module of ['node_modules/yaml/dist/index.js', 'node_modules/zod/index.js', 'core/classes/schemas.ts']) {
+      expect(holds(arbiter!, module), module).toBe(true);
+      expect(holds(bare!, module), module).toBe(false);
+    }
   });
 });

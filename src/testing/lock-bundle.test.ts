@@ -1,13 +1,14 @@
 // bin/lock-bundle.mjs: in the lock bundle, etcd3 gets from the protobufjs JSON made at build time the same
 // gRPC package definition that parsing its rpc.proto gives (issue 30), and a package text the build expects
 // but does not find fails the build rather than bundling the package unpatched.
-import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ETCD3_LOAD_OPTIONS, etcd3ProtoJson, rewrite } from '../../bin/lock-bundle.mjs';
+import { ETCD3_LOAD_OPTIONS, LAZY_DESCRIPTORS, etcd3ProtoJson, rewrite } from '../../bin/lock-bundle.mjs';
 
 interface MethodDefinition {
   readonly path: string;
@@ -16,6 +17,10 @@ interface MethodDefinition {
   responseDeserialize(bytes: Buffer): unknown;
 }
 type PackageDefinition = Record<string, Record<string, MethodDefinition> | undefined>;
+interface Descriptor {
+  readonly type: unknown;
+  readonly fileDescriptorProtos: readonly Buffer[];
+}
 interface ProtoLoader {
   loadSync(path: string, options: unknown): PackageDefinition;
   fromJSON(json: unknown, options: unknown): PackageDefinition;
@@ -45,6 +50,33 @@ describe("the lock bundle's etcd3 protos", () => {
     const decoded = fromJson?.responseDeserialize(response ?? Buffer.alloc(0));
     expect(decoded).toEqual(range?.responseDeserialize(response ?? Buffer.alloc(0)));
     expect(decoded).toMatchObject({ header: { revision: '42' }, count: '1' });
+  });
+});
+
+describe("the bundle's proto-loader", () => {
+  it('gives the same reflection descriptors, computed when read, as the package as published', async () => {
+    const path = createRequire(join(etcd3Lib, 'connection-pool.js')).resolve('@grpc/proto-loader');
+    const { contents } = await rewrite(path, LAZY_DESCRIPTORS);
+    const patchedFile = join(dir, 'proto-loader.patched.js');
+    const jsonFile = join(dir, 'etcd3-protos.json');
+    writeFileSync(patchedFile, contents);
+    writeFileSync(jsonFile, await etcd3ProtoJson(etcd3Lib));
+    // In a process of its own, where nothing loaded protobufjs's descriptor extension first, the patched
+    // text runs as the package's own file (its requires resolve as in the bundle) and reads the descriptors.
+    const probe = `const { Module } = require('node:module'); const fs = require('node:fs'); const m = new Module(${JSON.stringify(path)}); m.filename = ${JSON.stringify(path)};
+      m.paths = Module._nodeModulePaths(${JSON.stringify(dirname(path))}); m._compile(fs.readFileSync(${JSON.stringify(patchedFile)}, 'utf8'), ${JSON.stringify(path)});
+      const loaded = m.exports.fromJSON(JSON.parse(fs.readFileSync(${JSON.stringify(jsonFile)}, 'utf8')), ${JSON.stringify({ keepCase: true, defaults: true, oneofs: true })});
+      const read = (name) => ({ type: loaded[name].type, files: loaded[name].fileDescriptorProtos.map((b) => b.toString('base64')) });
+      process.stdout.write(JSON.stringify({ message: read('etcdserverpb.RangeRequest'), enum: read('etcdserverpb.AlarmType') }));`;
+    const run = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    const lazy = JSON.parse(run.stdout) as Record<'message' | 'enum', { type: unknown; files: string[] }>;
+    const eager = protoLoader.fromJSON(JSON.parse(readFileSync(jsonFile, 'utf8')), { keepCase: true, defaults: true, oneofs: true }) as unknown as Record<string, Descriptor>;
+    for (const [kind, name] of [['message', 'etcdserverpb.RangeRequest'], ['enum', 'etcdserverpb.AlarmType']] as const) {
+      expect(lazy[kind].type).toBeDefined();
+      expect(lazy[kind].type).toEqual(JSON.parse(JSON.stringify(eager[name]?.type)));
+      expect(lazy[kind].files).toEqual(eager[name]?.fileDescriptorProtos.map((b) => b.toString('base64')));
+    }
   });
 });
 

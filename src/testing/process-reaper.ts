@@ -2,7 +2,7 @@
 // etcd members running and temporary data dirs behind. 'exit' handlers must be synchronous, so this kills
 // with SIGKILL and removes directories with rmSync.
 import type { ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 
 const liveProcesses = new Set<ChildProcess>();
 /** Leaders of process groups (spawned detached): the whole group is killed, not the leader alone. */
@@ -77,4 +77,9 @@ export function processAlive(pid: number | undefined): boolean {
   } catch {
     return false;
   }
+}
+
+/** The processes `pid` started that are still its children (Linux /proc): what a test checks is gone after a stop. */
+export function childrenOf(pid: number): number[] {
+  return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter((s) => s !== '').map(Number);
 }

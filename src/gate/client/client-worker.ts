@@ -13,6 +13,7 @@ import { FileRegister } from '../../fences/file-register.js';
 import { NetworkArbiter } from '../../client/network-arbiter.js';
 import type { ClientConfig, FromClient, GateOp, ToClient } from './client-protocol.js';
 import { acquireOutcome, releaseOutcome, writeOutcome } from '../../../core/checkers/operation-outcomes.js';
+import { ReleasedHandleFences } from '../../../scenarios/gate-fences.js';
 
 const CLOSE_GRACE_MS = 3_000;
 const PAUSE_BETWEEN_HOLDS_MS: readonly [number, number] = [20, 200];
@@ -56,30 +57,20 @@ function resourceFor(config: ClientConfig): (key: string, token: bigint, value: 
 }
 
 /**
- * Released handles whose release is not known to have deleted the hold. A released handle gets no onFence,
- * but its hold stays in the log until the release lands, and the library still fences the session at its
- * deadline (ADR-12) if it cannot renew meanwhile; the deadline check counts that fence ("or would have, had
- * the holder not released the handle already"). It is reported when the library fences the session, before
- * the library's own revoke of the lease is sent (LockClientOptions.onSessionFenced). (Polling the handle
+ * Released handles whose release is not known to have deleted the hold: their fences are reported too, by the
+ * rule the simulator's prediction records by (scenarios/gate-fences.ts). Reported when the library fences the
+ * session, before its own revoke of the lease is sent (LockClientOptions.onSessionFenced). (Polling the handle
  * instead, every 20 ms, reported a fence 4 ms after the gate's watch had seen that very revoke: a 5 m run,
  * seed 1, failed the deadline check on it.)
  */
-const unconfirmed = new Map<LockHandle, () => void>();
-
-function reportFencesOfReleasedHandles(): void {
-  for (const [handle, report] of unconfirmed) {
-    if (!handle.fenced) continue;
-    unconfirmed.delete(handle);
-    report();
-  }
-}
+const unconfirmed = new ReleasedHandleFences<LockHandle>();
 
 async function run(config: ClientConfig): Promise<void> {
   const clock = createRealClock();
   const random = createSeededRandom(config.seed);
   const between = (range: readonly [number, number]): number => range[0] + Math.floor(random.next() * (range[1] - range[0] + 1));
   const arbiter = new NetworkArbiter({ addresses: config.arbiters, dialAddresses: config.dial, identity: config.identity });
-  const client = new LockClient({ arbiter, clock, identity: config.identity, onSessionFenced: reportFencesOfReleasedHandles });
+  const client = new LockClient({ arbiter, clock, identity: config.identity, onSessionFenced: () => unconfirmed.sessionFenced() });
   const write = resourceFor(config);
   let writes = 0;
   try {
@@ -123,10 +114,10 @@ async function run(config: ClientConfig): Promise<void> {
       }
       const releaseId = await invoke('release', key, { token });
       // Watched from before the release is sent until it is known to have deleted the hold (`unconfirmed`).
-      unconfirmed.set(handle, () => void send({ t: 'fence', key, token, reason: 'released-handle' }));
+      unconfirmed.watch(handle, () => void send({ t: 'fence', key, token, reason: 'released-handle' }));
       try {
         const released = await handle.release();
-        if (released) unconfirmed.delete(handle);
+        if (released) unconfirmed.confirmed(handle);
         // false with the session fenced meanwhile: the library sent nothing (certainly no effect).
         if (!released && handle.fenced) await done(releaseId, 'fail', { error: 'fenced' });
         else await done(releaseId, 'ok', { released });

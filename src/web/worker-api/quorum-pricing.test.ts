@@ -12,7 +12,8 @@ import { presetTopology, TOPOLOGY_PRESETS } from './topology-presets.js';
 const run = promisify(execFile);
 
 async function cliPrices(topology: string, seed: string): Promise<unknown> {
-  const { stdout } = await run(process.execPath, ['bin/lockstep.mjs', 'quorum', '--topology', topology, '--samples', '20', '--runs', '2', '--seed', seed, '--json']);
+  // The page has no bench profile: the same inputs are the simulator's defaults, whatever .lockstep-tmp holds.
+  const { stdout } = await run(process.execPath, ['bin/lockstep.mjs', 'quorum', '--topology', topology, '--samples', '20', '--runs', '2', '--seed', seed, '--json', '--bench-profile', 'none']);
   const [priced] = (JSON.parse(stdout) as { topologies: Record<string, unknown>[] }).topologies;
   const { name, runs, samples, leaders, p50Ms, p99Ms, p999Ms, floorMs, quorumFloorMs, upperBoundMs, loadedUpperBoundMs, failoverUpperBoundMs, byLeader, throughputPerSecond } = priced!;
   return { name, runs, samples, leaders, p50Ms, p99Ms, p999Ms, floorMs, quorumFloorMs, upperBoundMs, loadedUpperBoundMs, failoverUpperBoundMs, byLeader, throughputPerSecond };

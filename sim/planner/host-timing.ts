@@ -1,0 +1,65 @@
+// The host term of the quorum model (issue 32, "the model fixed"): what a machine's own processes cost per
+// grant, beside the topology's network. By default the model prices a dedicated machine with the
+// simulator's guesses (the topology's fsync, 0.05 ms of etcd CPU per request, nothing for the arbiter).
+// Given this machine's `lockstep bench --profile`, the priced world takes instead its measured WAL fsync,
+// its etcd CPU per request and per applied entry, and the arbiter's CPU per etcd call (the bench's
+// in-process arbiter and etcd client), as `gate --compare-sim` calibrates the simulator
+// (src/gate/gate-calibration.ts). With `--measure` the rig's own cost is added too: every link of the
+// built topology runs through a Node proxy, one event-loop turn and a wakeup of the measuring process per
+// message, measured before each measurement (src/planner-measure/hop-probe.ts) and added to each link.
+// Each term is a named row of the printed assumptions, never folded into the topology's own figures.
+import { specAt, type LatencySpec, type Topology } from '../../core/planner/topology.js';
+import { DEFAULT_REQUEST_COST_MS } from '../cluster/timing.js';
+import type { DistributionSpec } from '../kernel/distribution.js';
+
+/** A per-message cost, its median and p99, ms. */
+export interface MessageCost {
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+export interface HostTiming {
+  /** Where the figures come from, printed with them. */
+  readonly source: string;
+  /** This machine's WAL fsync: replaces the topology's (and each member's). */
+  readonly walFsync?: LatencySpec;
+  /** etcd CPU per client request on the member that serves it (EtcdTiming.requestCostMs). */
+  readonly requestCostMs?: number;
+  /** etcd CPU per applied entry on every member (EtcdTiming.applyCostMs). */
+  readonly applyCostMs?: number;
+  /** The arbiter's CPU per call to etcd (lockstep, the etcd client, gRPC), paid on its one thread. */
+  readonly arbiterCostMsPerCall?: number;
+  /** The bench concurrency the CPU costs were measured at. */
+  readonly fromConcurrency?: number;
+  /** The measuring rig's cost per message on every link (a proxy hop), added to each link's one-way delay. */
+  readonly rigLinkCost?: MessageCost;
+}
+
+export const SIMULATOR_DEFAULTS_SOURCE = "the simulator's defaults (a dedicated machine; no bench profile)";
+
+/** The topology as this host runs it: its disks replaced by the host's measured fsync, when there is one. */
+export function timedTopology(topology: Topology, host: HostTiming | undefined): Topology {
+  if (host?.walFsync === undefined) return topology;
+  return { ...topology, fsync: host.walFsync, members: topology.members.map(({ fsync: _own, ...member }) => member) };
+}
+
+/** The etcd timing fields the host sets (absent ones keep the simulator's defaults). */
+export function etcdCosts(host: HostTiming | undefined): { requestCostMs?: number; applyCostMs?: number } {
+  return { ...(host?.requestCostMs === undefined ? {} : { requestCostMs: host.requestCostMs }), ...(host?.applyCostMs === undefined ? {} : { applyCostMs: host.applyCostMs }) };
+}
+
+/**
+ * A link's one-way latency with the rig's cost per message added: the median to the median and the p99
+ * to the p99 (a constant link becomes a lognormal one when the rig's cost has a tail).
+ */
+export function withRigCost(spec: DistributionSpec, cost: MessageCost | undefined): DistributionSpec {
+  if (cost === undefined || (cost.p50Ms <= 0 && cost.p99Ms <= 0)) return spec;
+  const medianMs = specAt(spec, 0.5) + Math.max(0, cost.p50Ms);
+  const p99Ms = Math.max(medianMs, specAt(spec, 0.99) + Math.max(0, cost.p99Ms));
+  return p99Ms > medianMs ? { kind: 'lognormal', medianMs, p99Ms } : { kind: 'constant', ms: medianMs };
+}
+
+/** CPU ms a grant + release cycle costs the leader: request handling and the apply, per write, two writes. */
+export function leaderCostMsPerCycle(host: HostTiming | undefined): number {
+  return 2 * ((host?.requestCostMs ?? DEFAULT_REQUEST_COST_MS) + (host?.applyCostMs ?? 0));
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { roundTo } from '../../core/numbers.js';
+import { priceQuorum } from '../../sim/planner/quorum-pricing.js';
+import { yieldToHost } from '../host-yield.js';
+import type { ChosenBenchProfile } from '../files/bench-profile.js';
+import { loadTopology } from './quorum.js';
+import { cpuRowFor, hostTimingOf, timingLines } from './quorum-timing.js';
+
+/** A bench profile whose fsync is one value (a constant disk), with CPU rows at concurrency 1 and 8. */
+function profile(fsyncMs: number, atOne: { requestCostMs: number; applyCostMs: number; clientCostMsPerCall: number }): ChosenBenchProfile {
+  return {
+    file: 'bench-profile.json',
+    byDefault: false,
+    profile: {
+      kind: 'lockstep-hardware-profile',
+      measuredAt: 'then',
+      walFsync: { kind: 'empirical', samplesMs: [fsyncMs, fsyncMs] },
+      loopbackRtt: { kind: 'empirical', samplesMs: [0.05] },
+      cpuByConcurrency: [{ ...atOne, fromConcurrency: 1 }, { requestCostMs: 0.01, applyCostMs: 0.01, clientCostMsPerCall: 0.01, fromConcurrency: 8 }],
+    },
+  };
+}
+
+describe('lockstep quorum --bench-profile: the host term (issue 32)', () => {
+  it('a slower profile raises each leader placement by the modelled amount (fsync, etcd request and apply CPU, the arbiter per etcd call)', async () => {
+    const preset = await loadTopology('regional-3');
+    const topology = { ...preset, linkP99OverMedian: 1, clients: { ...preset.clients, count: 1 } }; // constant links, one client
+    const p50s = async (chosen: ChosenBenchProfile): Promise<number[]> => (await priceQuorum(topology, { samplesPerRun: 20, seed: 'timing', host: hostTimingOf(chosen, 1) }, yieldToHost)).byLeader.map((l) => l.simulated!.p50Ms);
+    const fast = await p50s(profile(1, { requestCostMs: 0.1, applyCostMs: 0.2, clientCostMsPerCall: 0.5 }));
+    const slow = await p50s(profile(3, { requestCostMs: 0.6, applyCostMs: 1.2, clientCostMsPerCall: 2.5 }));
+    // One grant txn per acquisition: +0.5 request on the endpoint, +1 apply before the reply, +2 arbiter
+    // CPU, and the quorum's fsyncs in parallel, +2: +5.5 ms under every leader. The concurrency-8 row
+    // (0.01 ms each) is not the one a single client is priced by.
+    expect(slow.map((ms, i) => roundTo(ms - fast[i]!, 2))).toEqual([5.5, 5.5, 5.5]);
+    expect(await p50s(profile(1, { requestCostMs: 0.1, applyCostMs: 0.2, clientCostMsPerCall: 0.5 }))).toEqual(fast); // negative control: same profile, same figures
+  });
+
+  it('takes the CPU row measured nearest the client count and names the profile it used', () => {
+    const rows = [{ fromConcurrency: 1, requestCostMs: 1 }, { fromConcurrency: 8, requestCostMs: 2 }, { fromConcurrency: 64, requestCostMs: 3 }];
+    expect([1, 3, 5, 8, 30, 40, 1000].map((clients) => cpuRowFor(rows, clients)?.requestCostMs)).toEqual([1, 1, 2, 2, 2, 3, 3]);
+    expect(cpuRowFor([], 1)).toBeUndefined();
+    const host = hostTimingOf({ ...profile(2, { requestCostMs: 0.3, applyCostMs: 0.4, clientCostMsPerCall: 1.5 }), byDefault: true }, 1);
+    expect(host).toMatchObject({ source: 'lockstep bench --profile of then (bench-profile.json, the default)', requestCostMs: 0.3, applyCostMs: 0.4, arbiterCostMsPerCall: 1.5, fromConcurrency: 1 });
+    expect(timingLines({ source: host.source, fsyncP50Ms: 2, fsyncP99Ms: 2, requestCostMs: 0.3, applyCostMs: 0.4, arbiterCostMsPerCall: 1.5, fromConcurrency: 1, rigLinkCost: { p50Ms: 0.06, p99Ms: 2.1 } })).toEqual([
+      'host timing: lockstep bench --profile of then (bench-profile.json, the default)',
+      '  WAL fsync p50 2 / p99 2 ms; etcd CPU 0.3 ms per request + 0.4 ms per applied entry; arbiter CPU 1.5 ms per etcd call (bench concurrency 1)',
+      'rig: +0.06 ms per message on every link (p99 +2.1), a Node proxy hop: pings through one proxy less direct',
+    ]);
+  });
+});

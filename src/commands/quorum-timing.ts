@@ -1,0 +1,51 @@
+// `lockstep quorum --bench-profile FILE|none` (issue 32, the quorum model's host term): the priced world
+// timed by this machine's `lockstep bench --profile` (its WAL fsync, etcd CPU per request and per applied
+// entry, the arbiter's CPU per etcd call), chosen by the gate's rule (src/files/bench-profile.ts) and read
+// by the gate's calibrationOfProfile, and the lines that name which timing a price used.
+import { formatNumber } from '../../core/numbers.js';
+import { calibrationOfProfile } from '../../scenarios/gate-prediction.js';
+import type { HostTiming, MessageCost } from '../../sim/planner/host-timing.js';
+import type { HostTimingUsed } from '../../sim/planner/quorum-pricing.js';
+import type { ChosenBenchProfile, ProfileCpuRow } from '../files/bench-profile.js';
+
+/**
+ * The profile's CPU costs measured at the concurrency nearest `clients`: CPU per operation falls as load
+ * rises (etcd and gRPC batch: bench/sim-compare/calibration.ts), so one client is priced by the bench's
+ * concurrency-1 costs, eight by its concurrency-8 costs. A row without its concurrency counts as the last.
+ */
+export function cpuRowFor(rows: readonly ProfileCpuRow[] | undefined, clients: number): ProfileCpuRow | undefined {
+  if (rows === undefined || rows.length === 0) return undefined;
+  const distance = (row: ProfileCpuRow): number => Math.abs((row.fromConcurrency ?? Number.POSITIVE_INFINITY) - clients);
+  return rows.reduce((best, row) => (distance(row) <= distance(best) ? row : best));
+}
+
+/** The host timing a profile gives a topology of `clients` clients. */
+export function hostTimingOf(chosen: ChosenBenchProfile, clients: number): HostTiming {
+  const row = cpuRowFor(chosen.profile.cpuByConcurrency, clients);
+  const calibration = calibrationOfProfile({ ...chosen.profile, cpuByConcurrency: row === undefined ? [] : [row] });
+  return {
+    source: `${calibration.source} (${chosen.file}${chosen.byDefault ? ', the default' : ''})`,
+    ...(calibration.walFsync === undefined ? {} : { walFsync: calibration.walFsync }),
+    ...(calibration.requestCostMs === undefined ? {} : { requestCostMs: calibration.requestCostMs }),
+    ...(calibration.applyCostMs === undefined ? {} : { applyCostMs: calibration.applyCostMs }),
+    ...(row?.clientCostMsPerCall === undefined ? {} : { arbiterCostMsPerCall: row.clientCostMsPerCall }),
+    ...(row?.fromConcurrency === undefined ? {} : { fromConcurrency: row.fromConcurrency }),
+  };
+}
+
+const ms = (value: number): string => formatNumber(value, 3);
+
+/** The host's and the rig's rows of the printed assumptions. */
+export function timingLines(timing: HostTimingUsed): string[] {
+  const at = timing.fromConcurrency === null ? '' : ` (bench concurrency ${timing.fromConcurrency})`;
+  return [
+    `host timing: ${timing.source}`,
+    `  WAL fsync p50 ${ms(timing.fsyncP50Ms)} / p99 ${ms(timing.fsyncP99Ms)} ms; etcd CPU ${ms(timing.requestCostMs)} ms per request + ${ms(timing.applyCostMs)} ms per applied entry; arbiter CPU ${ms(timing.arbiterCostMsPerCall)} ms per etcd call${at}`,
+    ...(timing.rigLinkCost === null ? [] : [rigLine(timing.rigLinkCost)]),
+  ];
+}
+
+/** The measuring rig's term, as measured (src/planner-measure/hop-probe.ts). */
+export function rigLine(cost: MessageCost): string {
+  return `rig: +${ms(cost.p50Ms)} ms per message on every link (p99 +${ms(cost.p99Ms)}), a Node proxy hop: pings through one proxy less direct`;
+}
