@@ -29,7 +29,7 @@ export type { ReferenceWorkloadOptions, ReferenceWorkloadResult } from './trace/
 export {
   EtcdMember, CONNECTION_RESET_DELAY_MS, createSimCluster, restoreSimCluster, createClusterNetwork, etcdTiming, DEFAULT_REQUEST_COST_MS,
   ETCD_SIM_VERSION, computeMemberId, computeClusterId, clusterIds, defaultPeerUrl, idHex, DEFAULT_CLUSTER_TOKEN, bumpSnapshot, snapshotOf,
-  stateFromOps, createSimLockLog, DEFAULT_SIM_REQUEST_TIMEOUT_MS, SimDriver, DRIVER_WAIT_BOUND_MS, startSessionWorkload, portsOf, processNamed, setMachineDown, PortMux, MEMBER_PORT,
+  stateFromOps, createSimLockLog, DEFAULT_SIM_REQUEST_TIMEOUT_MS, SimDriver, DRIVER_WAIT_BOUND_MS, startSessionWorkload, portsOf, processNamed, PortMux, MEMBER_PORT,
 } from './cluster/index.js';
 export type {
   EtcdMemberOptions, MemberObserver, MemberRuntime, SimCluster, SimClusterOptions, EtcdTiming, EtcdTimingInput, EtcdSnapshot, SnapshotOp,

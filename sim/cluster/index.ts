@@ -17,7 +17,7 @@ export { SimDriver, DRIVER_WAIT_BOUND_MS } from './driver.js';
 export { startSessionWorkload } from './workload.js';
 export type { SessionWorkload, SessionWorkloadOptions, WorkloadStats } from './workload.js';
 export type { SimDriverOptions } from './driver.js';
-export { portsOf, processNamed, setMachineDown, PortMux, CONNECTION_RESET_DELAY_MS } from './ports.js';
+export { portsOf, processNamed, PortMux, CONNECTION_RESET_DELAY_MS } from './ports.js';
 export type { ClusterNetwork, PortHandler } from './ports.js';
 export { MEMBER_PORT, mutates } from './protocol.js';
 export type { ClusterMessage, ClientRequest, EtcdEntry, ResultBody, WireError } from './protocol.js';

@@ -21,8 +21,6 @@ export interface EndpointHooks {
 
 interface Endpoint {
   readonly name: string;
-  /** A connection to it was opened (so a crash of this client resets it). */
-  used: boolean;
   downUntilLocalMs: number;
   pingTimer: TimerId;
   pongTimer: TimerId;
@@ -42,7 +40,7 @@ export class Endpoints {
     private readonly options: EndpointOptions,
     private readonly hooks: EndpointHooks,
   ) {
-    this.endpoints = names.map((name) => ({ name, used: false, downUntilLocalMs: -1, pingTimer: -1, pongTimer: -1 }));
+    this.endpoints = names.map((name) => ({ name, downUntilLocalMs: -1, pingTimer: -1, pongTimer: -1 }));
     this.endpoints.forEach((endpoint, i) => this.indexes.set(endpoint.name, i));
   }
 
@@ -60,15 +58,6 @@ export class Endpoints {
 
   indexOf(name: string): number | undefined {
     return this.indexes.get(name);
-  }
-
-  /** Members this client opened a connection to. */
-  usedNames(): string[] {
-    return this.endpoints.filter((endpoint) => endpoint.used).map((endpoint) => endpoint.name);
-  }
-
-  markUsed(index: number): void {
-    this.endpoints[index]!.used = true;
   }
 
   /** The current endpoint, skipping (and moving past) flagged ones: nothing is sent to those. */

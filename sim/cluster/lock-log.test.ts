@@ -40,6 +40,22 @@ describe('SimLockLog endpoints', () => {
     expect(error.message).toContain('reset');
   });
 
+  it('fails at once a write on the wire when its member crashes, the first call of a new connection (issue 32, model 3)', async () => {
+    // The member never took this client's connection, so only the kernel's answer to the message on the
+    // wire tells the client: before model 3 the write waited out its 8 s deadline.
+    const world = clusterWorld(yieldToHost, 'wire-reset', {}, true);
+    const leader = await settledLeader(world);
+    const first = world.cluster.members.find((m) => m.name !== leader)!;
+    const { log } = world.client('fresh', { endpoints: [first] });
+    const started = world.kernel.now();
+    const write = log.txn(put('/k', 'v'));
+    world.cluster.crash(first.name);
+    const error = (await world.driver.wait(rejectionOf(write))) as LockLogError;
+    expect([error.code, error.outcome]).toEqual(['unavailable', 'indeterminate']);
+    expect(error.message).toContain('reset');
+    expect(world.kernel.now() - started).toBeLessThan(50);
+  });
+
   it('times out a write on a member that lost power (no reset arrives), then the next call moves on', async () => {
     const { world, first, second, log } = await twoEndpointWorld('power-loss');
     world.cluster.crash(first.name, { powerLoss: true });

@@ -29,8 +29,8 @@ import type { SimProcess, TimerId } from '../process/process.js';
 import { Endpoints } from './lock-log-endpoints.js';
 import { ClientWatches } from './lock-log-watch.js';
 import type { EtcdMember } from './member.js';
-import { portsOf, resetConnections, type ClusterNetwork, type PortMux } from './ports.js';
-import { MEMBER_PORT, mutates, type ClientRequest, type ClusterMessage, type ResponseMessage, type ResultBody } from './protocol.js';
+import { portsOf, type ClusterNetwork, type PortMux } from './ports.js';
+import { mutates, type ClientRequest, type ClusterMessage, type ResponseMessage, type ResultBody } from './protocol.js';
 
 export interface SimLockLogOptions {
   readonly kernel: Kernel;
@@ -100,7 +100,6 @@ class SimLockLogClient implements SimLockLog {
   private nextRequestId = 0;
   private closed = false;
   private readonly unbind: () => void;
-  private readonly forgetCrashHook: () => void;
 
   constructor(options: SimLockLogOptions) {
     if (options.endpoints.length === 0) throw new Error('createSimLockLog needs at least one endpoint');
@@ -134,13 +133,7 @@ class SimLockLogClient implements SimLockLog {
     });
     this.mux = portsOf(options.network, options.client);
     this.unbind = this.mux.bind(this.port, (payload, from) => this.onMessage(payload, from));
-    // If this client's process dies (not its machine), the members it talked to see their connections reset.
-    const network = options.network;
-    this.forgetCrashHook = options.client.onCrash((process, { powerLoss }) => {
-      // Only the crash that ends this object's incarnation (the hook list must not change while it runs).
-      if (process.incarnation !== this.incarnation + 1 || this.closed) return;
-      if (!powerLoss) resetConnections(network, process, new Map(this.endpoints.usedNames().map((name) => [name, new Set([MEMBER_PORT])])));
-    });
+    // If this client's process dies (not its machine), its machine's kernel resets the members' connections (ports.ts).
     this.watches = new ClientWatches({
       open: (request) => this.openWatch(request),
       cancelOnMember: (endpoint, streamId) => this.send(endpoint, { type: 'etcd.watch-cancel', replyPort: this.port, streamId }),
@@ -223,7 +216,6 @@ class SimLockLogClient implements SimLockLog {
     for (const [requestId, call] of [...this.pending]) this.settle(requestId, call, new LockLogError('cancelled', `${call.description}: the LockLog was closed`));
     this.endpoints.stopAll();
     this.unbind();
-    this.forgetCrashHook();
   }
 
   // ---- calls --------------------------------------------------------------------------------------
@@ -282,7 +274,6 @@ class SimLockLogClient implements SimLockLog {
 
   private dispatch(requestId: number, call: PendingCall): void {
     const name = this.endpoints.name(call.endpoint);
-    this.endpoints.markUsed(call.endpoint);
     call.description = `${call.what} on ${name}`;
     this.mux.connectAndSend(name, { type: 'etcd.request', replyPort: this.port, requestId, request: call.request }, () => this.refused(requestId));
   }
@@ -309,7 +300,6 @@ class SimLockLogClient implements SimLockLog {
 
   private sendWatchCreate(streamId: number, endpoint: number, request: WatchRequest, failoversLeft: number): void {
     const message = { type: 'etcd.request', replyPort: this.port, requestId: streamId, request: { op: 'watch-create', watch: request } } as const;
-    this.endpoints.markUsed(endpoint);
     this.mux.connectAndSend(this.endpoints.name(endpoint), message, () => {
       if (!this.watches.isCreating(streamId)) return;
       this.endpoints.markDown(endpoint, 'connection refused');

@@ -14,7 +14,7 @@
 import type { LeaseId } from '../../core/units.js';
 import type { TimerId } from '../process/process.js';
 import type { MemberRuntime } from './member-runtime.js';
-import { MEMBER_PORT, type LeaseHttpRequest, type LeaseHttpResponse, type WireError } from './protocol.js';
+import { type LeaseHttpRequest, type LeaseHttpResponse, type WireError } from './protocol.js';
 import { APPLY_WAIT_TIMED_OUT, NO_LEADER, NOT_PRIMARY, REQUEST_TIMED_OUT } from './wire-errors.js';
 
 export type KeepAliveResult = { readonly ok: true; readonly ttlSeconds: number } | { readonly ok: false; readonly error: WireError };
@@ -81,7 +81,6 @@ export class LeaseService {
   // ---- leasehttp: the leader's handlers and the follower's answers ------------------------------
 
   onHttpRequest(from: string, request: LeaseHttpRequest): void {
-    this.runtime.noteConnection(from, MEMBER_PORT);
     const respond = (answer: HttpAnswer): void => this.runtime.member.mux.send(from, { type: 'leasehttp.response', requestId: request.requestId, ...answer });
     this.afterApplyCatchesUp((ok) => {
       if (!ok) return respond(httpStatus(408));

@@ -1,7 +1,7 @@
 // One incarnation of a simulated etcd member: everything a crash loses. The state machines (rebuilt from
 // the member's restored snapshot, if any, then by re-applying the committed log from the WAL), the apply
-// queue, the request paths (writes, reads, leases, watches) and their waiters, the CPU queue, the
-// connections clients opened. EtcdMember makes a new one at every (re)start.
+// queue, the request paths (writes, reads, leases, watches) and their waiters, the CPU queue. EtcdMember
+// makes a new one at every (re)start.
 import { assert } from '../../core/assert.js';
 import { type ResponseHeader, isReadOnlyTxn } from '../../core/ports/lock-log.js';
 import type { Revision } from '../../core/units.js';
@@ -42,8 +42,6 @@ export class MemberRuntime {
   /** etcd's periodic auto-compaction, when the timing asks for it (issue 16). */
   readonly compactor: PeriodicCompactor | undefined;
   readonly startedLocalMs: number;
-  /** Client process -> the ports it has talked to this incarnation through (its open connections). */
-  readonly connections = new Map<string, Set<string>>();
   /** The last index this incarnation applied, and the term of that entry (etcd s.Term()). */
   appliedIndex = 0;
   appliedTerm = 0;
@@ -150,15 +148,7 @@ export class MemberRuntime {
 
   // ---- client requests ---------------------------------------------------------------------------
 
-  /** A client (or peer) opened a connection to this incarnation; a crash resets it. */
-  noteConnection(from: string, port: string): void {
-    let ports = this.connections.get(from);
-    if (ports === undefined) this.connections.set(from, (ports = new Set()));
-    ports.add(port);
-  }
-
   onRequest(from: string, message: RequestMessage): void {
-    this.noteConnection(from, message.replyPort);
     this.cpu.run(this.member.timing.requestCostMs, () => this.handle(from, message));
   }
 

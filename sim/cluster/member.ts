@@ -6,8 +6,9 @@
 // come back with expiry "forever" until a leader promotes.
 //
 // A process crash (not a power loss) makes the machine's TCP stack reset every connection the member had
-// open (clients' calls and watches, peers' leasehttp POSTs), and refuse new ones until it restarts:
-// callers learn at once that their requests are gone, as they do with etcd (ports.ts).
+// open (clients' calls, watches and keepalives, peers' raft streams and leasehttp POSTs), and refuse new
+// ones until it restarts: callers learn at once that their requests are gone, as they do with etcd
+// (ports.ts, sim/net/kernel-answers.ts).
 import type { ClusterId, MemberId } from '../../core/units.js';
 import { memberId as toMemberId } from '../../core/units.js';
 import { Disk } from '../disk/disk.js';
@@ -19,7 +20,7 @@ import type { LogEntry, SoftState } from '../raft/types.js';
 import type { WalRecord } from '../raft/wal.js';
 import { MemberRuntime } from './member-runtime.js';
 import { MemberSnapshots } from './member-snapshots.js';
-import { portsOf, resetConnections, setMachineDown, type ClusterNetwork, type PortMux } from './ports.js';
+import { portsOf, type ClusterNetwork, type PortMux } from './ports.js';
 import { MEMBER_PORT, type ClusterMessage, type EtcdEntry } from './protocol.js';
 import { snapshotOf, type EtcdSnapshot, type SnapshotOp } from './snapshot.js';
 import type { EtcdTiming } from './timing.js';
@@ -96,7 +97,9 @@ export class EtcdMember {
     this.disk = new Disk<WalRecord<EtcdEntry>>(this.process, { fsyncLatency: options.timing.walFsync, name: 'wal' });
     this.mux = portsOf(options.network, this.process);
     // Registered before the RaftNode's own hooks: the state machines exist before raft re-applies.
-    this.process.onCrash((_, { powerLoss }) => this.onCrash(powerLoss));
+    this.process.onCrash(() => {
+      this.runtime = undefined; // memory is gone; the machine's kernel answers the peers (ports.ts)
+    });
     this.process.onRestart(() => this.onRestart());
   }
 
@@ -193,16 +196,7 @@ export class EtcdMember {
   }
 
   private onRestart(): void {
-    setMachineDown(this.options.network, this.name, false);
     if (this.node !== undefined) this.beginIncarnation();
-  }
-
-  /** Memory is gone; unless the machine lost power, its TCP stack resets every connection the member had. */
-  private onCrash(powerLoss: boolean): void {
-    const runtime = this.runtime;
-    this.runtime = undefined;
-    if (powerLoss) setMachineDown(this.options.network, this.name, true);
-    if (runtime !== undefined && !powerLoss) resetConnections(this.options.network, this.process, runtime.connections);
   }
 
   private onMessage(payload: ClusterMessage, from: string): void {
@@ -221,7 +215,9 @@ export class EtcdMember {
       case 'leasehttp.response':
         return runtime.leases.onHttpResponse(payload);
       case 'transport.reset':
-        // A peer died with our leasehttp POSTs on its connection, or a client died with streams open here.
+        // A peer died with our leasehttp POSTs or raft messages on its connection, or a client died with
+        // streams open here.
+        this.node?.reportUnreachable(payload.peer);
         runtime.leases.onPeerReset(payload.peer);
         return runtime.watches.dropClient(payload.peer);
       case 'etcd.response':

@@ -4,10 +4,13 @@
 // messages without one go to the member port. A crash loses the bindings with the process's memory;
 // whoever binds again in the new incarnation listens again.
 //
-// Connections, as the machines' TCP stacks see them: a connection attempt to a process that is down on
-// a machine that is up is refused (RST), and the sender learns it one round trip later; a machine that
-// is down (power loss) or cut off answers nothing, so the sender only has its timeouts. A process crash
-// resets the connections it had open (EtcdMember does that for its clients and peers).
+// Connections, as the machines' TCP stacks see them (issue 32, model 3): a crashed process's machine
+// resets every connection it had and refuses connects while it is down, and a machine without power or cut
+// off answers nothing, so the sender only has its timeouts. The network's kernel answers
+// (sim/net/kernel-answers.ts) carry the resets and the refusals of messages on the wire, one rule for
+// every simulated process: the mux listens with them and hands each peer's reset to the ports that talked
+// to it as a `transport.reset`. `connectAndSend` refuses a new connection at the send, so the caller may try
+// another endpoint (nothing was sent).
 import type { Network } from '../net/network.js';
 import type { SimProcess } from '../process/process.js';
 import { MEMBER_PORT, type ClusterMessage } from './protocol.js';
@@ -18,51 +21,22 @@ export type PortHandler = (payload: ClusterMessage, from: string) => void;
 interface Directory {
   readonly processes: Map<string, SimProcess>;
   readonly muxes: Map<string, PortMux>;
-  /** Machines without power: their TCP stack does not answer either. */
-  readonly machinesDown: Set<string>;
 }
 
-/** One-way latency of a TCP reset or refusal (a fixed small value: the RST is one tiny packet). */
+/** One-way latency of a refused connect's RST at `connectAndSend` (a fixed small value: one tiny packet). */
 export const CONNECTION_RESET_DELAY_MS = 1;
 
 const directories = new WeakMap<ClusterNetwork, Directory>();
 
 function directoryOf(network: ClusterNetwork): Directory {
   let directory = directories.get(network);
-  if (directory === undefined) directories.set(network, (directory = { processes: new Map(), muxes: new Map(), machinesDown: new Set() }));
+  if (directory === undefined) directories.set(network, (directory = { processes: new Map(), muxes: new Map() }));
   return directory;
 }
 
 /** The process named `name` on this network, if some component registered it. */
 export function processNamed(network: ClusterNetwork, name: string): SimProcess | undefined {
   return directoryOf(network).processes.get(name);
-}
-
-/** Marks the machine of process `name` as without power (true) or back (false). */
-export function setMachineDown(network: ClusterNetwork, name: string, down: boolean): void {
-  const { machinesDown } = directoryOf(network);
-  if (down) machinesDown.add(name);
-  else machinesDown.delete(name);
-}
-
-/**
- * What a crashed process's machine does with its open connections (unless it lost power): reset them.
- * Each peer's ports get a `transport.reset` one link latency later, unless a partition is in the way.
- */
-export function resetConnections(network: ClusterNetwork, dead: SimProcess, connections: ReadonlyMap<string, ReadonlySet<string>>): void {
-  if (connections.size === 0) return;
-  const copied = [...connections].map(([peer, ports]) => [peer, [...ports]] as const);
-  dead.kernel.trace.record('net.reset', { peers: copied.map(([peer]) => peer) }, dead.name);
-  dead.kernel.scheduleAfter(CONNECTION_RESET_DELAY_MS, () => {
-    for (const [peer, ports] of copied) {
-      const target = processNamed(network, peer);
-      if (target === undefined || network.isCut(dead.name, peer)) continue;
-      const mux = portsOf(network, target);
-      target.deliver(() => {
-        for (const port of ports) mux.dispatch({ type: 'transport.reset', port, peer: dead.name }, dead.name);
-      });
-    }
-  });
 }
 
 /** The port multiplexer of `process` on `network` (made and registered on first use). */
@@ -78,6 +52,8 @@ export function portsOf(network: ClusterNetwork, process: SimProcess): PortMux {
 
 export class PortMux {
   private readonly handlers = new Map<string, PortHandler>();
+  /** Peer -> the ports of this process that sent it something this incarnation (its open connections). */
+  private readonly talkedTo = new Map<string, Set<string>>();
   private readonly directory: Directory;
   private listening = -1;
 
@@ -88,6 +64,7 @@ export class PortMux {
     this.directory = directoryOf(network);
     process.onCrash(() => {
       this.handlers.clear();
+      this.talkedTo.clear();
       this.listening = -1;
     });
   }
@@ -98,7 +75,7 @@ export class PortMux {
     this.handlers.set(port, handler);
     if (this.listening !== this.process.incarnation) {
       this.listening = this.process.incarnation;
-      this.network.listen(this.process, (delivery) => this.dispatch(delivery.payload, delivery.from));
+      this.network.listen(this.process, (delivery) => this.dispatch(delivery.payload, delivery.from), ({ peer }) => this.connectionsReset(peer));
     }
     return () => {
       if (this.handlers.get(port) === handler) this.handlers.delete(port);
@@ -113,6 +90,7 @@ export class PortMux {
 
   /** Sends from this process to the process named `to` on an open connection (a lost message is silent). */
   send(to: string, payload: ClusterMessage): void {
+    this.noteSent(to, payload);
     this.network.send(this.process, this.target(to), payload);
   }
 
@@ -124,9 +102,9 @@ export class PortMux {
   connectAndSend(to: string, payload: ClusterMessage, onRefused: () => void): void {
     const target = this.target(to);
     const { network, process } = this;
-    const refused = target.state === 'crashed' && !this.directory.machinesDown.has(to) && !network.isCut(process.name, to) && !network.isCut(to, process.name);
+    const refused = target.state === 'crashed' && !target.poweredOff && !network.isCut(process.name, to) && !network.isCut(to, process.name);
     if (!refused) {
-      this.network.send(process, target, payload);
+      this.send(to, payload);
       return;
     }
     process.kernel.trace.record('net.refused', { to, type: payload.type }, process.name);
@@ -134,6 +112,25 @@ export class PortMux {
     process.kernel.scheduleAfter(2 * CONNECTION_RESET_DELAY_MS, () => {
       if (process.incarnation === incarnation) process.deliver(onRefused);
     });
+  }
+
+  /**
+   * The kernel's answer from `peer` (a reset of the connections to it, or a message on the wire that met
+   * it dead or restarted): every port that talked to it learns that its connection is gone.
+   */
+  private connectionsReset(peer: string): void {
+    const ports = this.talkedTo.get(peer);
+    if (ports === undefined) return;
+    this.talkedTo.delete(peer);
+    for (const port of ports) this.dispatch({ type: 'transport.reset', port, peer }, peer);
+  }
+
+  /** The port a message leaves from: a request names its reply port; the member's own messages, none. */
+  private noteSent(to: string, payload: ClusterMessage): void {
+    const port = 'replyPort' in payload ? payload.replyPort : MEMBER_PORT;
+    let ports = this.talkedTo.get(to);
+    if (ports === undefined) this.talkedTo.set(to, (ports = new Set()));
+    ports.add(port);
   }
 
   private target(to: string): SimProcess {

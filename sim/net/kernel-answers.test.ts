@@ -41,4 +41,15 @@ describe('what a dead process\'s host answers its peers (issue 32)', () => {
     await kernel.runUntilQuiescent();
     expect(told).toEqual(['client: reset by server of 0 at 6']);
   });
+
+  it('answers nothing for a machine that lost power, until its process restarts', async () => {
+    const { kernel, network, client, server, told } = world();
+    network.send(client, server, 'hello'); // connected at 3
+    kernel.schedule(10, () => server.crash({ powerLoss: true })); // no reset: no kernel left
+    kernel.schedule(20, () => network.send(client, server, 'unanswered')); // no refusal either
+    kernel.schedule(30, () => server.restart());
+    kernel.schedule(29, () => network.send(client, server, 'sent while down, arrives at the new incarnation')); // at 32: refused, told at 35
+    await kernel.runUntilQuiescent();
+    expect(told).toEqual(['client: refused by server of 2 at 35']);
+  });
 });

@@ -5,10 +5,14 @@
 // a client waited for its call deadline (gate, crash/restart arbiter: next grant predicted 3489 / 5933 ms,
 // measured 211 / 402 ms).
 //
-// Only a process that listens with an `onUnreachable` handler is told (a client transport); the others
-// (raft, the etcd members' peers) see the drop as before. The answer crosses the reverse link after its
-// median latency plus its extra delay, with no random draw (no other message's latency moves), and is
-// lost to a partition that cuts the reverse link when it arrives, or to a sender that crashed meanwhile.
+// A process that listens with an `onUnreachable` handler is told: the lock.v1 client (sim/rpc) and, since
+// model 3, every process of a cluster network (sim/cluster/ports.ts: members, their raft and leasehttp
+// peers, SimLockLogs), so a member's crash resets its clients' calls, watches and keepalives and its peers'
+// streams, a message in flight when it died included. The others see the drop as before. The answer
+// crosses the reverse link after its median latency plus its extra delay, with no random draw (no other
+// message's latency moves), and is lost to a partition that cuts the reverse link when it arrives, or to a
+// sender that crashed meanwhile. A machine without power (a crash with `powerLoss`) answers nothing, until
+// its process restarts: its peers have only their timeouts.
 import type { Kernel } from '../kernel/kernel.js';
 import type { SimProcess } from '../process/process.js';
 
@@ -52,16 +56,17 @@ export class KernelAnswers {
 
   /** A message of `from` met no process at `to` (down, restarted since, or not listening). */
   unreachable(from: SimProcess, to: SimProcess, messageId: number, reason: UnreachableReason): void {
-    if (this.route.handlerOf(from) === undefined) return;
+    if (to.poweredOff || this.route.handlerOf(from) === undefined) return;
     this.answer(to, from, { peer: to.name, reason, messageId });
   }
 
   private watch(process: SimProcess): void {
     if (this.watched.has(process)) return;
     this.watched.add(process);
-    process.onCrash(() => {
+    process.onCrash((_, { powerLoss }) => {
       const peers = this.peersOf.get(process.name);
       this.peersOf.delete(process.name);
+      if (powerLoss) return; // no kernel left to send a reset
       for (const peer of peers?.values() ?? []) this.answer(process, peer, { peer: process.name, reason: 'reset' });
     });
   }

@@ -55,6 +55,7 @@ export class SimProcess {
   readonly region: string;
   private readonly localClock: LocalClock;
   private stateValue: ProcessState = 'running';
+  private poweredOffValue = false;
   private incarnationValue = 0;
   private readonly timers = new Map<TimerId, Timer>();
   private nextTimerId = 0;
@@ -77,6 +78,11 @@ export class SimProcess {
 
   get state(): ProcessState {
     return this.stateValue;
+  }
+
+  /** Crashed by a power loss, until its restart: its machine's TCP stack answers nothing either. */
+  get poweredOff(): boolean {
+    return this.poweredOffValue;
   }
 
   /** 0 at creation; +1 at each crash. */
@@ -207,6 +213,7 @@ export class SimProcess {
     this.timers.clear();
     this.held = [];
     this.stateValue = 'crashed';
+    this.poweredOffValue = powerLoss;
     this.incarnationValue++;
     this.kernel.trace.record('process.crash', { droppedDeliveries, droppedTimers, incarnation: this.incarnationValue, powerLoss }, this.name);
     for (const hook of this.crashHooks) hook(this, { powerLoss });
@@ -216,6 +223,7 @@ export class SimProcess {
   restart(): void {
     if (this.stateValue !== 'crashed') throw new Error(`process ${this.name}: cannot restart while ${this.stateValue}; crash it first`);
     this.stateValue = 'running';
+    this.poweredOffValue = false;
     this.kernel.trace.record('process.restart', { incarnation: this.incarnationValue, localMs: this.localNow() }, this.name);
     for (const hook of this.restartHooks) hook(this);
   }

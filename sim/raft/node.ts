@@ -173,6 +173,15 @@ export class RaftNode<D> {
   }
 
   /**
+   * The peer transport lost its connection to `peer` (reset by its crash, or a message refused): etcd's
+   * rafthttp calls ReportUnreachable when a stream or pipeline send to a dead peer fails (peer.go send,
+   * pipeline.go handle, stream.go streamWriter.run) instead of queueing the message.
+   */
+  reportUnreachable(peer: MemberId): void {
+    this.running('reportUnreachable').reportUnreachable(peer);
+  }
+
+  /**
    * Proposes `data`. No leader known: returns 'no-leader' at once and the member holds the request
    * (etcd blocks in Propose until a leader appears or the 7 s request timeout; the member re-proposes
    * when onSoftState reports a leader).

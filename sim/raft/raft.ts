@@ -143,6 +143,19 @@ export class RaftCore<D> {
     this.noteCommit();
   }
 
+  /**
+   * etcd MsgUnreachable at the leader (raft.go stepLeader): "if the remote becomes unreachable, there is huge
+   * probability that a MsgApp is lost", so a peer in optimistic replication goes back to probing. While it
+   * is down the leader then sends it one MsgApp per heartbeat answer rather than a window of them, and when
+   * it restarts the leader resumes from its match instead of past what the dead peer ever took.
+   */
+  reportUnreachable(peer: MemberId): void {
+    const pr = this.role === 'leader' && peer !== this.id ? this.progress.get(peer) : undefined;
+    if (pr?.state !== 'replicate') return;
+    pr.becomeProbe();
+    this.record('raft.unreachable', { peer, next: pr.next });
+  }
+
   /** A local proposal (etcd node.Propose, with node.go's "no leader, no proposal" gate). */
   propose(data: D): ProposeOutcome {
     const outcome = this.proposeLocal(data);
