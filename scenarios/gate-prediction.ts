@@ -30,6 +30,7 @@ import { runTargetFaults } from './apply-target-fault.js';
 import { DeadlineProbe } from './deadline-probe.js';
 import type { Fault } from './faults.js';
 import { SimFaultTarget } from './sim-fault-target.js';
+import { type StartUpsMs, withStartUps } from './start-up-target.js';
 
 /** The gate's own settings (src/gate/real-cluster.ts, client-worker.ts): keep them equal, or the prediction is of another workload. */
 export const GATE_WORKLOAD = {
@@ -103,8 +104,15 @@ export const keyNamesOf = (count: number): string[] => Array.from({ length: coun
 
 const TAIL_TTLS = 2;
 
+export interface PredictOptions {
+  readonly calibration?: GateCalibration;
+  /** The real run's arbiter start-ups (start-up-target.ts, issue 32): its restarts serve that late here too. Default: at once. */
+  readonly startUpsMs?: StartUpsMs;
+  readonly yieldToHost: () => Promise<void>;
+}
+
 /** Runs the gate's workload in the simulator under `faults` (ms after the workload starts) and records it. */
-export async function predictGate(shape: GateShape, faults: readonly Fault[], options: { readonly calibration?: GateCalibration; readonly yieldToHost: () => Promise<void> }): Promise<GatePrediction> {
+export async function predictGate(shape: GateShape, faults: readonly Fault[], options: PredictOptions): Promise<GatePrediction> {
   const calibration = options.calibration;
   const gateClass: LockClass = { namespace: GATE_WORKLOAD.namespace, name: GATE_WORKLOAD.className, purpose: 'correctness', enforcement: 'fenced', resource: 'sim://gate', ttlSeconds: GATE_WORKLOAD.ttlSeconds, tier: 'entity', onQuorumLoss: 'closed', fairness: 'memory' };
   const clients = clientNamesOf(shape.clients);
@@ -130,7 +138,7 @@ export async function predictGate(shape: GateShape, faults: readonly Fault[], op
   const nodes = clients.map((name) => world.addClient(name, { arbiters: replicas, wrapApi: probe.wrapApi }));
   const startMs = world.kernel.now();
   const recorder = new Recorder(() => world.kernel.now() - startMs);
-  const target = new SimFaultTarget(world, { holding: (client) => recorder.holds.has(client) });
+  const target = withStartUps(new SimFaultTarget(world, { holding: (client) => recorder.holds.has(client) }), options.startUpsMs ?? new Map());
   const { log: faultLog, applied } = runTargetFaults(target, faults, {
     onLog: (fault, description) => world.kernel.trace.record('fault', { kind: fault.kind, description }),
   });
