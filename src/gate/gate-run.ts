@@ -12,7 +12,7 @@ import { yieldToHost } from '../host-yield.js';
 import { measureFaultEffects } from '../../core/checkers/fault-effects.js';
 import { type TargetFaultRun, runTargetFaults } from '../../scenarios/apply-target-fault.js';
 import { UNMEASURED_KINDS, compareWithSimulator, gateGroupOf } from '../../scenarios/gate-comparison.js';
-import { type StartUpsMs, describeStartUps } from '../../scenarios/start-up-target.js';
+import type { StartUpsMs } from '../../scenarios/start-up-target.js';
 import { FaultLog } from './fault-log.js';
 import { checkGate } from './gate-checks.js';
 import type { GatePlan } from './gate-options.js';
@@ -145,7 +145,7 @@ type Measured = Parameters<typeof compareWithSimulator>[0];
 
 async function compareIfAsked(plan: GatePlan, measured: Measured, startUpsMs: StartUpsMs, stderr: Stderr, say: (line: string) => void, aborted: Promise<never>): Promise<GateReport['comparison']> {
   if (plan.compareRuns <= 0) return undefined;
-  say(`--compare-sim: ${plan.compareRuns} simulated runs of the same schedule; ${describeStartUps(startUpsMs)}`);
+  say(`--compare-sim: ${plan.compareRuns} simulated runs of the same schedule`);
   const compared = await Promise.race([aborted, compareWithSimulator(
     measured,
     plan,
@@ -159,7 +159,7 @@ async function compareIfAsked(plan: GatePlan, measured: Measured, startUpsMs: St
       onSeed: (k, of) => (stderr.isTTY === true ? void stderr.write(`\rlockstep gate: simulating seed ${k} of ${of}\u001b[K${k === of ? '\n' : ''}`) : say(`simulating seed ${k} of ${of}`)),
     },
   )]);
-  return { rows: compared.rows, seeds: compared.seeds, calibration: compared.calibration, ...(plan.focus === undefined ? {} : { focus: plan.focus }) };
+  return { rows: compared.rows, seeds: compared.seeds, calibration: compared.calibration, startUpsMs: Object.fromEntries(startUpsMs), ...(plan.focus === undefined ? {} : { focus: plan.focus }) };
 }
 
 interface RunParts {
