@@ -29,6 +29,7 @@ import type { SimResource } from '../sim/world/resource.js';
 import { runTargetFaults } from './apply-target-fault.js';
 import { DeadlineProbe } from './deadline-probe.js';
 import type { Fault } from './faults.js';
+import { rendezvousFailover } from './rendezvous-failover.js';
 import { SimFaultTarget } from './sim-fault-target.js';
 import { type StartUpsMs, withStartUps } from './start-up-target.js';
 
@@ -135,7 +136,11 @@ export async function predictGate(shape: GateShape, faults: readonly Fault[], op
   await world.start();
   const resource = world.addResource('register', { fenced: shape.resource !== 'unfenced', fenceMode: 'at-or-above', writeMs: 1 });
   const replicas = Array.from({ length: shape.arbiters }, (_, i) => i);
-  const nodes = clients.map((name) => world.addClient(name, { arbiters: replicas, wrapApi: probe.wrapApi }));
+  const nodes = clients.map((name) => {
+    // Routed as the gate's clients route (network-arbiter.ts): by key, failing over on a refusal (issue 32).
+    const routing = rendezvousFailover(world.arbiters.map((a) => a.process), (p) => p.name);
+    return world.addClient(name, { arbiters: replicas, route: routing.route, wrapApi: (api, process) => probe.wrapApi(routing.wrap(api), process) });
+  });
   const startMs = world.kernel.now();
   const recorder = new Recorder(() => world.kernel.now() - startMs);
   const target = withStartUps(new SimFaultTarget(world, { holding: (client) => recorder.holds.has(client) }), options.startUpsMs ?? new Map());
