@@ -36,6 +36,9 @@ interface Target {
   readonly client: NetworkArbiter;
   readonly sessions: LeaseId[];
   readonly cpuMsPerCycle: number[];
+  readonly cyclesPerS: number[];
+  /** Its CPU while another server's slice ran: what it spends without calls (timers, the etcd client, the keepalive stream). */
+  readonly idleCpuMsPerS: number[];
 }
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -61,7 +64,7 @@ try {
     const client = new NetworkArbiter({ addresses: [address], tls });
     const sessions: LeaseId[] = [];
     for (let i = 0; i < concurrency; i++) sessions.push((await client.openSession({ ttlSeconds: BENCH_CLASS.ttlSeconds })).sessionId);
-    targets.push({ name, pid, client, sessions, cpuMsPerCycle: [] });
+    targets.push({ name, pid, client, sessions, cpuMsPerCycle: [], cyclesPerS: [], idleCpuMsPerS: [] });
   };
   const serveStarted = startBenchService(cluster.endpoints, [identity], { tls: true });
   for (const [i, layer] of LAYERS.entries()) {
@@ -91,21 +94,27 @@ try {
         record(0, performance.now() - startMs);
       };
       await runSlice({ tally, warmupMs: 300, durationMs: 0, operation });
-      const before = processCpuUs(target.pid) ?? 0;
+      const before = targets.map((other) => processCpuUs(other.pid) ?? 0);
+      const startedMs = performance.now();
       const completed = await runSlice({ tally, warmupMs: 0, durationMs: sliceMs, operation });
-      const cpuUs = (processCpuUs(target.pid) ?? 0) - before;
+      const elapsedS = (performance.now() - startedMs) / 1000;
+      const cpuUs = targets.map((other, o) => (processCpuUs(other.pid) ?? 0) - (before[o] ?? 0));
       if (tally.errors > 0) throw new Error(`${target.name}: ${tally.firstError ?? ''}`);
-      target.cpuMsPerCycle.push(cpuUs / 1000 / Math.max(1, completed));
+      target.cpuMsPerCycle.push((cpuUs[t] ?? 0) / 1000 / Math.max(1, completed));
+      target.cyclesPerS.push(completed / elapsedS);
+      for (const [o, other] of targets.entries()) if (o !== t) other.idleCpuMsPerS.push((cpuUs[o] ?? 0) / 1000 / elapsedS);
     }
     say(`round ${round + 1} of ${rounds} done`);
   }
   const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
   const full = median(targets.find((target) => target.name.endsWith('every layer'))?.cpuMsPerCycle ?? []);
   process.stdout.write(`load average ${loadAtStart.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end; c=${concurrency}, ${rounds} rounds of ${sliceMs} ms slices, mTLS\n\n`);
-  process.stdout.write('| server | CPU ms/cycle (median) | each round | less than every layer |\n|---|---:|---|---:|\n');
+  process.stdout.write('| server | CPU ms/cycle (median) | each round | less than every layer | cycles/s | idle CPU ms/s | idle ms/cycle |\n|---|---:|---|---:|---:|---:|---:|\n');
   for (const target of targets) {
     const m = median(target.cpuMsPerCycle);
-    process.stdout.write(`| ${target.name} | ${m.toFixed(3)} | ${target.cpuMsPerCycle.map((x) => x.toFixed(3)).join(', ')} | ${(full - m).toFixed(3)} |\n`);
+    const idle = median(target.idleCpuMsPerS);
+    const rate = median(target.cyclesPerS);
+    process.stdout.write(`| ${target.name} | ${m.toFixed(3)} | ${target.cpuMsPerCycle.map((x) => x.toFixed(3)).join(', ')} | ${(full - m).toFixed(3)} | ${rate.toFixed(0)} | ${idle.toFixed(2)} | ${(idle / Math.max(1, rate)).toFixed(3)} |\n`);
   }
   for (const target of targets) target.client.close();
 } finally {
