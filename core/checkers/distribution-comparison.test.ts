@@ -36,7 +36,15 @@ describe('compareDistributions: medians with intervals (issue 32)', () => {
   it('says "too few draws" rather than compare a median of a few, and "one side only" when a side has none', () => {
     const rows = compareDistributions(effects('crash arbiter', [211, 402]), effects('crash arbiter', [3489, 5933]));
     expect(row(rows, 'nextGrant')).toMatchObject({ verdict: 'too few draws', within: false, reason: 'too few draws for a 95% interval (measured 2, predicted 2)' });
-    expect(row(rows, 'fence')).toMatchObject({ verdict: 'one side only' });
+    const fenced = effects('crash arbiter', [3489, 5933]);
+    const withFence = { ...fenced, perFault: fenced.perFault.map((e) => ({ ...e, fenceMs: 3000 })) };
+    expect(row(compareDistributions(effects('crash arbiter', [211, 402]), withFence), 'fence')).toMatchObject({ verdict: 'one side only' });
+  });
+
+  it('has no row for a figure neither world shows (no fence on either side)', () => {
+    const rows = compareDistributions(effects('crash arbiter', [211, 402]), effects('crash arbiter', [3489, 5933]));
+    expect(row(rows, 'fence')).toBeUndefined();
+    expect(row(rows, 'victimKeyGrant')).toBeUndefined();
   });
 
   it('widens the measured interval by the tolerance on both sides', () => {
