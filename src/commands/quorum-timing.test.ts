@@ -58,7 +58,7 @@ describe('lockstep quorum --bench-profile: the host term (issue 32)', () => {
       'host timing: lockstep bench --profile of then (bench-profile.json, the default)',
       '  WAL fsync p50 2 / p99 2 ms; etcd CPU 0.3 ms per request + 0.4 ms per applied entry; arbiter CPU 1.5 ms per etcd call (bench concurrency 1)',
       "  lock.v1 hop CPU: client 0.7 ms + lockstep serve 1.2 ms per call (on the arbiter's thread)",
-      'rig: +0.06 ms per message on every link (p99 +2.1), a Node proxy hop: pings through one proxy less direct',
+      'rig: +0.06 ms per message on every link (p99 +2.1), a Node proxy hop: pings through one proxy less direct, taken while the client loop ran',
     ]);
   });
 });

@@ -56,5 +56,5 @@ function hopLine(timing: HostTimingUsed): string {
 
 /** The measuring rig's term, as measured (src/planner-measure/hop-probe.ts). */
 export function rigLine(cost: MessageCost): string {
-  return `rig: +${ms(cost.p50Ms)} ms per message on every link (p99 +${ms(cost.p99Ms)}), a Node proxy hop: pings through one proxy less direct`;
+  return `rig: +${ms(cost.p50Ms)} ms per message on every link (p99 +${ms(cost.p99Ms)}), a Node proxy hop: pings through one proxy less direct, taken while the client loop ran`;
 }
