@@ -32,21 +32,7 @@ const STOP_GRACE_MS = 5_000;
 /** Every identity matching `spiffe://lockstep.bench/ns/bench/sa/*` may lock in the bench namespace: one grant per name given. */
 export async function startBenchService(endpoints: readonly string[], identities: readonly string[], options: BenchServiceOptions = {}): Promise<ServiceProcess> {
   const dir = await mkdtemp(join(tmpdir(), 'lockstep-bench-serve-'));
-  const classes = join(dir, 'classes');
-  const grants = join(dir, 'grants');
-  await mkdir(classes);
-  await mkdir(grants);
-  const today = new Date().toISOString().slice(0, 10);
-  const c = BENCH_CLASS;
-  await writeFile(join(classes, 'bench.yaml'), [
-    'apiVersion: lockstep.dev/v1', 'kind: LockClass', `metadata: { name: ${c.name}, namespace: ${c.namespace} }`,
-    `spec: { purpose: correctness, enforcement: fenced, resource: "bench://lockstep/${c.name}", ttlSeconds: ${c.ttlSeconds}, tier: entity }`,
-    '---',
-    'apiVersion: lockstep.dev/v1', 'kind: PauseTestResult', `metadata: { name: ${c.name}-pause, namespace: ${c.namespace} }`,
-    `spec: { class: ${c.name}, resource: "bench://lockstep/${c.name}", passed: true, ranAt: ${today} }`, '',
-  ].join('\n'));
-  const grantDocs = identities.map((identity, i) => ['apiVersion: lockstep.dev/v1', 'kind: LockGrant', `metadata: { name: worker-${i}, namespace: ${BENCH_NAMESPACE} }`, `spec: { identity: "${identity}", prefixes: [${BENCH_NAMESPACE}/] }`].join('\n'));
-  await writeFile(join(grants, 'grants.yaml'), `${grantDocs.join('\n---\n')}\n`);
+  const { classes, grants } = await writeBenchPolicy(dir, identities);
   const [port] = await freePorts(1);
   const address = `127.0.0.1:${port}`;
   const tls = options.tls === true ? await benchCertificates(join(dir, 'tls'), identities[0] ?? '') : undefined;
@@ -68,7 +54,28 @@ export async function startBenchService(endpoints: readonly string[], identities
   return { address, pid: server.pid, ...(tls === undefined ? {} : { clientTls: tls.client }), stop };
 }
 
-async function benchCertificates(dir: string, identity: string): Promise<{ serveArgs: string[]; client: ClientTls }> {
+/** The bench class and one grant per identity, as YAML in `dir`/classes and `dir`/grants (what serve loads). */
+export async function writeBenchPolicy(dir: string, identities: readonly string[]): Promise<{ classes: string; grants: string }> {
+  const classes = join(dir, 'classes');
+  const grants = join(dir, 'grants');
+  await mkdir(classes);
+  await mkdir(grants);
+  const today = new Date().toISOString().slice(0, 10);
+  const c = BENCH_CLASS;
+  await writeFile(join(classes, 'bench.yaml'), [
+    'apiVersion: lockstep.dev/v1', 'kind: LockClass', `metadata: { name: ${c.name}, namespace: ${c.namespace} }`,
+    `spec: { purpose: correctness, enforcement: fenced, resource: "bench://lockstep/${c.name}", ttlSeconds: ${c.ttlSeconds}, tier: entity }`,
+    '---',
+    'apiVersion: lockstep.dev/v1', 'kind: PauseTestResult', `metadata: { name: ${c.name}-pause, namespace: ${c.namespace} }`,
+    `spec: { class: ${c.name}, resource: "bench://lockstep/${c.name}", passed: true, ranAt: ${today} }`, '',
+  ].join('\n'));
+  const grantDocs = identities.map((identity, i) => ['apiVersion: lockstep.dev/v1', 'kind: LockGrant', `metadata: { name: worker-${i}, namespace: ${BENCH_NAMESPACE} }`, `spec: { identity: "${identity}", prefixes: [${BENCH_NAMESPACE}/] }`].join('\n'));
+  await writeFile(join(grants, 'grants.yaml'), `${grantDocs.join('\n---\n')}\n`);
+  return { classes, grants };
+}
+
+/** A development CA, serve's certificate and a client certificate carrying `identity`. */
+export async function benchCertificates(dir: string, identity: string): Promise<{ serveArgs: string[]; client: ClientTls }> {
   const ca = await makeDevCa(dir);
   const server = await makeServerCert(ca);
   const client = await makeClientCert(ca, 'bench-client', [identity]);

@@ -9,6 +9,7 @@ import type { HistoryEvent } from '../core/checkers/history.js';
 import type { FenceRecord } from '../core/checkers/run-history.js';
 import type { Fault } from './faults.js';
 import { type GateCalibration, type GatePrediction, type GateShape, predictGate } from './gate-prediction.js';
+import type { StartUpsMs } from './start-up-target.js';
 
 /** What the gate recorded of the real run. */
 export interface MeasuredRun {
@@ -52,6 +53,8 @@ export const UNMEASURED_KINDS: readonly string[] = ['clock-drift'];
 
 export interface CompareOptions {
   readonly calibration?: GateCalibration;
+  /** The real run's arbiter start-ups, replayed in each simulated run (start-up-target.ts, issue 32). */
+  readonly startUpsMs?: StartUpsMs;
   readonly windowMs?: number;
   /** Kinds left out of both sides (default UNMEASURED_KINDS). */
   readonly skipKinds?: readonly string[];

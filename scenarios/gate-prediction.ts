@@ -29,7 +29,9 @@ import type { SimResource } from '../sim/world/resource.js';
 import { runTargetFaults } from './apply-target-fault.js';
 import type { Fault } from './faults.js';
 import { ReleasedHandleFences } from './gate-fences.js';
+import { rendezvousFailover } from './rendezvous-failover.js';
 import { SimFaultTarget } from './sim-fault-target.js';
+import { type StartUpsMs, withStartUps } from './start-up-target.js';
 
 /** The gate's own settings (src/gate/real-cluster.ts, client-worker.ts): keep them equal, or the prediction is of another workload. */
 export const GATE_WORKLOAD = {
@@ -103,8 +105,15 @@ export const keyNamesOf = (count: number): string[] => Array.from({ length: coun
 
 const TAIL_TTLS = 2;
 
+export interface PredictOptions {
+  readonly calibration?: GateCalibration;
+  /** The real run's arbiter start-ups (start-up-target.ts, issue 32): its restarts serve that late here too. Default: at once. */
+  readonly startUpsMs?: StartUpsMs;
+  readonly yieldToHost: () => Promise<void>;
+}
+
 /** Runs the gate's workload in the simulator under `faults` (ms after the workload starts) and records it. */
-export async function predictGate(shape: GateShape, faults: readonly Fault[], options: { readonly calibration?: GateCalibration; readonly yieldToHost: () => Promise<void> }): Promise<GatePrediction> {
+export async function predictGate(shape: GateShape, faults: readonly Fault[], options: PredictOptions): Promise<GatePrediction> {
   const calibration = options.calibration;
   const gateClass: LockClass = { namespace: GATE_WORKLOAD.namespace, name: GATE_WORKLOAD.className, purpose: 'correctness', enforcement: 'fenced', resource: 'sim://gate', ttlSeconds: GATE_WORKLOAD.ttlSeconds, tier: 'entity', onQuorumLoss: 'closed', fairness: 'memory' };
   const clients = clientNamesOf(shape.clients);
@@ -128,8 +137,12 @@ export async function predictGate(shape: GateShape, faults: readonly Fault[], op
   const replicas = Array.from({ length: shape.arbiters }, (_, i) => i);
   const startMs = world.kernel.now();
   const recorder = new Recorder(() => world.kernel.now() - startMs);
-  const nodes = clients.map((name) => world.addClient(name, { arbiters: replicas, onSessionFenced: () => recorder.releasesOf(name).sessionFenced() }));
-  const target = new SimFaultTarget(world, { holding: (client) => recorder.holds.has(client) });
+  const nodes = clients.map((name) => {
+    // Routed as the gate's clients route (network-arbiter.ts): by key, failing over on a refusal (issue 32).
+    const routing = rendezvousFailover(world.arbiters.map((a) => a.process), (p) => p.name);
+    return world.addClient(name, { arbiters: replicas, route: routing.route, wrapApi: (api) => routing.wrap(api), onSessionFenced: () => recorder.releasesOf(name).sessionFenced() });
+  });
+  const target = withStartUps(new SimFaultTarget(world, { holding: (client) => recorder.holds.has(client) }), options.startUpsMs ?? new Map());
   const { log: faultLog, applied } = runTargetFaults(target, faults, {
     onLog: (fault, description) => world.kernel.trace.record('fault', { kind: fault.kind, description }),
   });

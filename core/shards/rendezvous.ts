@@ -20,3 +20,11 @@ export function rendezvousPick(shardIds: readonly string[], homingUnit: string):
   }
   return best;
 }
+
+/**
+ * Every shard in the order a unit tries them: highest score first, ties to the smaller id (as rendezvousPick),
+ * so a client fails over to the same next shard as every other client (ADR-14/18).
+ */
+export function rendezvousOrder<T>(shards: readonly T[], idOf: (shard: T) => string, homingUnit: string): T[] {
+  return [...shards].sort((a, b) => rendezvousScore(idOf(b), homingUnit) - rendezvousScore(idOf(a), homingUnit) || (idOf(a) < idOf(b) ? -1 : 1));
+}

@@ -132,6 +132,8 @@ export interface ClientOptions {
   readonly arbiter?: number;
   /** Several replicas instead: each call goes to one drawn from the client's stream (sim/rpc/replica-router.ts). */
   readonly arbiters?: readonly number[];
+  /** Picks the replica of each call instead of a draw (a client that routes by key and fails over: scenarios/rendezvous-failover.ts). */
+  readonly route?: () => SimProcess;
   readonly clock?: ClockSpec;
   readonly region?: string;
   /** Wraps the API the LockClient speaks (history recording, fault injection). */

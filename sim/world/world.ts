@@ -221,7 +221,7 @@ export class World {
       if (server === undefined) throw new Error(`world: no arbiter ${index} for client ${name}`);
       return server.process;
     });
-    const route = replicas.length === 1 ? {} : { route: routeOverReplicas(replicas, process.random('replicas')) };
+    const route = options.route !== undefined ? { route: options.route } : replicas.length === 1 ? {} : { route: routeOverReplicas(replicas, process.random('replicas')) };
     const rpc = new SimArbiterClient({ kernel: this.kernel, network: this.rpcNetwork, client: process, server: replicas[0] as SimProcess, ...route, ...(this.options.rpcTimeoutMs === undefined ? {} : { timeoutMs: this.options.rpcTimeoutMs }) });
     const api = options.wrapApi === undefined ? rpc : options.wrapApi(rpc, process);
     const identity = options.identity ?? `spiffe://sim/${name}`;

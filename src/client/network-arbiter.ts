@@ -8,7 +8,7 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { MAX_MESSAGE_BYTES } from '../../core/limits.js';
 import { LockError } from '../../core/lock-error.js';
 import type * as Api from '../../core/ports/arbiter-api.js';
-import { rendezvousScore } from '../../core/shards/rendezvous.js';
+import { rendezvousOrder } from '../../core/shards/rendezvous.js';
 import { leaseId } from '../../core/units.js';
 import type { MoveProposal } from '../../core/shards/move-desk.js';
 import { DEFAULT_DRAIN_WAIT_MS } from '../../core/shards/shard-move.js';
@@ -112,7 +112,7 @@ export class NetworkArbiter implements Api.ArbiterApi {
 
   /** The arbiters in the order a key tries them: highest rendezvous score first (ADR-14/18). */
   orderFor(unit: string): readonly Endpoint[] {
-    return [...this.endpoints].sort((a, b) => rendezvousScore(b.address, unit) - rendezvousScore(a.address, unit) || (a.address < b.address ? -1 : 1));
+    return rendezvousOrder(this.endpoints, (e) => e.address, unit);
   }
 
   async openSession(request: Api.OpenSessionRequest): Promise<Api.Session> {

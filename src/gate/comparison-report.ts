@@ -5,6 +5,7 @@
 import type { DistributionRow } from '../../core/checkers/distribution-comparison.js';
 import type { MedianInterval } from '../../core/checkers/median-interval.js';
 import { formatMs, formatNumber, formatRatio } from '../../core/numbers.js';
+import { describeStartUps } from '../../scenarios/start-up-target.js';
 
 export interface ComparisonSection {
   readonly rows: readonly DistributionRow[];
@@ -12,6 +13,8 @@ export interface ComparisonSection {
   readonly calibration: string;
   /** The fault kind a --focus schedule repeats, if it was one. */
   readonly focus?: string;
+  /** Each arbiter restart's measured start-up (ms, null: never served), replayed in the simulated runs (issue 32). */
+  readonly startUpsMs?: Readonly<Record<string, readonly (number | null)[]>>;
 }
 
 /** `12 of 14 rows with enough draws agree (5 rows too few draws)`. */
@@ -20,7 +23,8 @@ export function comparisonHeadline(c: ComparisonSection): string {
   const agree = decided.filter((r) => r.verdict === 'agrees').length;
   const few = c.rows.filter((r) => r.verdict === 'too few draws').length;
   const focus = c.focus === undefined ? '' : `, --focus ${c.focus}`;
-  return `simulator beside reality (${c.seeds.length} simulated runs${focus}, ${c.calibration}): ${agree} of ${decided.length} rows with enough draws agree (95% intervals of the medians overlap within ±25%)${few === 0 ? '' : `; ${few} rows too few draws`} (a report, not a check: it never changes the exit code)`;
+  const starts = c.startUpsMs === undefined || Object.keys(c.startUpsMs).length === 0 ? '' : `, ${describeStartUps(new Map(Object.entries(c.startUpsMs)))}`;
+  return `simulator beside reality (${c.seeds.length} simulated runs${focus}, ${c.calibration}${starts}): ${agree} of ${decided.length} rows with enough draws agree (95% intervals of the medians overlap within ±25%)${few === 0 ? '' : `; ${few} rows too few draws`} (a report, not a check: it never changes the exit code)`;
 }
 
 /** The text lines of the rows either history shows. */

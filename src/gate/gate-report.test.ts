@@ -72,6 +72,12 @@ describe('gate report', () => {
     expect(json.comparison?.rows.find((r) => r.kind === 'pause @leader' && r.figure === 'nextGrant')).toMatchObject({ measuredMedian: 1_100, predictedMedian: 1_200, within: true, verdict: 'agrees', measuredInterval: { low: 1_000, high: 1_250 } });
     expect(reportText(sample())).not.toMatch(/simulator beside reality/); // no --compare-sim, no comparison
   });
+
+  it('--compare-sim: says the arbiter start-ups it replayed (issue 32), and keeps them in the JSON', () => {
+    const report: GateReport = { ...sample(), comparison: { rows: [], seeds: ['1'], calibration: 'defaults', startUpsMs: { 'arbiter-1': [2_500, null], 'arbiter-2': [900] } } };
+    expect(reportText(report)).toMatch(/simulator beside reality \(1 simulated runs, defaults, 3 arbiter restarts replayed with their measured start-ups, served after 900 ms \(median, longest 2500 ms\), 1 never served \(crashed again first\)\)/);
+    expect((JSON.parse(JSON.stringify(report)) as GateReport).comparison?.startUpsMs).toEqual({ 'arbiter-1': [2_500, null], 'arbiter-2': [900] });
+  });
 });
 
 const pauseOfLeader = (atMs: number, target: string): AppliedFault => ({ atMs, kind: 'pause', target, named: '@leader' });

@@ -12,6 +12,7 @@ import { yieldToHost } from '../host-yield.js';
 import { measureFaultEffects } from '../../core/checkers/fault-effects.js';
 import { type TargetFaultRun, runTargetFaults } from '../../scenarios/apply-target-fault.js';
 import { UNMEASURED_KINDS, compareWithSimulator, gateGroupOf } from '../../scenarios/gate-comparison.js';
+import type { StartUpsMs } from '../../scenarios/start-up-target.js';
 import { FaultLog } from './fault-log.js';
 import { checkGate } from './gate-checks.js';
 import type { GatePlan } from './gate-options.js';
@@ -73,7 +74,7 @@ export async function runGate(plan: GatePlan, io: CliIo, abort: AbortSignal, std
     await bringBack(real, target, faultRun, tail, aborted);
     say('checking the history');
     const checks = checkGate({ recorder, grants: tail.grants, outages: target.outages, resource: plan.resource });
-    const comparison = await compareIfAsked(plan, { events: checks.events, fences: recorder.fences, applied: faultRun.applied, originMs: workloadStart }, stderr, say, aborted);
+    const comparison = await compareIfAsked(plan, { events: checks.events, fences: recorder.fences, applied: faultRun.applied, originMs: workloadStart }, real.startUpsMs, stderr, say, aborted);
     const report = gateReportOf(plan, { real, tail, recorder, faultLog, faultRun, checks, comparison, workloadStart });
     await writeGateFiles(plan, report, checks.events);
     return { report, text: reportText(report) };
@@ -142,7 +143,7 @@ async function bringBack(real: RealCluster, target: RealFaultTarget, faultRun: T
 
 type Measured = Parameters<typeof compareWithSimulator>[0];
 
-async function compareIfAsked(plan: GatePlan, measured: Measured, stderr: Stderr, say: (line: string) => void, aborted: Promise<never>): Promise<GateReport['comparison']> {
+async function compareIfAsked(plan: GatePlan, measured: Measured, startUpsMs: StartUpsMs, stderr: Stderr, say: (line: string) => void, aborted: Promise<never>): Promise<GateReport['comparison']> {
   if (plan.compareRuns <= 0) return undefined;
   say(`--compare-sim: ${plan.compareRuns} simulated runs of the same schedule`);
   const compared = await Promise.race([aborted, compareWithSimulator(
@@ -152,12 +153,13 @@ async function compareIfAsked(plan: GatePlan, measured: Measured, stderr: Stderr
     {
       simulatedRuns: plan.compareRuns,
       ...(plan.calibration === undefined ? {} : { calibration: plan.calibration }),
+      startUpsMs, // the real restarts' start-ups, replayed (issue 32)
       yieldToHost,
       // The progress line while the simulated runs go (a 5 m gate's run takes seconds each).
       onSeed: (k, of) => (stderr.isTTY === true ? void stderr.write(`\rlockstep gate: simulating seed ${k} of ${of}\u001b[K${k === of ? '\n' : ''}`) : say(`simulating seed ${k} of ${of}`)),
     },
   )]);
-  return { rows: compared.rows, seeds: compared.seeds, calibration: compared.calibration, ...(plan.focus === undefined ? {} : { focus: plan.focus }) };
+  return { rows: compared.rows, seeds: compared.seeds, calibration: compared.calibration, startUpsMs: Object.fromEntries(startUpsMs), ...(plan.focus === undefined ? {} : { focus: plan.focus }) };
 }
 
 interface RunParts {

@@ -218,6 +218,16 @@ export class RealCluster {
     }
   }
 
+  /**
+   * Each arbiter restart's start-up, in order: ms from the restart to serving behind its proxies, or null when
+   * it never served (crashed first). The prediction replays them (scenarios/start-up-target.ts, issue 32).
+   */
+  readonly startUpsMs = new Map<string, (number | null)[]>();
+
+  private recordStartUp(name: string, ms: number | null): void {
+    this.startUpsMs.set(name, [...(this.startUpsMs.get(name) ?? []), ms]);
+  }
+
   /** The pids the gate killed on purpose (crash()), so a start cut short by one is told from a failed start. */
   private readonly crashedByGate = new Set<number>();
 
@@ -334,7 +344,13 @@ export class RealCluster {
       // `indeterminate`, never failed over, and a client's loop made ~20 unknown outcomes a second for
       // the whole start (seconds under load). Down, a connect is refused, as a real restarting host's:
       // `unavailable`, nothing sent, and the client asks the other arbiter.
-      if ((await this.startArbiter(name)) && tracked.state === 'running') await this.mesh.targetUp(name);
+      const startedMs = performance.now();
+      const served = await this.startArbiter(name).catch((error: unknown) => {
+        this.recordStartUp(name, null);
+        throw error;
+      });
+      if (served && tracked.state === 'running') await this.mesh.targetUp(name);
+      this.recordStartUp(name, served && tracked.state === 'running' ? performance.now() - startedMs : null);
       return;
     }
     throw new Error(`${name}: a client is not restarted (its history would need a new process name)`);

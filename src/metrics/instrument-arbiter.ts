@@ -62,7 +62,7 @@ class InstrumentedArbiter implements ArbiterService {
       return answer;
     } catch (error) {
       const held = this.book.classesHeldBy(request.sessionId);
-      for (const labels of held.length === 0 ? [noClassLabels(this.deps.cluster)] : held) this.deps.signals.keepaliveFailures.inc({ ...labels });
+      for (const labels of held.length === 0 ? [noClassLabels(this.deps.cluster)] : held) this.deps.signals.keepaliveFailures.inc(labels);
       if (isLockError(error, 'session-expired')) this.expired(this.book.closeSession(request.sessionId));
       throw error;
     }
@@ -79,24 +79,24 @@ class InstrumentedArbiter implements ArbiterService {
     const labels = classLabels(this.deps.classes, this.deps.cluster, request.key, request.className);
     const startMs = this.deps.clock.now();
     const waits = request.waitMs > 0;
-    if (waits) this.deps.signals.waiters.inc({ ...labels });
+    if (waits) this.deps.signals.waiters.inc(labels);
     try {
       const grant = await this.observe(this.api.acquire(caller, request));
-      this.deps.signals.grantLatency.observe({ ...labels }, (this.deps.clock.now() - startMs) / 1000);
-      this.deps.signals.grants.inc({ ...labels });
-      if (grant.unprotected === true && !grant.reentered) this.deps.signals.unprotectedGrants.inc({ ...labels }); // ADR-04
+      this.deps.signals.grantLatency.observe(labels, (this.deps.clock.now() - startMs) / 1000);
+      this.deps.signals.grants.inc(labels);
+      if (grant.unprotected === true && !grant.reentered) this.deps.signals.unprotectedGrants.inc(labels); // ADR-04
       // Issue 29: counted here, by the arbiter that granted it, whichever arbiter its session was opened on.
       const ttlSeconds = this.deps.classes.get(grant.key.slice(0, grant.key.indexOf('/')), grant.className)?.ttlSeconds ?? TTL_DEFAULT_SECONDS; // its class was removed by a reload: the platform default
       const tracked = this.book.granted(grant.sessionId, grant.key, { labels, grantedAtMs: this.deps.clock.now(), ttlSeconds, caller });
       if (tracked.ended !== undefined) this.expired([tracked.ended]); // the key's last hold ended unseen
-      if (tracked.counted) this.deps.signals.holds.inc({ ...labels });
+      if (tracked.counted) this.deps.signals.holds.inc(labels);
       return grant;
     } catch (error) {
-      if (isLockError(error, 'contended') || isLockError(error, 'wait-timeout')) this.deps.signals.contended.inc({ ...labels });
+      if (isLockError(error, 'contended') || isLockError(error, 'wait-timeout')) this.deps.signals.contended.inc(labels);
       throw error;
     } finally {
-      this.deps.signals.acquires.inc({ ...labels });
-      if (waits) this.deps.signals.waiters.dec({ ...labels });
+      this.deps.signals.acquires.inc(labels);
+      if (waits) this.deps.signals.waiters.dec(labels);
     }
   }
 
@@ -187,14 +187,14 @@ class InstrumentedArbiter implements ArbiterService {
   }
 
   private holdEnded(hold: TrackedHold): void {
-    this.deps.signals.holds.dec({ ...hold.labels });
-    this.deps.signals.holdDuration.observe({ ...hold.labels }, (this.deps.clock.now() - hold.grantedAtMs) / 1000);
+    this.deps.signals.holds.dec(hold.labels);
+    this.deps.signals.holdDuration.observe(hold.labels, (this.deps.clock.now() - hold.grantedAtMs) / 1000);
   }
 
   private expired(holds: readonly TrackedHold[]): void {
     for (const hold of holds) {
       this.holdEnded(hold);
-      this.deps.signals.expiriesWithoutRelease.inc({ ...(hold.labels satisfies ClassLabels) });
+      this.deps.signals.expiriesWithoutRelease.inc(hold.labels satisfies ClassLabels);
     }
   }
 }
