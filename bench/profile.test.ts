@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { quantilePoints } from './profile.js';
+import { quantilePoints, servedHopCosts } from './profile.js';
+import type { WorkloadRun } from './report.js';
 
 describe('quantilePoints', () => {
   it('keeps min and max, sorts, and caps the count', () => {
@@ -15,5 +16,18 @@ describe('quantilePoints', () => {
     expect(quantilePoints([3, 1, 2])).toEqual([1, 2, 3]);
     expect(quantilePoints([4.12345678])).toEqual([4.123]);
     expect(quantilePoints([])).toEqual([]);
+  });
+});
+
+describe('servedHopCosts (issue 32, the served lock.v1 hop)', () => {
+  const run = (cpu: WorkloadRun['cpu']): WorkloadRun => ({ concurrency: 1, cpu }) as unknown as WorkloadRun;
+  it("is per lock.v1 call (two per cycle): the service path's client CPU, and serve's beyond the in-process arbiter's", () => {
+    expect(servedHopCosts(run({ clientUs: 3000 }), run({ clientUs: 1400, serveUs: 7400 }))).toEqual({ hopClientCostMsPerCall: 0.7, hopServeCostMsPerCall: 2.2 });
+    expect(servedHopCosts(run({ clientUs: 3000 }), run({ clientUs: 1400, serveUs: 2000 }))).toEqual({ hopClientCostMsPerCall: 0.7, hopServeCostMsPerCall: 0 }); // never below 0
+  });
+
+  it('is absent without serve\'s CPU or without a service run at that concurrency (the hop then stays unpriced)', () => {
+    expect(servedHopCosts(run({ clientUs: 3000 }), run({ clientUs: 1400 }))).toBeUndefined();
+    expect(servedHopCosts(run({ clientUs: 3000 }), undefined)).toBeUndefined();
   });
 });

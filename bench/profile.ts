@@ -3,6 +3,7 @@
 // `lockstep quorum` and `lockstep ttl` can plan with the operator's own disk instead of a guess.
 // Defined here structurally rather than imported: bench/ does not import sim/ (ARCHITECTURE.md, Layers).
 import type { BenchEnvironment } from './environment.js';
+import type { WorkloadRun } from './report.js';
 import type { SimCalibration } from './sim-compare/calibration.js';
 
 export interface EmpiricalDistribution {
@@ -20,7 +21,31 @@ export interface HardwareProfile {
   /** Loopback TCP round trip; a simulated link's one-way latency is half of it. */
   readonly loopbackRtt: EmpiricalDistribution;
   /** CPU costs per write measured in the grant workload, per concurrency (EtcdTiming.requestCostMs/applyCostMs, client per call). */
-  readonly cpuByConcurrency?: ReadonlyArray<Pick<SimCalibration, 'requestCostMs' | 'applyCostMs' | 'clientCostMsPerCall' | 'fromConcurrency'>>;
+  readonly cpuByConcurrency?: ReadonlyArray<Pick<SimCalibration, 'requestCostMs' | 'applyCostMs' | 'clientCostMsPerCall' | 'fromConcurrency'> & Partial<ServedHopCosts>>;
+}
+
+/**
+ * The served lock.v1 hop's CPU per call (issue 32, the quorum model's unpriced hop), at one concurrency:
+ * what going through `lockstep serve` (plaintext, as `quorum --measure` runs it) costs beyond the
+ * in-process arbiter. Absent in profiles written before it: the quorum model then leaves the hop unpriced.
+ */
+export interface ServedHopCosts {
+  /** The bench process's CPU per call on the service path: the network client and its gRPC (and the bench loop). */
+  readonly hopClientCostMsPerCall: number;
+  /** `lockstep serve`'s CPU per call less the in-process arbiter's (already clientCostMsPerCall): its gRPC server. */
+  readonly hopServeCostMsPerCall: number;
+}
+
+/** A grant cycle is two lock.v1 calls (acquire, release), as it is two LockLog calls. */
+const SERVED_CALLS_PER_CYCLE = 2;
+
+/** The served hop's costs from the in-process and the service runs at one concurrency; undefined without serve's CPU. */
+export function servedHopCosts(inProcess: WorkloadRun, served: WorkloadRun | undefined): ServedHopCosts | undefined {
+  const serveUs = served?.cpu?.serveUs;
+  const arbiterUs = inProcess.cpu?.clientUs;
+  if (served?.cpu === undefined || serveUs === undefined || arbiterUs === undefined) return undefined;
+  const perCallMs = (us: number): number => round(Math.max(0, us) / SERVED_CALLS_PER_CYCLE / 1000);
+  return { hopClientCostMsPerCall: perCallMs(served.cpu.clientUs), hopServeCostMsPerCall: perCallMs(serveUs - arbiterUs) };
 }
 
 /** At most this many points per distribution: its quantiles, so the file stays small whatever the run. */

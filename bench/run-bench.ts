@@ -11,7 +11,7 @@ import { type BenchEnvironment, describeDisk, describeMachine, probeCluster } fr
 import { FSYNC_BLOCK_BYTES, probeFsync } from './fsync-probe.js';
 import { checkAborted, type MeasuredRuns, measureWorkloads, type Say, warmupFor } from './measure.js';
 import { hopReport } from './hop-report.js';
-import { buildProfile, type HardwareProfile } from './profile.js';
+import { buildProfile, type HardwareProfile, servedHopCosts } from './profile.js';
 import { type BenchReport, type WorkloadReport, computeRatios, judgeGoals, workloadReport } from './report.js';
 import { probeLoopbackRtt } from './rtt-probe.js';
 import { calibrate } from './sim-compare/calibration.js';
@@ -122,7 +122,7 @@ async function assemble(a: Assembly): Promise<BenchOutcome> {
   const bareProfile = buildProfile(env, floors.fsync.samplesMs, floors.rtt.samplesMs);
   const cpuByConcurrency = grant.runs.map((run) => {
     const { requestCostMs, applyCostMs, clientCostMsPerCall, fromConcurrency } = calibrate(bareProfile, run, env.members).calibration;
-    return { requestCostMs, applyCostMs, clientCostMsPerCall, fromConcurrency };
+    return { requestCostMs, applyCostMs, clientCostMsPerCall, fromConcurrency, ...servedHopCosts(run, service.runs.find((r) => r.concurrency === run.concurrency)) };
   });
   const profile: HardwareProfile = { ...bareProfile, cpuByConcurrency };
   const compareSim = await simulate(options, profile, grant, env, a.say);

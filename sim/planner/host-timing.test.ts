@@ -3,6 +3,7 @@ import { roundTo } from '../../core/numbers.js';
 import { validateTopology, type Topology } from '../../core/planner/topology.js';
 import { type HostTiming, timedTopology, withRigCost } from './host-timing.js';
 import { priceQuorum } from './quorum-pricing.js';
+import { arbiterThreadCharges } from './served-hop.js';
 
 const yieldToHost = (): Promise<void> => new Promise((done) => setImmediate(done));
 
@@ -45,6 +46,14 @@ describe("the quorum model's host term (issue 32)", () => {
     const rig = await p50ByLeader({ source: 'rig', rigLinkCost: { p50Ms: 0.5, p99Ms: 0.5 } });
     // client -> arbiter -> endpoint (-> leader) -> follower -> leader (-> endpoint) -> arbiter -> client.
     expect(added(rig, base)).toEqual({ 'etcd-a': 3, 'etcd-b': 4, 'etcd-c': 4 });
+  });
+
+  it("prices the served lock.v1 hop's CPU: the client's and serve's per call, once per acquire, serve's on the arbiter's thread (served-hop.ts)", async () => {
+    const arbiter = await p50ByLeader({ source: 'arbiter', arbiterCostMsPerCall: 1 });
+    const hop = await p50ByLeader({ source: 'hop', arbiterCostMsPerCall: 1, servedHop: { clientMsPerCall: 0.3, serveMsPerCall: 0.9 } });
+    expect(added(hop, arbiter)).toEqual({ 'etcd-a': 1.2, 'etcd-b': 1.2, 'etcd-c': 1.2 });
+    expect(arbiterThreadCharges(0, undefined)).toEqual({}); // nothing to charge: the world unwrapped
+    expect(Object.keys(arbiterThreadCharges(0, { clientMsPerCall: 0.3, serveMsPerCall: 0.9 })).sort()).toEqual(['wrapArbiterLog', 'wrapArbiterService']);
   });
 
   it("replaces the topology's disks with the host's, and adds the rig's median and p99 to a link's", () => {

@@ -4,13 +4,16 @@
 // Given this machine's `lockstep bench --profile`, the priced world takes instead its measured WAL fsync,
 // its etcd CPU per request and per applied entry, and the arbiter's CPU per etcd call (the bench's
 // in-process arbiter and etcd client), as `gate --compare-sim` calibrates the simulator
-// (src/gate/gate-calibration.ts). With `--measure` the rig's own cost is added too: every link of the
-// built topology runs through a Node proxy, one event-loop turn and a wakeup of the measuring process per
-// message, measured before each measurement (src/planner-measure/hop-probe.ts) and added to each link.
+// (src/gate/gate-calibration.ts), and, when the profile carries it, the lock.v1 hop's CPU per call (the
+// network client's and `lockstep serve`'s gRPC, served-hop.ts). With `--measure` the rig's own cost is
+// added too: every link of the built topology runs through a Node proxy, one event-loop turn and a wakeup
+// of the measuring process per message, probed during each measurement (src/planner-measure/hop-probe.ts)
+// and added to each link.
 // Each term is a named row of the printed assumptions, never folded into the topology's own figures.
 import { specAt, type LatencySpec, type Topology } from '../../core/planner/topology.js';
 import { DEFAULT_REQUEST_COST_MS } from '../cluster/timing.js';
 import type { DistributionSpec } from '../kernel/distribution.js';
+import type { ServedHopCost } from './served-hop.js';
 
 /** A per-message cost, its median and p99, ms. */
 export interface MessageCost {
@@ -29,6 +32,8 @@ export interface HostTiming {
   readonly applyCostMs?: number;
   /** The arbiter's CPU per call to etcd (lockstep, the etcd client, gRPC), paid on its one thread. */
   readonly arbiterCostMsPerCall?: number;
+  /** The lock.v1 hop's CPU per call (served-hop.ts): the client's on each client, serve's on the arbiter's thread. Absent: unpriced. */
+  readonly servedHop?: ServedHopCost;
   /** The bench concurrency the CPU costs were measured at. */
   readonly fromConcurrency?: number;
   /** The measuring rig's cost per message on every link (a proxy hop), added to each link's one-way delay. */

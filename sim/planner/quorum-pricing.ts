@@ -12,6 +12,7 @@ import { quorumBounds } from '../../core/planner/quorum-bounds.js';
 import { specAt, type Topology } from '../../core/planner/topology.js';
 import { DEFAULT_REQUEST_COST_MS } from '../cluster/timing.js';
 import { type HostTiming, leaderCostMsPerCycle, type MessageCost, SIMULATOR_DEFAULTS_SOURCE, timedTopology } from './host-timing.js';
+import type { ServedHopCost } from './served-hop.js';
 import { type QuorumRun, simulateAcquisitions } from './quorum-run.js';
 import { clusterFsync } from './topology-world.js';
 
@@ -70,6 +71,8 @@ export interface HostTimingUsed {
   readonly requestCostMs: number;
   readonly applyCostMs: number;
   readonly arbiterCostMsPerCall: number;
+  /** The lock.v1 hop's CPU per call; null when the profile does not carry it (the hop unpriced). */
+  readonly servedHop: ServedHopCost | null;
   readonly fromConcurrency: number | null;
   readonly rigLinkCost: MessageCost | null;
 }
@@ -182,6 +185,7 @@ function hostTimingUsed(topology: Topology, host: HostTiming | undefined): HostT
     requestCostMs: host?.requestCostMs ?? DEFAULT_REQUEST_COST_MS,
     applyCostMs: host?.applyCostMs ?? 0,
     arbiterCostMsPerCall: host?.arbiterCostMsPerCall ?? 0,
+    servedHop: host?.servedHop ?? null,
     fromConcurrency: host?.fromConcurrency ?? null,
     rigLinkCost: host?.rigLinkCost ?? null,
   };

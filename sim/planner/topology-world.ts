@@ -6,9 +6,9 @@ import { ClassRegistry, type LockClass, TTL_DEFAULT_SECONDS } from '../../core/c
 import { DEFAULT_LINK_P99_OVER_MEDIAN, rttBetween, specAt, type Topology } from '../../core/planner/topology.js';
 import type { DistributionSpec } from '../kernel/distribution.js';
 import type { LinkSpec } from '../net/link-spec.js';
-import { chargeCpuPerCall } from '../world/cpu-charged-log.js';
 import { type ClientNode, World } from '../world/world.js';
 import { etcdCosts, type HostTiming, timedTopology, withRigCost } from './host-timing.js';
+import { arbiterThreadCharges, chargeClientCalls } from './served-hop.js';
 
 export const PLANNER_NAMESPACE = 'planner';
 
@@ -41,10 +41,9 @@ export interface TopologyWorld {
   readonly clients: readonly ClientNode[];
 }
 
-/** The topology's world; with `host`, timed as that machine runs it (host-timing.ts): its fsync, CPU costs and rig links. */
+/** The topology's world; with `host`, timed as that machine runs it (host-timing.ts): its fsync, CPU costs, the served lock.v1 hop's CPU and rig links. */
 export async function topologyWorld(untimed: Topology, seed: string, yieldToHost: () => Promise<void>, host?: HostTiming, ttlSeconds = TTL_DEFAULT_SECONDS): Promise<TopologyWorld> {
   const topology = timedTopology(untimed, host);
-  const arbiterCostMs = host?.arbiterCostMsPerCall ?? 0;
   const regionOf = new Map(topology.halls.map((h) => [h.name, h.region]));
   const ratio = topology.linkP99OverMedian ?? DEFAULT_LINK_P99_OVER_MEDIAN;
   const link = (hallA: string, hallB: string): LinkSpec => ({ latency: withRigCost(oneWay(rttBetween(topology, hallA, hallB), ratio), host?.rigLinkCost), ordered: true });
@@ -53,7 +52,7 @@ export async function topologyWorld(untimed: Topology, seed: string, yieldToHost
     yieldToHost,
     classes: new ClassRegistry([plannerClass(ttlSeconds)]),
     authorizer: new PrefixGrants(Array.from({ length: topology.clients.count }, (_, i) => namespaceGrant(plannerIdentity(i), PLANNER_NAMESPACE))),
-    ...(arbiterCostMs > 0 ? { wrapArbiterLog: (log, process) => chargeCpuPerCall(log, process, arbiterCostMs) } : {}),
+    ...arbiterThreadCharges(host?.arbiterCostMsPerCall ?? 0, host?.servedHop),
     cluster: {
       members: topology.members.map((m) => m.name),
       regions: topology.members.map((m) => regionOf.get(m.hall) ?? 'default'),
@@ -68,7 +67,8 @@ export async function topologyWorld(untimed: Topology, seed: string, yieldToHost
     world.clusterNetwork.setLink(a.name, arbiter, link(a.hall, topology.arbiter.hall));
   }
   const clients = Array.from({ length: topology.clients.count }, (_, i) => {
-    const node = world.addClient(`client-${i}`, { identity: plannerIdentity(i) });
+    const clientMs = host?.servedHop?.clientMsPerCall ?? 0;
+    const node = world.addClient(`client-${i}`, { identity: plannerIdentity(i), ...(clientMs > 0 ? { wrapApi: (api, process) => chargeClientCalls(api, process, clientMs) } : {}) });
     world.rpcNetwork.setLink(node.process.name, arbiter, link(topology.clients.hall, topology.arbiter.hall));
     world.rpcNetwork.setLink(arbiter, node.process.name, link(topology.arbiter.hall, topology.clients.hall));
     return node;

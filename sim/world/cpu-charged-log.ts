@@ -6,15 +6,22 @@ import type { LockLog } from '../../core/ports/lock-log.js';
 import { Cpu } from '../cluster/cpu.js';
 import type { SimProcess } from '../process/process.js';
 
-/** `log` with `costMs` of `process`'s CPU (a FIFO, one thread) paid before each call; unchanged for a cost of 0. */
-export function chargeCpuPerCall(log: LockLog, process: SimProcess, costMs: number): LockLog {
-  if (costMs <= 0) return log;
-  const cpu = new Cpu(process);
-  const paid = <T>(call: () => Promise<T>): Promise<T> => {
+/** Runs a call after `costMs` of `cpu` (a FIFO on `process`), behind the work queued on it before. */
+export function payingCpu(process: SimProcess, cpu: Cpu, costMs: number): <T>(call: () => Promise<T>) => Promise<T> {
+  return (call) => {
     const turn = process.kernel.deferred<void>();
     cpu.run(costMs, () => turn.resolve());
     return turn.promise.then(call);
   };
+}
+
+/**
+ * `log` with `costMs` of `process`'s CPU (a FIFO, one thread) paid before each call; unchanged for a cost
+ * of 0. `cpu`: that thread, when other work shares it (the served lock.v1 hop, sim/planner/served-hop.ts).
+ */
+export function chargeCpuPerCall(log: LockLog, process: SimProcess, costMs: number, cpu = new Cpu(process)): LockLog {
+  if (costMs <= 0) return log;
+  const paid = payingCpu(process, cpu, costMs);
   return {
     txn: (request) => paid(() => log.txn(request)),
     range: (request) => paid(() => log.range(request)),

@@ -3,6 +3,7 @@ import type { Authorizer, ClassLookup, Placement } from '../../core/arbiter/poli
 import type { Arbiter } from '../../core/arbiter/arbiter.js';
 import type { LockClient, LockClientOptions } from '../../core/client/lock-client.js';
 import type { ArbiterApi } from '../../core/ports/arbiter-api.js';
+import type { ArbiterService } from '../../core/ports/caller.js';
 import type { LockLog } from '../../core/ports/lock-log.js';
 import type { ArbiterSeams } from '../../core/arbiter/seams.js';
 import type { ClientSeams } from '../../core/client/seams.js';
@@ -35,6 +36,8 @@ export interface WorldOptions {
   readonly rpcTimeoutMs?: number;
   /** Wraps the LockLog each arbiter incarnation speaks (counting attempts, losing watch events). */
   readonly wrapArbiterLog?: (log: LockLog, process: SimProcess) => LockLog;
+  /** Wraps the lock.v1 service each arbiter incarnation serves, after its wrapArbiterLog (the quorum planner's served-hop CPU). */
+  readonly wrapArbiterService?: (arbiter: ArbiterService, process: SimProcess) => ArbiterService;
   /** Test support only (the explorer's mutants, scenarios/mutants.ts): core seams for every arbiter and client. Default: honest. */
   readonly seams?: { readonly arbiter?: ArbiterSeams; readonly client?: ClientSeams };
   /** The name of the first cluster: its GrantRecords' `cluster` and addArbiter's default. Default 'cluster-1'. */

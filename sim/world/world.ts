@@ -152,7 +152,7 @@ export class World {
         ...(coord === undefined ? {} : { epochSource: new CoordEpochSource(coord, cluster) }),
         ...(unprotected === undefined ? {} : { unprotected: unprotected.options() }),
       }, this.options.seams?.arbiter);
-      serveArbiter(this.rpcNetwork, process, node.arbiter, (peer) => this.process(peer), (peer) => this.identityOf(peer));
+      serveArbiter(this.rpcNetwork, process, this.options.wrapArbiterService === undefined ? node.arbiter : this.options.wrapArbiterService(node.arbiter, process), (peer) => this.process(peer), (peer) => this.identityOf(peer));
     };
     start();
     process.onRestart(start); // a restarted arbiter is a new one: its queues and caches are gone (ADR-14/18)

@@ -7,7 +7,7 @@ import { loadTopology } from './quorum.js';
 import { cpuRowFor, hostTimingOf, timingLines } from './quorum-timing.js';
 
 /** A bench profile whose fsync is one value (a constant disk), with CPU rows at concurrency 1 and 8. */
-function profile(fsyncMs: number, atOne: { requestCostMs: number; applyCostMs: number; clientCostMsPerCall: number }): ChosenBenchProfile {
+function profile(fsyncMs: number, atOne: { requestCostMs: number; applyCostMs: number; clientCostMsPerCall: number; hopClientCostMsPerCall?: number; hopServeCostMsPerCall?: number }): ChosenBenchProfile {
   return {
     file: 'bench-profile.json',
     byDefault: false,
@@ -35,16 +35,30 @@ describe('lockstep quorum --bench-profile: the host term (issue 32)', () => {
     expect(await p50s(profile(1, { requestCostMs: 0.1, applyCostMs: 0.2, clientCostMsPerCall: 0.5 }))).toEqual(fast); // negative control: same profile, same figures
   });
 
+  it("a profile with the served hop's CPU raises the one-client prediction by the client's and serve's cost per call; without it, the hop is unpriced", async () => {
+    const preset = await loadTopology('regional-3');
+    const topology = { ...preset, linkP99OverMedian: 1, clients: { ...preset.clients, count: 1 } };
+    const p50s = async (chosen: ChosenBenchProfile): Promise<number[]> => (await priceQuorum(topology, { samplesPerRun: 20, seed: 'hop', host: hostTimingOf(chosen, 1) }, yieldToHost)).byLeader.map((l) => l.simulated!.p50Ms);
+    const costs = { requestCostMs: 0.1, applyCostMs: 0.2, clientCostMsPerCall: 0.5 };
+    const without = await p50s(profile(1, costs)); // the control: the same profile as written before the bench measured the hop
+    const withHop = await p50s(profile(1, { ...costs, hopClientCostMsPerCall: 0.7, hopServeCostMsPerCall: 1.5 }));
+    // One lock.v1 call (acquire) per grant: 0.7 ms on the client, 1.5 ms on the arbiter's thread before it calls etcd.
+    expect(withHop.map((ms, i) => roundTo(ms - without[i]!, 2))).toEqual([2.2, 2.2, 2.2]);
+    expect(hostTimingOf(profile(1, costs), 1).servedHop).toBeUndefined();
+    expect(hostTimingOf(profile(1, { ...costs, hopClientCostMsPerCall: 0.7, hopServeCostMsPerCall: 1.5 }), 1).servedHop).toEqual({ clientMsPerCall: 0.7, serveMsPerCall: 1.5 });
+  });
+
   it('takes the CPU row measured nearest the client count and names the profile it used', () => {
     const rows = [{ fromConcurrency: 1, requestCostMs: 1 }, { fromConcurrency: 8, requestCostMs: 2 }, { fromConcurrency: 64, requestCostMs: 3 }];
     expect([1, 3, 5, 8, 30, 40, 1000].map((clients) => cpuRowFor(rows, clients)?.requestCostMs)).toEqual([1, 1, 2, 2, 2, 3, 3]);
     expect(cpuRowFor([], 1)).toBeUndefined();
     const host = hostTimingOf({ ...profile(2, { requestCostMs: 0.3, applyCostMs: 0.4, clientCostMsPerCall: 1.5 }), byDefault: true }, 1);
     expect(host).toMatchObject({ source: 'lockstep bench --profile of then (bench-profile.json, the default)', requestCostMs: 0.3, applyCostMs: 0.4, arbiterCostMsPerCall: 1.5, fromConcurrency: 1 });
-    expect(timingLines({ source: host.source, fsyncP50Ms: 2, fsyncP99Ms: 2, requestCostMs: 0.3, applyCostMs: 0.4, arbiterCostMsPerCall: 1.5, fromConcurrency: 1, rigLinkCost: { p50Ms: 0.06, p99Ms: 2.1 } })).toEqual([
+    expect(timingLines({ source: host.source, fsyncP50Ms: 2, fsyncP99Ms: 2, requestCostMs: 0.3, applyCostMs: 0.4, arbiterCostMsPerCall: 1.5, servedHop: { clientMsPerCall: 0.7, serveMsPerCall: 1.2 }, fromConcurrency: 1, rigLinkCost: { p50Ms: 0.06, p99Ms: 2.1 } })).toEqual([
       'host timing: lockstep bench --profile of then (bench-profile.json, the default)',
       '  WAL fsync p50 2 / p99 2 ms; etcd CPU 0.3 ms per request + 0.4 ms per applied entry; arbiter CPU 1.5 ms per etcd call (bench concurrency 1)',
-      'rig: +0.06 ms per message on every link (p99 +2.1), a Node proxy hop: pings through one proxy less direct',
+      "  lock.v1 hop CPU: client 0.7 ms + lockstep serve 1.2 ms per call (on the arbiter's thread)",
+      'rig: +0.06 ms per message on every link (p99 +2.1), a Node proxy hop: pings through one proxy less direct, taken while the client loop ran',
     ]);
   });
 });

@@ -1,7 +1,8 @@
 // `lockstep quorum --bench-profile FILE|none` (issue 32, the quorum model's host term): the priced world
 // timed by this machine's `lockstep bench --profile` (its WAL fsync, etcd CPU per request and per applied
-// entry, the arbiter's CPU per etcd call), chosen by the gate's rule (src/files/bench-profile.ts) and read
-// by the gate's calibrationOfProfile, and the lines that name which timing a price used.
+// entry, the arbiter's CPU per etcd call, the served lock.v1 hop's CPU per call), chosen by the gate's
+// rule (src/files/bench-profile.ts) and read by the gate's calibrationOfProfile, and the lines that name
+// which timing a price used.
 import { formatNumber } from '../../core/numbers.js';
 import { calibrationOfProfile } from '../../scenarios/gate-prediction.js';
 import type { HostTiming, MessageCost } from '../../sim/planner/host-timing.js';
@@ -29,6 +30,7 @@ export function hostTimingOf(chosen: ChosenBenchProfile, clients: number): HostT
     ...(calibration.requestCostMs === undefined ? {} : { requestCostMs: calibration.requestCostMs }),
     ...(calibration.applyCostMs === undefined ? {} : { applyCostMs: calibration.applyCostMs }),
     ...(row?.clientCostMsPerCall === undefined ? {} : { arbiterCostMsPerCall: row.clientCostMsPerCall }),
+    ...(row?.hopClientCostMsPerCall === undefined || row.hopServeCostMsPerCall === undefined ? {} : { servedHop: { clientMsPerCall: row.hopClientCostMsPerCall, serveMsPerCall: row.hopServeCostMsPerCall } }),
     ...(row?.fromConcurrency === undefined ? {} : { fromConcurrency: row.fromConcurrency }),
   };
 }
@@ -41,11 +43,18 @@ export function timingLines(timing: HostTimingUsed): string[] {
   return [
     `host timing: ${timing.source}`,
     `  WAL fsync p50 ${ms(timing.fsyncP50Ms)} / p99 ${ms(timing.fsyncP99Ms)} ms; etcd CPU ${ms(timing.requestCostMs)} ms per request + ${ms(timing.applyCostMs)} ms per applied entry; arbiter CPU ${ms(timing.arbiterCostMsPerCall)} ms per etcd call${at}`,
+    `  ${hopLine(timing)}`,
     ...(timing.rigLinkCost === null ? [] : [rigLine(timing.rigLinkCost)]),
   ];
 }
 
+/** The lock.v1 hop's CPU as priced, or why it is not (a profile written before the bench measured it, or none). */
+function hopLine(timing: HostTimingUsed): string {
+  if (timing.servedHop === null) return 'lock.v1 hop CPU: not priced (the profile does not carry it; a `lockstep bench --profile` of this version does)';
+  return `lock.v1 hop CPU: client ${ms(timing.servedHop.clientMsPerCall)} ms + lockstep serve ${ms(timing.servedHop.serveMsPerCall)} ms per call (on the arbiter's thread)`;
+}
+
 /** The measuring rig's term, as measured (src/planner-measure/hop-probe.ts). */
 export function rigLine(cost: MessageCost): string {
-  return `rig: +${ms(cost.p50Ms)} ms per message on every link (p99 +${ms(cost.p99Ms)}), a Node proxy hop: pings through one proxy less direct`;
+  return `rig: +${ms(cost.p50Ms)} ms per message on every link (p99 +${ms(cost.p99Ms)}), a Node proxy hop: pings through one proxy less direct, taken while the client loop ran`;
 }

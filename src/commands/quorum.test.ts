@@ -87,7 +87,7 @@ describe('lockstep quorum', () => {
     const { io: cli, out } = io();
     expect(await main(['quorum', '--topology', 'regional-3', '--runs', '1', '--samples', '10', '--json', '--bench-profile', file], cli)).toBe(0);
     const [t] = (JSON.parse(out.join('')) as { topologies: (Priced & { timing: Record<string, unknown>; throughputPerSecond: number })[] }).topologies;
-    expect(t!.timing).toMatchObject({ source: `lockstep bench --profile of then (${file})`, fsyncP50Ms: 5, requestCostMs: 0.5, applyCostMs: 0.5, arbiterCostMsPerCall: 2, fromConcurrency: 8, rigLinkCost: null });
+    expect(t!.timing).toMatchObject({ source: `lockstep bench --profile of then (${file})`, fsyncP50Ms: 5, requestCostMs: 0.5, applyCostMs: 0.5, arbiterCostMsPerCall: 2, servedHop: null, fromConcurrency: 8, rigLinkCost: null }); // a profile without the hop's CPU: the hop unpriced
     expect(t!.p50Ms).toBeGreaterThan(5 + 0.5 + 0.5 + 2); // fsync, request, apply and the arbiter's call all on the path
     expect(t!.throughputPerSecond).toBe(500); // 1000 / (2 writes x (0.5 + 0.5) ms)
     await writeFile(file, '{"kind":"bench-report"}');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { formatMs, formatNumber, roundTo } from '../../core/numbers.js';
 import { TopologyError, validateTopology, type Topology } from '../../core/planner/topology.js';
-import { type HostTiming, SIMULATOR_DEFAULTS_SOURCE } from '../../sim/planner/host-timing.js';
+import type { HostTiming } from '../../sim/planner/host-timing.js';
 import { priceQuorum, QUORUM_PRESETS, type QuorumPriceRequest, quorumRequestProblems } from '../../sim/planner/quorum-pricing.js';
 import { simulateLosses } from '../../sim/planner/quorum-run.js';
 import { BadInput } from '../cli-errors.js';
@@ -14,12 +14,11 @@ import { yieldToHost } from '../host-yield.js';
 import { REPO_ROOT } from '../repo-root.js';
 import { chosenBenchProfile, DEFAULT_BENCH_PROFILE } from '../files/bench-profile.js';
 import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
-import { HOP_PROBE_PINGS, probeRigLinkCost } from '../planner-measure/hop-probe.js';
 import { runMeasurement } from '../planner-measure/measure-run.js';
 import { measureTopology, renderDifferences, renderMeasurement } from '../planner-measure/quorum-report.js';
 import { MAX_MEASURED_CLIENTS, measureProblem } from '../planner-measure/real-topology.js';
 import { oneLine } from '../terminal-text.js';
-import { hostTimingOf, rigLine, timingLines } from './quorum-timing.js';
+import { hostTimingOf, timingLines } from './quorum-timing.js';
 import { textTable } from '../text-table.js';
 
 interface QuorumOptions {
@@ -116,18 +115,15 @@ function measurable(topology: Topology, clients: string | undefined): Topology {
 }
 
 /**
- * `--measure`: the rig's cost per message measured once (hop-probe.ts), then each topology priced with it
- * and the host's timing, and measured on real processes (src/planner-measure), one after another.
+ * `--measure`: each topology measured on real processes (src/planner-measure), one after another, the
+ * rig's cost per message probed during each measurement (hop-probe.ts), then priced with it and the host's timing.
  */
 function measureTopologies(topologies: readonly Topology[], request: QuorumPriceRequest & { readonly hostOf: (topology: Topology) => HostTiming | undefined }, json: boolean, io: CliIo): Promise<number> {
   return runMeasurement(io, 'quorum', async (context) => {
-    context.progress(`measuring the rig's cost per message (${HOP_PROBE_PINGS} pings through one link proxy and direct)`);
-    const rig = await probeRigLinkCost();
-    context.progress(rigLine(rig));
     const measured = [];
     for (const topology of topologies) {
       const host = request.hostOf(topology);
-      measured.push(await measureTopology(topology, { ...request, host: { source: SIMULATOR_DEFAULTS_SOURCE, ...host, rigLinkCost: { p50Ms: rig.p50Ms, p99Ms: rig.p99Ms } } }, context));
+      measured.push(await measureTopology(topology, { ...request, ...(host === undefined ? {} : { host }) }, context));
     }
     io.out(json ? JSON.stringify({ measurements: measured }) : [...measured.map(renderMeasurement), renderDifferences(measured).join('\n')].filter((text) => text !== '').join('\n\n'));
     return ExitCode.ok;

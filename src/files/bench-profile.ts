@@ -17,6 +17,9 @@ export interface ProfileCpuRow {
   readonly applyCostMs?: number;
   readonly clientCostMsPerCall?: number;
   readonly fromConcurrency?: number;
+  /** The served lock.v1 hop's CPU per call (bench/profile.ts servedHopCosts); absent in profiles before it. */
+  readonly hopClientCostMsPerCall?: number;
+  readonly hopServeCostMsPerCall?: number;
 }
 
 /** A stored profile read structurally (bench/profile.ts HardwareProfile; src does not need bench's types). */

@@ -59,7 +59,7 @@ async function placeLeader(real: RealTopology, ids: ReadonlyMap<string, string>,
 }
 
 /** `samplesPerRun` grants per run, `runs` runs; run r puts the leader on member r mod N. */
-export async function measureQuorum(real: RealTopology, request: { readonly runs: number; readonly samplesPerRun: number }, control: MeasureContext): Promise<MeasuredRun[]> {
+export async function measureQuorum(real: RealTopology, request: { readonly runs: number; readonly samplesPerRun: number; readonly onLoop?: (running: boolean) => void }, control: MeasureContext): Promise<MeasuredRun[]> {
   const ids = await real.memberIds();
   const runs: MeasuredRun[] = [];
   for (let r = 0; r < request.runs; r++) {
@@ -67,7 +67,8 @@ export async function measureQuorum(real: RealTopology, request: { readonly runs
     control.progress(`run ${r + 1}/${request.runs}: moving the leader to ${target}`);
     const leader = await placeLeader(real, ids, target);
     await real.restartArbiter();
-    const loop = await closedLoop(real, request.samplesPerRun, (done) => control.progress(`run ${r + 1}/${request.runs} (leader ${leader}): ${done}/${request.samplesPerRun} acquisitions`), control.signal);
+    request.onLoop?.(true); // the rig's probe keeps its pings while the client loop runs (hop-probe.ts RigProbe)
+    const loop = await closedLoop(real, request.samplesPerRun, (done) => control.progress(`run ${r + 1}/${request.runs} (leader ${leader}): ${done}/${request.samplesPerRun} acquisitions`), control.signal).finally(() => request.onLoop?.(false));
     runs.push({ leader, leaderAtEnd: await currentLeader(real, ids), ...loop });
   }
   return runs;

@@ -7,12 +7,14 @@
 import { formatDeviation, formatNumber, roundTo } from '../../core/numbers.js';
 import { summarise } from '../../core/planner/percentiles.js';
 import { rttBetween, type Topology } from '../../core/planner/topology.js';
+import { SIMULATOR_DEFAULTS_SOURCE } from '../../sim/planner/host-timing.js';
 import { type HostTimingUsed, priceQuorum, type QuorumPriceRequest, type TopologyPricing } from '../../sim/planner/quorum-pricing.js';
-import { timingLines } from '../commands/quorum-timing.js';
+import { rigLine, timingLines } from '../commands/quorum-timing.js';
 import { yieldToHost } from '../host-yield.js';
 import { oneLine } from '../terminal-text.js';
 import { textTable } from '../text-table.js';
 import { loadAverage, type MeasureContext } from './measure-run.js';
+import { type HopProbe, RigProbe } from './hop-probe.js';
 import { measureQuorum, quorumClasses } from './quorum-measure.js';
 import { proxyDelayMs, RealTopology } from './real-topology.js';
 
@@ -71,20 +73,34 @@ export function proxyDelays(topology: Topology): string[] {
   return lines;
 }
 
-/** Prices `topology`, builds it of real processes, measures, and stops them (also on failure or Ctrl-C). */
+/**
+ * Builds `topology` of real processes and measures it with the rig's probe running during the client
+ * loop, stops them (also on failure or Ctrl-C), then prices it with the rig's cost as measured under that
+ * load (hop-probe.ts): the printed prediction uses the loaded probe, none is taken before.
+ */
 export async function measureTopology(topology: Topology, request: QuorumPriceRequest, context: MeasureContext): Promise<QuorumMeasurement> {
   const runs = request.runs ?? topology.members.length;
-  context.progress(`${topology.name}: pricing (simulated, ${runs} runs x ${request.samplesPerRun})`);
-  const priced = await priceQuorum(topology, { ...request, runs }, yieldToHost);
-  const constant = await priceQuorum({ ...topology, linkP99OverMedian: 1 }, { ...request, runs }, yieldToHost);
   const real = await RealTopology.start({ topology, classes: quorumClasses, clients: topology.clients.count, say: (line) => context.progress(`${topology.name}: ${line}`) });
+  let probe: RigProbe | undefined;
+  let measuredRuns: Awaited<ReturnType<typeof measureQuorum>>;
+  let rig: HopProbe | undefined;
   try {
-    const measuredRuns = await measureQuorum(real, { runs, samplesPerRun: request.samplesPerRun }, { signal: context.signal, progress: (line) => context.progress(`${topology.name}: ${line}`) });
-    return report(topology, priced, constant, measuredRuns, request.samplesPerRun);
+    const started = await RigProbe.start({ collecting: false });
+    probe = started;
+    measuredRuns = await measureQuorum(real, { runs, samplesPerRun: request.samplesPerRun, onLoop: (running) => void (started.collecting = running) }, { signal: context.signal, progress: (line) => context.progress(`${topology.name}: ${line}`) });
+    rig = await started.stop();
+    probe = undefined;
   } finally {
     context.progress(`${topology.name}: stopping the measured processes`);
+    await probe?.stop();
     await real.stop();
   }
+  context.progress(`${topology.name}: ${rig === undefined ? "the rig's probe kept no pings: the rig's cost unpriced" : `${rigLine(rig)} (${rig.pings} pairs)`}`);
+  context.progress(`${topology.name}: pricing (simulated, ${runs} runs x ${request.samplesPerRun})`);
+  const host = { source: SIMULATOR_DEFAULTS_SOURCE, ...request.host, ...(rig === undefined ? {} : { rigLinkCost: { p50Ms: rig.p50Ms, p99Ms: rig.p99Ms } }) };
+  const priced = await priceQuorum(topology, { ...request, runs, host }, yieldToHost);
+  const constant = await priceQuorum({ ...topology, linkP99OverMedian: 1 }, { ...request, runs, host }, yieldToHost);
+  return report(topology, priced, constant, measuredRuns, request.samplesPerRun);
 }
 
 function report(topology: Topology, priced: TopologyPricing, constant: TopologyPricing, runs: Awaited<ReturnType<typeof measureQuorum>>, samplesPerRun: number): QuorumMeasurement {
