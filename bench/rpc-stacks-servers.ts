@@ -10,7 +10,7 @@ import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { MAX_MESSAGE_BYTES } from '../core/limits.js';
 import { LockService } from '../src/gen/lockstep/lock/v1/lock_pb.js';
-import { startArbiterServer } from '../src/service/server.js';
+import { CONNECT_GRPC_ONLY, startArbiterServer } from '../src/service/server.js';
 import { CANNED_RESPONSE, GRPC_JS_ACQUIRE, RESPONSE_FRAME, cannedArbiter } from './rpc-stacks-wire.js';
 
 export const SERVER_KINDS = ['fastPath', 'connect', 'grpcjs', 'bare'] as const;
@@ -79,11 +79,7 @@ async function fastPathServer(tls: TlsMaterial | undefined): Promise<Started> {
 /** Connect-ES as serve configures it (server.ts): gRPC only, the same message limits. */
 function connectHandler() {
   return connectNodeAdapter({
-    grpc: true,
-    connect: false,
-    grpcWeb: false,
-    readMaxBytes: MAX_MESSAGE_BYTES,
-    writeMaxBytes: MAX_MESSAGE_BYTES,
+    ...CONNECT_GRPC_ONLY,
     routes: (router) => router.service(LockService, { acquire: () => CANNED_RESPONSE }),
   });
 }

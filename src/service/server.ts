@@ -67,16 +67,21 @@ export interface ArbiterServer {
 /** Longest time a drain waits for the answers of calls ended by `beforeClose`. */
 const ANSWER_FLUSH_MS = 2000;
 
+/** How serve runs Connect: gRPC only, every message within the limit (bench:rpc measures the same). */
+export const CONNECT_GRPC_ONLY = {
+  grpc: true,
+  connect: false,
+  grpcWeb: false,
+  // Issue 28: a message over the limit is refused (resource-exhausted) from its length prefix, before it
+  // is read whole; the default (~4 GiB) let one tenant's 128 MiB key stall serve for every tenant.
+  readMaxBytes: MAX_MESSAGE_BYTES,
+  writeMaxBytes: MAX_MESSAGE_BYTES,
+} as const;
+
 /** Connect's handler of every service, each call told its caller by `outcomeOf`. */
 function connectHandler(options: ArbiterServerOptions, guard: CallGuard, health: HealthState, outcomeOf: StreamCaller) {
   return connectNodeAdapter({
-    grpc: true,
-    connect: false,
-    grpcWeb: false,
-    // Issue 28: a message over the limit is refused (resource-exhausted) from its length prefix, before it
-    // is read whole; the default (~4 GiB) let one tenant's 128 MiB key stall serve for every tenant.
-    readMaxBytes: MAX_MESSAGE_BYTES,
-    writeMaxBytes: MAX_MESSAGE_BYTES,
+    ...CONNECT_GRPC_ONLY,
     routes: (router) => {
       router.service(LockService, lockServiceImpl(options.arbiter, guard));
       router.service(AdminService, adminServiceImpl(options.arbiter, guard, options.moves));
