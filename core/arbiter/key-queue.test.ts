@@ -31,13 +31,14 @@ type Step = (queue: KeyQueue) => Promise<{ granted: Grant } | { contendedAt: Rev
 
 function setUp(steps: readonly Step[], resolve: () => Promise<Grant | undefined> = () => Promise.reject(new Error('nothing was in doubt'))) {
   const kernel = new Kernel({ seed: 'key-queue', yieldToHost: () => new Promise((done) => setImmediate(done)) });
+  const shutdown = new CancelSource();
   const queue = new KeyQueue({
     gateway: new LogGateway(blindLog(), new SealGuard()),
     clock: kernel,
     random: kernel.rng.stream('jitter'),
     holderKey: '/l/orders/o-1',
     pollIntervalMs: POLL_MS,
-    shutdown: new CancelSource(),
+    shutdown,
     onEmpty: () => {},
   });
   const triggers: AttemptTrigger[] = [];
@@ -48,7 +49,7 @@ function setUp(steps: readonly Step[], resolve: () => Promise<Grant | undefined>
     return step(queue);
   };
   const contender = { attempt, resolve };
-  return { kernel, queue, triggers, contender };
+  return { kernel, queue, triggers, contender, shutdown };
 }
 
 /** Settles `promise` while virtual time runs to `untilMs`: its value, or the LockError it rejected with. */
@@ -297,5 +298,37 @@ describe('KeyQueue, a refusal after an attempt in doubt (issue 11, seed 2311)', 
     // Without an attempt in doubt, a refusal is passed on unread.
     const plain = setUp([draining], () => Promise.reject(new Error('nothing was in doubt: no settle')));
     expect(isLockError(await outcomeOf(plain.kernel, plain.queue.join(plain.contender, 20 * POLL_MS, revision(5n)), 40 * POLL_MS), 'draining')).toBe(true);
+  });
+});
+
+describe('KeyQueue, the arbiter shutting down while a wait is in doubt (ADR-05/07)', () => {
+  const inDoubt: Step = async () => {
+    throw new LockError('indeterminate', 'the grant txn got no answer, nor did its settle (test)');
+  };
+  const held: Step = async () => ({ contendedAt: revision(10n) });
+
+  /** One attempt (`step`), then the arbiter shuts down while the waiter sleeps until its next poll. */
+  async function shutDownAfter(step: Step, resolve: () => Promise<Grant | undefined>): Promise<{ outcome: Grant | LockError; settles: number }> {
+    let settles = 0;
+    const { kernel, queue, contender, shutdown } = setUp([step], () => ((settles += 1), resolve()));
+    queue.wake('hint');
+    const waited = queue.join(contender, 20 * POLL_MS, revision(5n));
+    await kernel.runUntil(POLL_MS / 2); // the attempt is made; the next poll is a whole interval away
+    shutdown.cancel();
+    return { outcome: await outcomeOf(kernel, waited, 40 * POLL_MS), settles };
+  }
+
+  it('settles the attempt in doubt first, and answers with its grant if it made one', async () => {
+    // Before the fix: `unavailable` ("nothing happened"), unread, while the grant stood on the caller's live session.
+    expect(await shutDownAfter(inDoubt, async () => grantAt(44n))).toEqual({ outcome: grantAt(44n), settles: 1 });
+  });
+
+  it('its controls: unavailable once settled as not granted, indeterminate when unsettled, and no read with nothing in doubt', async () => {
+    const none = await shutDownAfter(inDoubt, async () => undefined);
+    expect([isLockError(none.outcome, 'unavailable'), none.settles]).toEqual([true, 1]);
+    const unsettled = await shutDownAfter(inDoubt, () => Promise.reject(new LockError('unavailable', 'no answer (test)')));
+    expect([isLockError(unsettled.outcome, 'indeterminate'), unsettled.settles]).toEqual([true, 1]);
+    const plain = await shutDownAfter(held, async () => grantAt(44n));
+    expect([isLockError(plain.outcome, 'unavailable'), plain.settles]).toEqual([true, 0]);
   });
 });

@@ -216,7 +216,16 @@ export class KeyQueue {
         continue; // a wake that arrived during the attempt is served at once
       }
       const pollMs = jitteredMs(this.deps.random, this.deps.pollIntervalMs, POLL_JITTER_FRACTION);
-      const woken = await this.sleep(Math.min(pollMs, remainingMs));
+      let woken: boolean;
+      try {
+        woken = await this.sleep(Math.min(pollMs, remainingMs));
+      } catch (shutdown) {
+        // `unavailable` says nothing happened (lock-error.ts), so a client moves on or gives up; told it
+        // with an attempt in doubt, it left a grant that had committed on its live session, owned by
+        // nobody, blocking the key while that session lived (ADR-05/07: an answer says what is known).
+        if (waiter.inDoubt) return await this.settleBeforeRefusal(waiter, shutdown);
+        throw shutdown;
+      }
       // The poll fallback (ADR-15) names no revision, so it is never stale: it once kept the revision of
       // the last hint, and after an attempt had seen that one every later poll was dropped (issue 11, L3).
       if (!woken) this.pendingWake = mergeWake(this.pendingWake, { trigger: 'poll', changedAt: undefined });
