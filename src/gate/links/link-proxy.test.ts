@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LOOPBACK, LinkProxy } from './link-proxy.js';
 import { LinkMesh } from './link-mesh.js';
 import { LinkRules } from './link-rules.js';
+import { freePorts } from '../../testing/free-port.js';
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -33,22 +34,38 @@ async function echoServer(): Promise<{ port: number; received: () => string }> {
   return { port: address.port, received: () => received };
 }
 
+/** A server that answers "reset" by resetting the connection (RST) and anything else by closing it (FIN). */
+async function endingServer(): Promise<{ port: number }> {
+  const server: Server = createServer((socket) => {
+    socket.on('data', (chunk) => (chunk.toString() === 'reset' ? socket.resetAndDestroy() : socket.end()));
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, LOOPBACK, () => resolve()));
+  closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return { port: address.port };
+}
+
 interface Dialed {
   readonly socket: Socket;
   echoed: () => string;
   closed: () => boolean;
+  /** The error that ended the connection (ECONNRESET for a reset), or undefined for a clean close. */
+  errorCode: () => string | undefined;
 }
 
 async function dial(port: number): Promise<Dialed> {
   const socket = createConnection({ host: LOOPBACK, port });
   let echoed = '';
   let closed = false;
+  let errorCode: string | undefined;
   socket.on('data', (chunk) => (echoed += chunk.toString()));
   socket.on('close', () => (closed = true));
-  socket.on('error', () => undefined);
+  socket.on('error', (error: NodeJS.ErrnoException) => (errorCode = error.code ?? 'error'));
   await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
   closers.push(async () => void socket.destroy());
-  return { socket, echoed: () => echoed, closed: () => closed };
+  return { socket, echoed: () => echoed, closed: () => closed, errorCode: () => errorCode };
 }
 
 async function until(condition: () => boolean, what: string, limitMs = 5_000): Promise<void> {
@@ -92,6 +109,29 @@ describe('LinkProxy', () => {
     const after = await dial(proxy.port);
     after.socket.write('again');
     await until(() => after.echoed() === 'again', 'the echo after up');
+  });
+
+  // Issue 32: the proxy is the gate's model of the network, so it passes a death on as the kernel would.
+  it('an upstream that refuses or resets resets the dialer\'s connection; a clean close stays a clean close', async () => {
+    const rules = new LinkRules();
+    const [deadPort] = await freePorts(1); // nothing listens: a killed process's port
+    const dead = await LinkProxy.start({ rules, destination: 'm1', targetPort: deadPort as number, source: 'a1' });
+    closers.push(() => dead.close());
+    const refused = await dial(dead.port);
+    await until(() => refused.closed(), 'the refused upstream passed on');
+    expect(refused.errorCode()).toBe('ECONNRESET');
+
+    const ends = await endingServer();
+    const proxy = await LinkProxy.start({ rules, destination: 'm1', targetPort: ends.port, source: 'a1' });
+    closers.push(() => proxy.close());
+    const reset = await dial(proxy.port);
+    reset.socket.write('reset');
+    await until(() => reset.closed(), 'the upstream reset passed on');
+    expect(reset.errorCode()).toBe('ECONNRESET');
+    const ended = await dial(proxy.port); // the control: a process that closes its socket sends FIN, not RST
+    ended.socket.write('end');
+    await until(() => ended.closed(), 'the upstream close passed on');
+    expect(ended.errorCode()).toBeUndefined();
   });
 
   it('a one-way cut drops only its direction, and the heal resets the connection that lost bytes', async () => {

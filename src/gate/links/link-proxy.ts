@@ -110,11 +110,16 @@ export class LinkProxy {
     const upstream = createConnection({ host: LOOPBACK, port: this.options.targetPort, noDelay: true });
     const pipe: Pipe = { client, upstream, lostBytes: false };
     this.pipes.add(pipe);
-    const end = (): void => {
-      if (this.pipes.delete(pipe)) destroy(pipe);
+    // One side's end passes to the other as it came (issue 32): an error (the upstream's connect refused,
+    // a reset) resets the other side, as a dead host's port refuses or resets a connection; a plain close
+    // (FIN, which a killed process's kernel also sends) closes it.
+    const endBy = (reset: Socket | undefined) => (): void => {
+      if (!this.pipes.delete(pipe)) return;
+      if (reset !== undefined && !reset.destroyed) reset.resetAndDestroy();
+      destroy(pipe);
     };
-    client.on('error', end).on('close', end);
-    upstream.on('error', end).on('close', end);
+    client.on('error', endBy(upstream)).on('close', endBy(undefined));
+    upstream.on('error', endBy(client)).on('close', endBy(undefined));
     const known = typeof this.options.source === 'string' ? this.options.source : undefined;
     let source: string | undefined = known;
     let identified = known !== undefined;
