@@ -1,11 +1,14 @@
 // `lockstep serve` as real processes on one real etcd, with real mTLS (certificates made here by
 // openssl) and `lockstep lock --arbiter` clients as real processes: exclusion across two arbiters, the
 // reload that keeps the last good set, the refusals before serving, and a drain under load.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OUT_DIR } from '../../bin/js-build.mjs';
+import { SERVE_BUNDLE } from '../../bin/serve-bundle.mjs';
 import { initLog } from '../../core/arbiter/init-log.js';
 import { holderKeyOf, parseLockKey } from '../../core/lock-key.js';
 import type { LockLog } from '../../core/ports/lock-log.js';
@@ -86,6 +89,29 @@ describe('lockstep serve', () => {
       expect(nobody.stderr).not.toMatch(/lockstep init/);
     } finally {
       await fresh.stop();
+    }
+  });
+
+  it('runs from its bundle and saves its code cache once it serves, not at exit: a crashed arbiter never exits (servestart)', async () => {
+    // A node flag of this test's own gives the cache a name no other serve writes (bin/compile-cache.mjs
+    // names each cache by the node version, flags and NODE_OPTIONS).
+    const flags = ['--stack-trace-limit=17'];
+    const hash = createHash('sha256').update(`${process.version} ${flags.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`).digest('hex').slice(0, 12);
+    const cache = join(OUT_DIR, `${SERVE_BUNDLE}.${hash}.v8-cache`);
+    rmSync(cache, { force: true });
+    const [port] = await freePorts(1);
+    const endpoints = cluster.endpoints.map((e) => e.replace('http://', '')).join(',');
+    const server = startLockstep(['serve', '--endpoints', endpoints, '--classes', dirs.classes, '--grants', dirs.grants, '--listen', `127.0.0.1:${port}`], { nodeArgs: flags });
+    try {
+      await server.waitForStderr(/serving lock\.v1/, 30_000);
+      // Written just after the line: wait for it or for the process to end (which would be the failure).
+      for (let i = 0; i < 200 && !existsSync(cache) && server.child.exitCode === null; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(existsSync(cache)).toBe(true);
+      expect(server.child.exitCode).toBeNull();
+    } finally {
+      server.child.kill('SIGKILL');
+      await server.exited;
+      rmSync(cache, { force: true });
     }
   });
 

@@ -56,7 +56,11 @@ export interface ServeOptions extends EtcdTlsFlags, UnprotectedFlags {
 export const DEFAULT_LISTEN = '127.0.0.1:7420';
 const DRAIN_GRACE_MS = 10_000;
 
-export function registerServeCommand(program: Command, io: CliIo, setExitCode: (code: number) => void, runDev: (options: ServeOptions, io: CliIo) => Promise<number>): void {
+// --dev's throwaway etcd and certificates load only when asked for.
+const runDev = async (options: ServeOptions, io: CliIo): Promise<number> => (await import('./serve-dev.js')).runServeDev(options, io);
+
+/** `ready` is called once serve serves (src/cli-serve.ts: the bundle's code cache is saved then, servestart). */
+export function registerServeCommand(program: Command, io: CliIo, setExitCode: (code: number) => void, ready?: () => void): void {
   const command = program.command('serve');
   addEtcdTlsOptions(command);
   addUnprotectedOptions(command); // ADR-04
@@ -88,7 +92,7 @@ export function registerServeCommand(program: Command, io: CliIo, setExitCode: (
     .option('--dev', 'development mode: a throwaway local etcd, a development CA and client certificates, the example classes and grants')
     .option('--dev-dir <dir>', 'with --dev: where the certificates and etcd data go (default a new temporary directory)')
     .action(async (options: ServeOptions) => {
-      setExitCode(options.dev === true ? await runDev(options, io) : await runServe(options, io));
+      setExitCode(options.dev === true ? await runDev(options, io) : await runServe(options, io, ready));
     });
 }
 
