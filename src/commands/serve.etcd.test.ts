@@ -66,6 +66,12 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
+/** The serve bundle's code cache for a serve started with node `flags` (bin/compile-cache.mjs names it by the node version, flags and NODE_OPTIONS). */
+function serveCacheOf(flags: readonly string[]): string {
+  const hash = createHash('sha256').update(`${process.version} ${flags.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`).digest('hex').slice(0, 12);
+  return join(OUT_DIR, `${SERVE_BUNDLE}.${hash}.v8-cache`);
+}
+
 async function holderOf(key: string): Promise<string | undefined> {
   return (await log.range({ key: holderKeyOf(parseLockKey(key)) })).kvs[0]?.value;
 }
@@ -96,8 +102,7 @@ describe('lockstep serve', () => {
     // A node flag of this test's own gives the cache a name no other serve writes (bin/compile-cache.mjs
     // names each cache by the node version, flags and NODE_OPTIONS).
     const flags = ['--stack-trace-limit=17'];
-    const hash = createHash('sha256').update(`${process.version} ${flags.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`).digest('hex').slice(0, 12);
-    const cache = join(OUT_DIR, `${SERVE_BUNDLE}.${hash}.v8-cache`);
+    const cache = serveCacheOf(flags);
     rmSync(cache, { force: true });
     const [port] = await freePorts(1);
     const endpoints = cluster.endpoints.map((e) => e.replace('http://', '')).join(',');
@@ -111,6 +116,26 @@ describe('lockstep serve', () => {
     } finally {
       server.child.kill('SIGKILL');
       await server.exited;
+      rmSync(cache, { force: true });
+    }
+  });
+
+  it('drains on a SIGTERM sent the moment it says it serves (its listener is in place before the line)', async () => {
+    // A cache of this test's own (a node flag of its own), so this start is the first and saves its code
+    // cache at ready: the SIGTERM lands while that runs, where the default action would kill it outright.
+    const flags = ['--stack-trace-limit=18'];
+    const cache = serveCacheOf(flags);
+    rmSync(cache, { force: true });
+    const [port] = await freePorts(1);
+    const endpoints = cluster.endpoints.map((e) => e.replace('http://', '')).join(',');
+    const server = startLockstep(['serve', '--endpoints', endpoints, '--classes', dirs.classes, '--grants', dirs.grants, '--listen', `127.0.0.1:${port}`], { nodeArgs: flags });
+    try {
+      await server.waitForStderr(/serving lock\.v1/, 30_000);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+      expect(server.stderr()).toMatch(/SIGTERM: draining[^]*stopped/);
+    } finally {
+      server.child.kill('SIGKILL');
       rmSync(cache, { force: true });
     }
   });
