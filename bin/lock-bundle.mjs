@@ -112,12 +112,27 @@ export async function rewrite(path, replacements) {
   return { contents, loader: 'js' };
 }
 
+/**
+ * Rewrites `file` with every non-ASCII character as a \u escape. esbuild escapes them in strings, regular
+ * expressions and names (its ASCII charset) but keeps comments as written, and one character outside ASCII
+ * makes Node decode the whole file slowly into two-byte text, which V8 then hashes and parses as such: the
+ * serve bundle (3 MB, two comments with a dash or a sign) started 9% less CPU and 17% less wall ASCII-only
+ * (servestart, 10 runs interleaved at load 11). In a comment an escape means the same to the reader.
+ */
+async function asciiOnly(file) {
+  const { readFile, writeFile } = await import('node:fs/promises');
+  const text = await readFile(file, 'utf8');
+  const ascii = text.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (ascii !== text) await writeFile(file, ascii);
+}
+
 /** esbuild plugins: what `mode`'s bundle must not take as it is. */
 function plugins(mode) {
   return [
     {
       name: 'lockstep-command-bundle',
       setup(build) {
+        build.onEnd(async (result) => (result.errors.length === 0 && build.initialOptions.outfile !== undefined ? asciiOnly(build.initialOptions.outfile) : undefined));
         build.onLoad({ filter: /[/\\]src[/\\]command-table\.ts$/ }, () => ({ contents: NO_COMMAND_TABLE, loader: 'js' }));
         for (const stub of mode.stubs) {
           const filter = new RegExp(`[/\\\\]${stub.path.replaceAll('/', '[/\\\\]').replace('.', '\\.')}$`);

@@ -141,6 +141,12 @@ describe('`lockstep serve` from its bundle (servestart)', () => {
     expect(locales).toEqual(['en.js', 'index.js']);
   });
 
+  it('is ASCII-only, as every bundle is: one other character makes Node decode and V8 hash the whole file as two-byte text', () => {
+    for (const file of [SERVE_BUNDLE, 'src/cli-lock-endpoints.bundle.cjs', 'src/cli-lock-arbiter.bundle.cjs', 'src/cli-lock-arbiter-bare.bundle.cjs']) {
+      expect(/[\u0080-\uffff]/.test(readFileSync(join(OUT_DIR, file), 'utf8')), file).toBe(false);
+    }
+  });
+
   it('requires DuckDB (a native addon, for --audit-db) from node_modules at run time rather than bundling it', () => {
     expect(bundle()).toContain('require("@duckdb/node-api")');
     expect(bundle()).not.toContain('// node_modules/@duckdb/');
