@@ -66,10 +66,25 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-/** The serve bundle's code cache for a serve started with node `flags` (bin/compile-cache.mjs names it by the node version, flags and NODE_OPTIONS). */
-function serveCacheOf(flags: readonly string[]): string {
-  const hash = createHash('sha256').update(`${process.version} ${flags.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`).digest('hex').slice(0, 12);
-  return join(OUT_DIR, `${SERVE_BUNDLE}.${hash}.v8-cache`);
+/**
+ * A plaintext serve started with the node flag `flag`, up to its serving line, as the first start of the serve
+ * bundle under that flag: its code cache (bin/compile-cache.mjs names each by the node version, flags and
+ * NODE_OPTIONS, so no other serve writes this one) is removed first, and its path returned.
+ */
+async function serveFirstStart(flag: string): Promise<{ server: LockstepProcess; cache: string }> {
+  const hash = createHash('sha256').update(`${process.version} ${flag} ${process.env.NODE_OPTIONS ?? ''}`).digest('hex').slice(0, 12);
+  const cache = join(OUT_DIR, `${SERVE_BUNDLE}.${hash}.v8-cache`);
+  rmSync(cache, { force: true });
+  const [port] = await freePorts(1);
+  const endpoints = cluster.endpoints.map((e) => e.replace('http://', '')).join(',');
+  const server = startLockstep(['serve', '--endpoints', endpoints, '--classes', dirs.classes, '--grants', dirs.grants, '--listen', `127.0.0.1:${port}`], { nodeArgs: [flag] });
+  try {
+    await server.waitForStderr(/serving lock\.v1/, 30_000);
+  } catch (error) {
+    server.child.kill('SIGKILL');
+    throw error;
+  }
+  return { server, cache };
 }
 
 async function holderOf(key: string): Promise<string | undefined> {
@@ -99,16 +114,8 @@ describe('lockstep serve', () => {
   });
 
   it('runs from its bundle and saves its code cache once it serves, not at exit: a crashed arbiter never exits (servestart)', async () => {
-    // A node flag of this test's own gives the cache a name no other serve writes (bin/compile-cache.mjs
-    // names each cache by the node version, flags and NODE_OPTIONS).
-    const flags = ['--stack-trace-limit=17'];
-    const cache = serveCacheOf(flags);
-    rmSync(cache, { force: true });
-    const [port] = await freePorts(1);
-    const endpoints = cluster.endpoints.map((e) => e.replace('http://', '')).join(',');
-    const server = startLockstep(['serve', '--endpoints', endpoints, '--classes', dirs.classes, '--grants', dirs.grants, '--listen', `127.0.0.1:${port}`], { nodeArgs: flags });
+    const { server, cache } = await serveFirstStart('--stack-trace-limit=17');
     try {
-      await server.waitForStderr(/serving lock\.v1/, 30_000);
       // Written just after the line: wait for it or for the process to end (which would be the failure).
       for (let i = 0; i < 200 && !existsSync(cache) && server.child.exitCode === null; i++) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(existsSync(cache)).toBe(true);
@@ -121,16 +128,10 @@ describe('lockstep serve', () => {
   });
 
   it('drains on a SIGTERM sent the moment it says it serves (its listener is in place before the line)', async () => {
-    // A cache of this test's own (a node flag of its own), so this start is the first and saves its code
-    // cache at ready: the SIGTERM lands while that runs, where the default action would kill it outright.
-    const flags = ['--stack-trace-limit=18'];
-    const cache = serveCacheOf(flags);
-    rmSync(cache, { force: true });
-    const [port] = await freePorts(1);
-    const endpoints = cluster.endpoints.map((e) => e.replace('http://', '')).join(',');
-    const server = startLockstep(['serve', '--endpoints', endpoints, '--classes', dirs.classes, '--grants', dirs.grants, '--listen', `127.0.0.1:${port}`], { nodeArgs: flags });
+    // The first start saves its code cache at ready: the SIGTERM lands while that runs, where the default
+    // action would kill it outright.
+    const { server, cache } = await serveFirstStart('--stack-trace-limit=18');
     try {
-      await server.waitForStderr(/serving lock\.v1/, 30_000);
       server.child.kill('SIGTERM');
       expect(await server.exited).toEqual({ code: 0, signal: null });
       expect(server.stderr()).toMatch(/SIGTERM: draining[^]*stopped/);
