@@ -3,7 +3,7 @@
 // reflection descriptors lazy, no command table): src/cli-serve.ts with its dependencies in one CommonJS
 // file, dist/js/src/cli-serve.bundle.cjs, which bin/lockstep.mjs runs with V8's code cache
 // (bin/compile-cache.mjs). Loading serve module by module from dist/js was most of its start: ~400 files
-// resolved, read and compiled one by one (1.1-1.5 s of CPU at load 9-12), and an arbiter restarted after a
+// resolved, read and compiled one by one (1.1-1.5 s of a 2-3 s start at load 9-12), and an arbiter restarted after a
 // crash is unavailable until it serves (ADR-18, docs/gate.md "Arbiter crash/restart").
 import { bundleOptions, ownInputs } from './lock-bundle.mjs';
 
