@@ -25,6 +25,8 @@ export interface LockCommands {
   readonly lock: StartCommand;
   readonly lockArbiter: StartCommand;
   readonly etcdctlLock: StartCommand;
+  /** `lockstep serve` over the same etcd, class and grant, without its --listen: as the gate starts its arbiters. */
+  readonly serveArgs: readonly string[];
   /** Stops `lockstep serve` and the etcd (and removes their files). */
   stop(): Promise<void>;
 }
@@ -34,6 +36,8 @@ const CLASS_FILE = join(REPO_ROOT, 'examples', 'classes', 'cache-warmer.yaml');
 const IDENTITY = 'spiffe://bench/cli';
 const GRANT = ['apiVersion: lockstep.dev/v1', 'kind: LockGrant', 'metadata: { name: bench-cli, namespace: search }', `spec: { identity: "${IDENTITY}", prefixes: [search/] }`].join('\n');
 
+const serveArgsOf = (endpoints: string, dir: string): string[] => ['serve', '--endpoints', endpoints, '--classes', join(dir, 'classes'), '--grants', join(dir, 'grants')];
+
 /** `lockstep serve` on a free loopback port over `endpoints`, with the bench's class and grant; its address. */
 async function startServe(endpoints: string, dir: string): Promise<{ serve: LockstepProcess; address: string }> {
   const dirs = { classes: join(dir, 'classes'), grants: join(dir, 'grants') };
@@ -42,7 +46,7 @@ async function startServe(endpoints: string, dir: string): Promise<{ serve: Lock
   await writeFile(join(dirs.grants, 'bench.yaml'), `${GRANT}\n`);
   const [port] = await freePorts(1);
   const address = `127.0.0.1:${String(port)}`;
-  const serve = startLockstep(['serve', '--endpoints', endpoints, '--classes', dirs.classes, '--grants', dirs.grants, '--listen', address]);
+  const serve = startLockstep([...serveArgsOf(endpoints, dir), '--listen', address]);
   try {
     await serve.waitForStderr(/serving lock\.v1/);
   } catch (error) {
@@ -74,6 +78,7 @@ export async function lockCommands(bin: string): Promise<LockCommands> {
     lock: { program: process.execPath, args: [bin, 'lock', '--endpoints', endpoints, '--class', CLASS_FILE, '--identity', IDENTITY, 'search/bench-cli', '--', 'true'] },
     lockArbiter: { program: process.execPath, args: [bin, 'lock', '--arbiter', address, '--identity', IDENTITY, 'search/bench-cli-arbiter', '--', 'true'] },
     etcdctlLock: { program: etcdctl, args: [`--endpoints=${endpoints}`, 'lock', 'bench-cli-etcdctl', 'true'] },
+    serveArgs: serveArgsOf(endpoints, dir),
     stop: async () => {
       serve.child.kill('SIGTERM');
       await serve.exited;

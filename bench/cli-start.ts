@@ -3,7 +3,9 @@
 // child it waited for: lock's fence supervisor and its command too) of `node -e 0`, `lockstep --version`,
 // `lockstep class check` of one file, `lockstep lock -- true` against a local etcd in both modes (an
 // arbiter in process, --endpoints; through a `lockstep serve`, --arbiter) and `etcdctl lock k true` beside
-// them; each as a ratio to `node -e 0`, and lock's to etcdctl's. The ratio, not the absolute
+// them; each as a ratio to `node -e 0`, and lock's to etcdctl's. And `serveReady`: a `lockstep serve` as the gate
+// starts its arbiters (plaintext on loopback over that etcd), from exec to its "serving" line, with the CPU
+// it spent until then (servestart: a restarted arbiter is unavailable until it serves, ADR-18). The ratio, not the absolute
 // time, is the figure (the machine is shared; node's own start is the yardstick), and the load average
 // is printed with it. Goals: --version within 4x, class check within 6x; lock within 3x wall, 0.4 s CPU.
 import { spawnSync } from 'node:child_process';
@@ -14,6 +16,8 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { percentile } from '../core/planner/percentiles.js';
 import { REPO_ROOT } from '../src/repo-root.js';
+import { freePorts } from '../src/testing/free-port.js';
+import { startLockstep } from '../src/testing/lockstep-process.js';
 import { type StartCommand, lockCommands } from './cli-lock-start.js';
 
 const BIN = join(REPO_ROOT, 'bin', 'lockstep.mjs');
@@ -25,12 +29,15 @@ const LOCK_ROWS = ['lock', 'lockArbiter'] as const;
 /** Linux's USER_HZ: /proc times are in 1/100 s. */
 const CLOCK_TICKS_PER_S = 100;
 
-/** CPU of this process's waited-for children so far (cutime + cstime, /proc/self/stat), in ms. */
-function childrenCpuMs(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
+/** Two CPU times of a /proc stat file, in ms: the fields `at` and `at + 1` after the command's name. */
+function statCpuMs(path: string, at: number): number {
+  const stat = readFileSync(path, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS_PER_S;
+  return ((Number(fields[at]) + Number(fields[at + 1])) * 1000) / CLOCK_TICKS_PER_S;
 }
+
+/** CPU of this process's waited-for children so far (cutime + cstime), in ms. */
+const childrenCpuMs = (): number => statCpuMs('/proc/self/stat', 13);
 
 interface Sample {
   readonly wallMs: number;
@@ -44,6 +51,19 @@ function run(command: StartCommand): Sample {
   const wallMs = performance.now() - start;
   if (result.status !== 0) throw new Error(`${command.program} ${command.args.join(' ')} exited ${String(result.status)}: ${result.stderr.toString().slice(-500)}`);
   return { wallMs, cpuMs: childrenCpuMs() - cpuBefore };
+}
+
+/** A `lockstep serve` (`args`, on `port`) from exec to its "serving" line, and its own CPU (utime + stime) by then; then it is stopped. */
+async function serveReady(args: readonly string[], port: number): Promise<Sample> {
+  const start = performance.now();
+  const serve = startLockstep([...args, '--listen', `127.0.0.1:${String(port)}`]);
+  try {
+    await serve.waitForStderr(/serving lock\.v1/);
+    return { wallMs: performance.now() - start, cpuMs: statCpuMs(`/proc/${String(serve.pid)}/stat`, 11) };
+  } finally {
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+  }
 }
 
 function median(samples: readonly Sample[], field: keyof Sample): number {
@@ -84,11 +104,16 @@ async function main(): Promise<void> {
       etcdctlLock: locks.etcdctlLock,
     };
     run(commands.version as StartCommand); // a first run builds dist/js if it is stale; it is not measured
-    // And one of each lock warms the page cache for its bundle, its code cache and etcd's first transactions.
+    // And one of each lock (and a serve) warms the page cache for its bundle, its code cache and etcd's first transactions.
     for (const row of LOCK_ROWS) run(locks[row]);
-    const samples: Record<string, Sample[]> = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
+    const [servePort] = await freePorts(1);
+    await serveReady(locks.serveArgs, servePort as number);
+    const samples: Record<string, Sample[]> = Object.fromEntries([...Object.keys(commands), 'serveReady'].map((name) => [name, []]));
     // Interleaved, so a burst of load on the shared machine hits every command alike.
-    for (let i = 0; i < runs; i += 1) for (const [name, command] of Object.entries(commands)) samples[name]?.push(run(command));
+    for (let i = 0; i < runs; i += 1) {
+      for (const [name, command] of Object.entries(commands)) samples[name]?.push(run(command));
+      samples.serveReady?.push(await serveReady(locks.serveArgs, servePort as number));
+    }
     report(samples, runs, values.json === true);
   } finally {
     await locks.stop();

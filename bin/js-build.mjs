@@ -9,6 +9,7 @@ import { dirname, join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildLockBundle, lockBundleFor } from './lock-bundle.mjs';
+import { SERVE_BUNDLE, buildServeBundle } from './serve-bundle.mjs';
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const OUT_DIR = join(REPO_ROOT, 'dist', 'js');
@@ -62,8 +63,9 @@ export async function buildJs(state = sourceState()) {
       writeFileSync(out, code);
     }),
   );
-  const lockInputs = await buildLockBundle(REPO_ROOT, temp); // issue 30: `lockstep lock` runs from a bundled file
-  writeFileSync(join(temp, INFO_FILE), `${JSON.stringify({ fileCount: state.files.length, newestMs: state.newestMs, lockInputs })}\n`);
+  // `lockstep lock` (issue 30) and `lockstep serve` (servestart) run from bundled files.
+  const [lockInputs, serveInputs] = await Promise.all([buildLockBundle(REPO_ROOT, temp), buildServeBundle(REPO_ROOT, temp)]);
+  writeFileSync(join(temp, INFO_FILE), `${JSON.stringify({ fileCount: state.files.length, newestMs: state.newestMs, lockInputs, serveInputs })}\n`);
   const old = `${OUT_DIR}.old-${process.pid}`;
   try {
     renameSync(OUT_DIR, old);
@@ -80,26 +82,27 @@ export async function buildJs(state = sourceState()) {
 }
 
 /**
- * Why `lockstep lock` cannot run as built, or undefined when it can: checks only the sources the lock
- * command runs from (its bundles' inputs and the fence supervisor's, which the build lists), one stat each
- * rather than a walk of every source folder (29-56 ms under load, issue 30). A changed or removed one is
- * stale; a file the lock does not run from is no reason, and neither is an added one (a source that starts
- * importing it changed).
+ * Why `lockstep <command>` (lock or serve) cannot run as built, or undefined when it can: checks only the
+ * sources the command runs from (its bundles' inputs, and the lock's fence supervisor's, which the build
+ * lists), one stat each rather than a walk of every source folder (29-56 ms under load, issue 30). A changed
+ * or removed one is stale; a file the command does not run from is no reason, and neither is an added one (a
+ * source that starts importing it changed).
  */
-export function lockStaleReason(outDir = OUT_DIR, root = REPO_ROOT) {
+export function bundleStaleReason(outDir = OUT_DIR, root = REPO_ROOT, command = 'lock') {
   let info;
   try {
     info = JSON.parse(readFileSync(join(outDir, INFO_FILE), 'utf8'));
   } catch {
     return 'no build yet';
   }
-  if (!Array.isArray(info.lockInputs)) return 'the build lists no lock inputs';
-  for (const file of info.lockInputs) {
+  const inputs = info[`${command}Inputs`];
+  if (!Array.isArray(inputs)) return `the build lists no ${command} inputs`;
+  for (const file of inputs) {
     let mtimeMs;
     try {
       ({ mtimeMs } = statSync(join(root, file)));
     } catch {
-      return `${file}, an input of the lock bundle, is gone`;
+      return `${file}, an input of the ${command} bundle, is gone`;
     }
     if (mtimeMs > info.newestMs) return `${file} changed since the build`;
   }
@@ -108,17 +111,18 @@ export function lockStaleReason(outDir = OUT_DIR, root = REPO_ROOT) {
 
 /**
  * The compiled CLI's URL, building it first when missing or stale. `lockstep lock` (`command`, with `args`)
- * gets its mode's bundle (bin/lock-bundle.mjs, issue 30), which exports the same main().
+ * gets its mode's bundle (bin/lock-bundle.mjs, issue 30), `lockstep serve` its own (bin/serve-bundle.mjs),
+ * each exporting the same main().
  */
 export async function currentCli(command, args = []) {
-  const lock = command === 'lock';
-  const entry = join(OUT_DIR, lock ? lockBundleFor(args) : join('src', 'cli.js'));
+  const bundle = command === 'lock' ? lockBundleFor(args) : command === 'serve' ? SERVE_BUNDLE : undefined;
+  const entry = join(OUT_DIR, bundle ?? join('src', 'cli.js'));
   // A packaged install (deploy/image/Containerfile) ships dist/js without the TypeScript it came from, on a
   // read-only file system: there is nothing to compare with, and nothing could be rebuilt. Run it as built.
   if (!existsSync(join(REPO_ROOT, 'src')) && existsSync(join(OUT_DIR, INFO_FILE))) return pathToFileURL(entry);
-  if (lock && lockStaleReason() === undefined) return pathToFileURL(entry);
+  if (bundle !== undefined && bundleStaleReason(OUT_DIR, REPO_ROOT, command) === undefined) return pathToFileURL(entry);
   const state = sourceState();
-  if (staleReason(state) !== undefined || lock) await buildJs(state);
+  if (staleReason(state) !== undefined || bundle !== undefined) await buildJs(state);
   return pathToFileURL(entry);
 }
 

@@ -13,7 +13,8 @@ const { main } = bundle === undefined ? await import(cli.href) : bundle.exports;
 let exitCode = 0;
 // A reader that went away (`lockstep check ... | head`) is not an error of the command: exit with its code.
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => process.exit(exitCode));
-exitCode = await main(process.argv.slice(2));
+// `lockstep serve` runs until stopped, and a crashed one never exits: it saves its cache once it serves (servestart).
+exitCode = await main(process.argv.slice(2), undefined, () => bundle?.saveCache());
 // Exit as soon as the command is done: a request still waiting on an unreachable etcd must not keep the
 // process alive. But first let stdout and stderr drain: writes to a pipe are asynchronous, and exiting at
 // once cut `lockstep class check ... | tail` off after the first few hundred lines.

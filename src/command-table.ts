@@ -19,15 +19,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['check'], load: async () => (await import('./commands/check.js')).registerCheckCommand },
   { names: ['init'], load: async () => (await import('./commands/init.js')).registerInitCommand },
   { names: ['lock'], load: async () => (await import('./commands/lock.js')).registerLockCommand },
-  {
-    names: ['serve'],
-    load: async () => {
-      const { registerServeCommand } = await import('./commands/serve.js');
-      // --dev's throwaway etcd and certificates load only when asked for.
-      const runDev: Parameters<typeof registerServeCommand>[3] = async (options, io) => (await import('./commands/serve-dev.js')).runServeDev(options, io);
-      return (program, io, setExitCode) => registerServeCommand(program, io, setExitCode, runDev);
-    },
-  },
+  { names: ['serve'], load: async () => (await import('./commands/serve.js')).registerServeCommand },
   { names: ['health'], load: async () => (await import('./commands/health.js')).registerHealthCommand },
   { names: ['admin'], load: async () => (await import('./commands/admin.js')).registerAdminCommands },
   { names: ['pause-test'], load: async () => (await import('./commands/pause-test.js')).registerPauseTestCommand },

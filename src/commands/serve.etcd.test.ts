@@ -1,11 +1,14 @@
 // `lockstep serve` as real processes on one real etcd, with real mTLS (certificates made here by
 // openssl) and `lockstep lock --arbiter` clients as real processes: exclusion across two arbiters, the
 // reload that keeps the last good set, the refusals before serving, and a drain under load.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OUT_DIR } from '../../bin/js-build.mjs';
+import { SERVE_BUNDLE } from '../../bin/serve-bundle.mjs';
 import { initLog } from '../../core/arbiter/init-log.js';
 import { holderKeyOf, parseLockKey } from '../../core/lock-key.js';
 import type { LockLog } from '../../core/ports/lock-log.js';
@@ -63,6 +66,27 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
+/**
+ * A plaintext serve started with the node flag `flag`, up to its serving line, as the first start of the serve
+ * bundle under that flag: its code cache (bin/compile-cache.mjs names each by the node version, flags and
+ * NODE_OPTIONS, so no other serve writes this one) is removed first, and its path returned.
+ */
+async function serveFirstStart(flag: string): Promise<{ server: LockstepProcess; cache: string }> {
+  const hash = createHash('sha256').update(`${process.version} ${flag} ${process.env.NODE_OPTIONS ?? ''}`).digest('hex').slice(0, 12);
+  const cache = join(OUT_DIR, `${SERVE_BUNDLE}.${hash}.v8-cache`);
+  rmSync(cache, { force: true });
+  const [port] = await freePorts(1);
+  const endpoints = cluster.endpoints.map((e) => e.replace('http://', '')).join(',');
+  const server = startLockstep(['serve', '--endpoints', endpoints, '--classes', dirs.classes, '--grants', dirs.grants, '--listen', `127.0.0.1:${port}`], { nodeArgs: [flag] });
+  try {
+    await server.waitForStderr(/serving lock\.v1/, 30_000);
+  } catch (error) {
+    server.child.kill('SIGKILL');
+    throw error;
+  }
+  return { server, cache };
+}
+
 async function holderOf(key: string): Promise<string | undefined> {
   return (await log.range({ key: holderKeyOf(parseLockKey(key)) })).kvs[0]?.value;
 }
@@ -86,6 +110,34 @@ describe('lockstep serve', () => {
       expect(nobody.stderr).not.toMatch(/lockstep init/);
     } finally {
       await fresh.stop();
+    }
+  });
+
+  it('runs from its bundle and saves its code cache once it serves, not at exit: a crashed arbiter never exits (servestart)', async () => {
+    const { server, cache } = await serveFirstStart('--stack-trace-limit=17');
+    try {
+      // Written just after the line: wait for it or for the process to end (which would be the failure).
+      for (let i = 0; i < 200 && !existsSync(cache) && server.child.exitCode === null; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(existsSync(cache)).toBe(true);
+      expect(server.child.exitCode).toBeNull();
+    } finally {
+      server.child.kill('SIGKILL');
+      await server.exited;
+      rmSync(cache, { force: true });
+    }
+  });
+
+  it('drains on a SIGTERM sent the moment it says it serves (its listener is in place before the line)', async () => {
+    // The first start saves its code cache at ready: the SIGTERM lands while that runs, where the default
+    // action would kill it outright.
+    const { server, cache } = await serveFirstStart('--stack-trace-limit=18');
+    try {
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+      expect(server.stderr()).toMatch(/SIGTERM: draining[^]*stopped/);
+    } finally {
+      server.child.kill('SIGKILL');
+      rmSync(cache, { force: true });
     }
   });
 

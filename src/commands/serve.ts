@@ -56,7 +56,11 @@ export interface ServeOptions extends EtcdTlsFlags, UnprotectedFlags {
 export const DEFAULT_LISTEN = '127.0.0.1:7420';
 const DRAIN_GRACE_MS = 10_000;
 
-export function registerServeCommand(program: Command, io: CliIo, setExitCode: (code: number) => void, runDev: (options: ServeOptions, io: CliIo) => Promise<number>): void {
+// --dev's throwaway etcd and certificates load only when asked for.
+const runDev = async (options: ServeOptions, io: CliIo): Promise<number> => (await import('./serve-dev.js')).runServeDev(options, io);
+
+/** `ready` is called once serve serves (src/cli-serve.ts: the bundle's code cache is saved then, servestart). */
+export function registerServeCommand(program: Command, io: CliIo, setExitCode: (code: number) => void, ready?: () => void): void {
   const command = program.command('serve');
   addEtcdTlsOptions(command);
   addUnprotectedOptions(command); // ADR-04
@@ -88,7 +92,7 @@ export function registerServeCommand(program: Command, io: CliIo, setExitCode: (
     .option('--dev', 'development mode: a throwaway local etcd, a development CA and client certificates, the example classes and grants')
     .option('--dev-dir <dir>', 'with --dev: where the certificates and etcd data go (default a new temporary directory)')
     .action(async (options: ServeOptions) => {
-      setExitCode(options.dev === true ? await runDev(options, io) : await runServe(options, io));
+      setExitCode(options.dev === true ? await runDev(options, io) : await runServe(options, io, ready));
     });
 }
 
@@ -184,6 +188,12 @@ export async function runServe(options: ServeOptions, io: CliIo, started?: (addr
   // Issue 28: per-identity quotas inside the telemetry, so their refusals are logged and counted.
   const quotas = new QuotaGate(arbiter, { clock: createRealClock(), limitsOf: (identity) => policy.limitsOf(identity) });
   const server = await startArbiterServer({ arbiter: telemetry.wrap(quotas, arbiter), ...('moves' in opened ? { moves: opened.moves } : {}), host: setup.host, port: setup.port, trustedProxies: setup.trustedProxies, ...(setup.tls === undefined ? {} : { tls: setup.tls }), handshakeRefusals: refusals, onUnexpected: (error) => io.err(oneLine(`lockstep serve: unexpected error in a call: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)) });
+  // Listened for before serving is said: a SIGTERM right after the line (a supervisor that saw it) drains
+  // rather than killing the process outright, as the default action would until a listener exists.
+  const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
   if (setup.tls === undefined) io.err(`lockstep serve: WARNING: no TLS: identities are unauthenticated (a caller names itself in the lockstep-identity header) and nobody may act as an operator; serve with --tls-cert, --tls-key and --client-ca for anything but a trial`);
   io.err(oneLine(`lockstep serve: serving lock.v1 and admin.v1 on ${server.host}:${server.port} (${setup.tls === undefined ? 'plaintext' : 'mTLS'}), ${first.loaded.classCount} classes and ${first.loaded.grantCount} grants from ${dirs.classes} and ${dirs.grants}`));
   if (metricsServer !== undefined) io.err(oneLine(`lockstep serve: metrics at http://${metricsServer.address}/metrics`));
@@ -198,10 +208,7 @@ export async function runServe(options: ServeOptions, io: CliIo, started?: (addr
   const rotating = setup.tlsFiles === undefined ? undefined : watchServerTls(setup.tlsFiles, (tls) => server.setTls(tls), (outcome) => {
     io.err(oneLine(outcome.adopted ? 'lockstep serve: reloaded the TLS certificate, key and client CA: new connections use them' : `lockstep serve: refused the changed TLS files (${outcome.problem}); the last good ones keep serving`));
   });
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
-  });
+  const signal = await stopSignal;
   io.err(oneLine(`lockstep serve: ${signal}: draining (${server.inFlight()} calls in flight, up to ${setup.drainGraceMs} ms)`));
   watching.stop();
   rotating?.stop();

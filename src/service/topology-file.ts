@@ -12,7 +12,7 @@
 //
 // The names are those of the shard map on the coord cluster (/sys/shardmap) and of each entity cluster's
 // epoch record there (/sys/epochs/<name>).
-import { z } from 'zod';
+import * as z from 'zod';
 import { API_VERSION } from '../../core/classes/model.js';
 import { DNS_LABEL, DNS_LABEL_RULE, type FieldProblem, joinPath, readFields, rule } from '../../core/classes/fields.js';
 import { EndpointSyntaxError, parseEtcdEndpoints } from '../etcd/endpoint-address.js';

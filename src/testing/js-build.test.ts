@@ -5,8 +5,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OUT_DIR, REPO_ROOT, lockStaleReason, sourceState, staleReason } from '../../bin/js-build.mjs';
+import { OUT_DIR, REPO_ROOT, bundleStaleReason, currentCli, sourceState, staleReason } from '../../bin/js-build.mjs';
 import { lockBundleFor } from '../../bin/lock-bundle.mjs';
+import { SERVE_BUNDLE } from '../../bin/serve-bundle.mjs';
 
 let dir = '';
 beforeAll(async () => {
@@ -63,7 +64,7 @@ describe("`lockstep lock`'s own staleness check (issue 30)", () => {
     }
     expect(lockInputs).not.toContain('src/commands/serve.ts');
     expect(lockInputs.some((file) => file.includes('node_modules'))).toBe(false);
-    expect(lockStaleReason()).toBeUndefined();
+    expect(bundleStaleReason()).toBeUndefined();
   });
 
   it('is stale when an input of the lock changed or is gone, and not when a file outside it changed', async () => {
@@ -73,15 +74,15 @@ describe("`lockstep lock`'s own staleness check (issue 30)", () => {
       const builtMs = Date.now();
       utimesSync(join(root, 'in.ts'), new Date(builtMs - 60_000), new Date(builtMs - 60_000));
       await writeFile(join(root, 'build-info.json'), JSON.stringify({ fileCount: 2, newestMs: builtMs, lockInputs: ['in.ts'] }));
-      expect(lockStaleReason(root, root)).toBeUndefined();
+      expect(bundleStaleReason(root, root)).toBeUndefined();
       utimesSync(join(root, 'out.ts'), new Date(builtMs + 60_000), new Date(builtMs + 60_000));
-      expect(lockStaleReason(root, root)).toBeUndefined();
+      expect(bundleStaleReason(root, root)).toBeUndefined();
       utimesSync(join(root, 'in.ts'), new Date(builtMs + 60_000), new Date(builtMs + 60_000));
-      expect(lockStaleReason(root, root)).toBe('in.ts changed since the build');
+      expect(bundleStaleReason(root, root)).toBe('in.ts changed since the build');
       rmSync(join(root, 'in.ts'));
-      expect(lockStaleReason(root, root)).toBe('in.ts, an input of the lock bundle, is gone');
+      expect(bundleStaleReason(root, root)).toBe('in.ts, an input of the lock bundle, is gone');
       await writeFile(join(root, 'build-info.json'), JSON.stringify({ fileCount: 2, newestMs: builtMs }));
-      expect(lockStaleReason(root, root)).toBe('the build lists no lock inputs');
+      expect(bundleStaleReason(root, root)).toBe('the build lists no lock inputs');
     } finally {
       await rm(root, { recursive: true, force: true });
     }
@@ -115,5 +116,39 @@ describe("`lockstep lock`'s own staleness check (issue 30)", () => {
       expect(holds(arbiter!, module), module).toBe(true);
       expect(holds(bare!, module), module).toBe(false);
     }
+  });
+});
+
+describe('`lockstep serve` from its bundle (servestart)', () => {
+  const bundle = (): string => readFileSync(join(OUT_DIR, SERVE_BUNDLE), 'utf8');
+
+  it('lists the sources serve runs from, --dev and the topology included, and no lock command', () => {
+    const { serveInputs } = JSON.parse(readFileSync(join(OUT_DIR, 'build-info.json'), 'utf8')) as { serveInputs: string[] };
+    for (const file of ['src/cli-serve.ts', 'src/commands/serve.ts', 'src/commands/serve-dev.ts', 'src/commands/serve-topology.ts', 'src/service/server.ts', 'src/etcd/etcd-lock-log.ts', 'core/arbiter/arbiter.ts']) {
+      expect(serveInputs).toContain(file);
+    }
+    for (const file of ['src/commands/lock.ts', 'src/lock/fence-supervisor.ts', 'src/commands/gate.ts']) expect(serveInputs).not.toContain(file);
+    expect(bundleStaleReason(OUT_DIR, REPO_ROOT, 'serve')).toBeUndefined();
+  });
+
+  it('is the file `lockstep serve` runs', async () => {
+    expect((await currentCli('serve', ['--endpoints', 'h:1'])).pathname).toBe(join(OUT_DIR, SERVE_BUNDLE));
+    expect((await currentCli('init', [])).pathname).toBe(join(OUT_DIR, 'src', 'cli.js'));
+  });
+
+  it('holds the zod it uses, not every locale (a `{ z }` import keeps all of zod: 0.8 MB read and compiled at each start)', () => {
+    const locales = [...bundle().matchAll(/^\/\/ node_modules\/zod\/v4\/locales\/(\S+)$/gm)].map((match) => match[1]);
+    expect(locales).toEqual(['en.js', 'index.js']);
+  });
+
+  it('is ASCII-only, as every bundle is: one other character makes Node decode and V8 hash the whole file as two-byte text', () => {
+    for (const file of [SERVE_BUNDLE, 'src/cli-lock-endpoints.bundle.cjs', 'src/cli-lock-arbiter.bundle.cjs', 'src/cli-lock-arbiter-bare.bundle.cjs']) {
+      expect(/[\u0080-\uffff]/.test(readFileSync(join(OUT_DIR, file), 'utf8')), file).toBe(false);
+    }
+  });
+
+  it('requires DuckDB (a native addon, for --audit-db) from node_modules at run time rather than bundling it', () => {
+    expect(bundle()).toContain('require("@duckdb/node-api")');
+    expect(bundle()).not.toContain('// node_modules/@duckdb/');
   });
 });
