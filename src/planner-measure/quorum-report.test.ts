@@ -7,7 +7,7 @@ const measurement = (name: string, predicted: [number, number], measured: [numbe
   measured: { p50Ms: measured[0], p99Ms: measured[1], minMs: measured[0] / 2, samples: 10, failures: 0 },
   deviation: { p50Ms: measured[0] / predicted[0] - 1, p99Ms: measured[1] / predicted[1] - 1 },
   withinTolerance: { p50: Math.abs(measured[0] / predicted[0] - 1) <= 0.2, p99: Math.abs(measured[1] / predicted[1] - 1) <= 0.2 },
-  timing: { source: 'the simulator\'s defaults', fsyncP50Ms: 1, fsyncP99Ms: 4, requestCostMs: 0.05, applyCostMs: 0, arbiterCostMsPerCall: 0, servedHop: null, fromConcurrency: null, rigLinkCost: { p50Ms: 0.06, p99Ms: 2 } },
+  timing: { source: 'the simulator\'s defaults', fsyncP50Ms: 1, fsyncP99Ms: 4, requestCostMs: 0.05, applyCostMs: 0, arbiterCostMsPerCall: 0, servedHop: null, fromConcurrency: null, rigLinkCost: { p50Ms: 0.06, p99Ms: 2 }, fit: null },
   proxyDelays: [], byLeader: [{ leader: 'a', leaderAtEnd: 'b', samples: 10, failures: 0, measured: { p50Ms: measured[0], p99Ms: measured[1] }, predicted: null }], loadAverage: [1, 2, 3],
 });
 
@@ -18,7 +18,7 @@ describe('the measurement report', () => {
     expect(text).toMatch(/p99 .*\+100% \(outside ±20%\)/); // negative control
     expect(text).toMatch(/the leader moved to b during the run/);
     expect(text).toMatch(/links slowed: none/);
-    expect(text).toMatch(/host timing: the simulator's defaults\n.*WAL fsync p50 1 \/ p99 4 ms.*\n +lock.v1 hop CPU: not priced.*\n {2}rig: \+0.06 ms per message on every link/); // the timing the prediction used
+    expect(text).toMatch(/host timing: the simulator's defaults\n.*WAL fsync p50 1 \/ p99 4 ms.*\n +lock.v1 hop CPU: not priced.*\n +CPU on the grant's path: all of each term above \(not fitted.*\n {2}rig: \+0.06 ms per message on every link/); // the timing the prediction used
   });
 
   it('prints what each topology adds over the first, measured beside predicted', () => {
