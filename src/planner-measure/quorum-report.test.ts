@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type QuorumMeasurement, renderDifferences, renderMeasurement } from './quorum-report.js';
+import { loadTopology } from '../commands/quorum.js';
+import { asBuilt, type QuorumMeasurement, renderDifferences, renderMeasurement } from './quorum-report.js';
 
 const measurement = (name: string, predicted: [number, number], measured: [number, number]): QuorumMeasurement => ({
   name, runs: 1, samplesPerRun: 10,
-  predicted: { p50Ms: predicted[0], p99Ms: predicted[1] }, predictedConstantLinks: { p50Ms: predicted[0], p99Ms: predicted[1] },
+  predicted: { p50Ms: predicted[0], p99Ms: predicted[1] }, predictedAsBuilt: { p50Ms: predicted[0], p99Ms: predicted[1] },
   measured: { p50Ms: measured[0], p99Ms: measured[1], minMs: measured[0] / 2, samples: 10, failures: 0 },
   deviation: { p50Ms: measured[0] / predicted[0] - 1, p99Ms: measured[1] / predicted[1] - 1 },
   withinTolerance: { p50: Math.abs(measured[0] / predicted[0] - 1) <= 0.2, p99: Math.abs(measured[1] / predicted[1] - 1) <= 0.2 },
@@ -27,5 +28,14 @@ describe('the measurement report', () => {
     expect(lines[1]).toBe('  stretched p50: measured +60 ms, predicted +60 ms (+0%)');
     expect(lines[2]).toMatch(/p99: measured \+200 ms, predicted \+145 ms \(\+38%\)/);
     expect(renderDifferences([measurement('alone', [1, 2], [3, 4])])).toEqual([]);
+  });
+
+  it('prices the topology as the rig builds it: whole-ms proxy delays, sub-ms links left to loopback, no jitter', async () => {
+    const regional = await loadTopology('regional-3');
+    expect(asBuilt(regional).rttMs).toEqual([[0, 0, 0], [0, 0, 0], [0, 0, 0]]); // 0.1-0.3 ms one way: no proxy delay
+    expect(asBuilt(regional).linkP99OverMedian).toBe(1);
+    const stretched = await loadTopology('stretched-3-region');
+    expect(asBuilt(stretched).rttMs).toEqual(stretched.rttMs.map((row) => row.map((rtt) => (rtt === null ? null : 2 * Math.round(rtt / 2)))));
+    expect(asBuilt(stretched).rttMs).not.toEqual(asBuilt(regional).rttMs); // control: a slowed link stays slowed
   });
 });
