@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { roundTo } from '../../core/numbers.js';
+import { formatNumber, roundTo } from '../../core/numbers.js';
 import { priceQuorum } from '../../sim/planner/quorum-pricing.js';
 import { yieldToHost } from '../host-yield.js';
 import type { ChosenBenchProfile } from '../files/bench-profile.js';
@@ -59,7 +59,7 @@ describe('lockstep quorum --bench-profile: the host term (issue 32)', () => {
     expect(fitted.fit?.fittedP50Ms).toBeCloseTo(4, 0);
     const priced = await priceQuorum(await loadTopology('regional-3'), { samplesPerRun: 10, runs: 1, seed: 'fit', host: fitted }, yieldToHost);
     const lines = timingLines(priced.timing);
-    expect(lines[3]).toMatch(new RegExp(`^  CPU on the grant's path: ${fitted.cpuOnPathShare} of each term above, fitted: the bench's own shape \\(1 client\\(s\\) through lockstep serve, loopback\\)`));
+    expect(lines[3]).toMatch(new RegExp(`^  CPU on the grant's path: ${formatNumber(fitted.cpuOnPathShare! * 100, 1)}% of each term above, fitted: the bench's own shape \\(1 client\\(s\\) through lockstep serve, loopback\\)`));
     expect(lines[4]).toMatch(/^ {2}host scheduling delay per acquisition: p99 [\d.]+ ms, 0 for half \(the bench's measured p99 less p50, 8 ms/);
   });
 

@@ -78,7 +78,7 @@ function fitLines(timing: HostTimingUsed): string[] {
   const fit = timing.fit;
   if (fit === null) return ["  CPU on the grant's path: all of each term above (not fitted: the profile does not carry the bench's measured acquire latency; a `lockstep bench --profile` of this version does)"];
   return [
-    `  CPU on the grant's path: ${ms(fit.cpuOnPathShare)} of each term above, fitted: the bench's own shape (${fit.clients} client(s) through lockstep serve, loopback) priced ${ms(fit.noneP50Ms)} ms p50 with none of it, ${ms(fit.allP50Ms)} with all, ${ms(fit.fittedP50Ms)} at the share (with the delay below); measured ${ms(fit.measuredP50Ms)}`,
+    `  CPU on the grant's path: ${formatNumber(fit.cpuOnPathShare * 100, 1)}% of each term above, fitted: the bench's own shape (${fit.clients} client(s) through lockstep serve, loopback) priced ${ms(fit.noneP50Ms)} ms p50 with none of it, ${ms(fit.allP50Ms)} with all, ${ms(fit.fittedP50Ms)} at the share (with the delay below); measured ${ms(fit.measuredP50Ms)}`,
     `  host scheduling delay per acquisition: p99 ${ms(fit.schedulingDelayP99Ms)} ms, 0 for half (the bench's measured p99 less p50, ${ms(fit.measuredP99Ms - fit.measuredP50Ms)} ms, less the model's own spread, ${ms(fit.modelSpreadMs)}); with it the bench's shape prices p99 ${ms(fit.fittedP99Ms)}, measured ${ms(fit.measuredP99Ms)}`,
   ];
 }
