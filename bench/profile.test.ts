@@ -20,10 +20,10 @@ describe('quantilePoints', () => {
 });
 
 describe('servedHopCosts (issue 32, the served lock.v1 hop)', () => {
-  const run = (cpu: WorkloadRun['cpu']): WorkloadRun => ({ concurrency: 1, cpu }) as unknown as WorkloadRun;
-  it("is per lock.v1 call (two per cycle): the service path's client CPU, and serve's beyond the in-process arbiter's", () => {
-    expect(servedHopCosts(run({ clientUs: 3000 }), run({ clientUs: 1400, serveUs: 7400 }))).toEqual({ hopClientCostMsPerCall: 0.7, hopServeCostMsPerCall: 2.2 });
-    expect(servedHopCosts(run({ clientUs: 3000 }), run({ clientUs: 1400, serveUs: 2000 }))).toEqual({ hopClientCostMsPerCall: 0.7, hopServeCostMsPerCall: 0 }); // never below 0
+  const run = (cpu: WorkloadRun['cpu']): WorkloadRun => ({ concurrency: 1, cpu, latency: { p50Ms: 4.1434, p99Ms: 13.2627 } }) as unknown as WorkloadRun;
+  it("is per lock.v1 call (two per cycle): the service path's client CPU, and serve's beyond the in-process arbiter's; with the service path's acquire p50 and p99 (the fit's target)", () => {
+    expect(servedHopCosts(run({ clientUs: 3000 }), run({ clientUs: 1400, serveUs: 7400 }))).toEqual({ hopClientCostMsPerCall: 0.7, hopServeCostMsPerCall: 2.2, serviceAcquireP50Ms: 4.143, serviceAcquireP99Ms: 13.263 });
+    expect(servedHopCosts(run({ clientUs: 3000 }), run({ clientUs: 1400, serveUs: 2000 }))).toEqual({ hopClientCostMsPerCall: 0.7, hopServeCostMsPerCall: 0, serviceAcquireP50Ms: 4.143, serviceAcquireP99Ms: 13.263 }); // never below 0
   });
 
   it('is absent without serve\'s CPU or without a service run at that concurrency (the hop then stays unpriced)', () => {

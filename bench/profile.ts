@@ -34,18 +34,24 @@ export interface ServedHopCosts {
   readonly hopClientCostMsPerCall: number;
   /** `lockstep serve`'s CPU per call less the in-process arbiter's (already clientCostMsPerCall): its gRPC server. */
   readonly hopServeCostMsPerCall: number;
+  /**
+   * The service path's measured acquire latency, p50 and p99 ms: what the quorum model, priced for the
+   * bench's own shape, is fitted to (sim/planner/host-fit.ts). Absent in profiles before it: not fitted.
+   */
+  readonly serviceAcquireP50Ms: number;
+  readonly serviceAcquireP99Ms: number;
 }
 
 /** A grant cycle is two lock.v1 calls (acquire, release), as it is two LockLog calls. */
 const SERVED_CALLS_PER_CYCLE = 2;
 
-/** The served hop's costs from the in-process and the service runs at one concurrency; undefined without serve's CPU. */
+/** The served hop's costs and latency from the in-process and the service runs at one concurrency; undefined without serve's CPU. */
 export function servedHopCosts(inProcess: WorkloadRun, served: WorkloadRun | undefined): ServedHopCosts | undefined {
   const serveUs = served?.cpu?.serveUs;
   const arbiterUs = inProcess.cpu?.clientUs;
   if (served?.cpu === undefined || serveUs === undefined || arbiterUs === undefined) return undefined;
   const perCallMs = (us: number): number => round(Math.max(0, us) / SERVED_CALLS_PER_CYCLE / 1000);
-  return { hopClientCostMsPerCall: perCallMs(served.cpu.clientUs), hopServeCostMsPerCall: perCallMs(serveUs - arbiterUs) };
+  return { hopClientCostMsPerCall: perCallMs(served.cpu.clientUs), hopServeCostMsPerCall: perCallMs(serveUs - arbiterUs), serviceAcquireP50Ms: round(served.latency.p50Ms), serviceAcquireP99Ms: round(served.latency.p99Ms) };
 }
 
 /** At most this many points per distribution: its quantiles, so the file stays small whatever the run. */

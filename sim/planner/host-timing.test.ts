@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { roundTo } from '../../core/numbers.js';
 import { validateTopology, type Topology } from '../../core/planner/topology.js';
-import { type HostTiming, timedTopology, withRigCost } from './host-timing.js';
+import { type HostTiming, leaderCostMsPerCycle, onPathCosts, timedTopology, withRigCost } from './host-timing.js';
 import { priceQuorum } from './quorum-pricing.js';
 import { arbiterThreadCharges } from './served-hop.js';
 
@@ -54,6 +54,18 @@ describe("the quorum model's host term (issue 32)", () => {
     expect(added(hop, arbiter)).toEqual({ 'etcd-a': 1.2, 'etcd-b': 1.2, 'etcd-c': 1.2 });
     expect(arbiterThreadCharges(0, undefined)).toEqual({}); // nothing to charge: the world unwrapped
     expect(Object.keys(arbiterThreadCharges(0, { clientMsPerCall: 0.3, serveMsPerCall: 0.9 })).sort()).toEqual(['wrapArbiterLog', 'wrapArbiterService']);
+  });
+
+  it('pays only the fitted share of every CPU term on the path (host-fit.ts); the throughput ceiling pays all of it', async () => {
+    const cpu: HostTiming = { source: 'cpu', requestCostMs: 0.4, applyCostMs: 0.6, arbiterCostMsPerCall: 1, servedHop: { clientMsPerCall: 0.3, serveMsPerCall: 0.9 } };
+    const base = await p50ByLeader({ source: 'none', requestCostMs: 0, applyCostMs: 0 });
+    const all = added(await p50ByLeader(cpu), base);
+    const half = added(await p50ByLeader({ ...cpu, cpuOnPathShare: 0.5 }), base);
+    expect(Object.values(all).every((ms) => ms > 2)).toBe(true); // the control: the CPU terms add something to halve
+    expect(half).toEqual(Object.fromEntries(Object.entries(all).map(([leader, ms]) => [leader, roundTo(ms / 2, 2)])));
+    expect(onPathCosts({ ...cpu, cpuOnPathShare: 0.5 })).toMatchObject({ requestCostMs: 0.2, applyCostMs: 0.3, arbiterCostMsPerCall: 0.5, servedHop: { clientMsPerCall: 0.15, serveMsPerCall: 0.45 } });
+    expect(onPathCosts(cpu)).toBe(cpu); // not fitted: all of it
+    expect(leaderCostMsPerCycle({ ...cpu, cpuOnPathShare: 0.5 })).toBe(leaderCostMsPerCycle(cpu));
   });
 
   it("replaces the topology's disks with the host's, and adds the rig's median and p99 to a link's", () => {

@@ -9,10 +9,15 @@
 // added too: every link of the built topology runs through a Node proxy, one event-loop turn and a wakeup
 // of the measuring process per message, probed during each measurement (src/planner-measure/hop-probe.ts)
 // and added to each link.
+// CPU per operation also counts work off the grant's path (a release's tail, trailers sent a turn later,
+// GC, keepalives, work overlapping on another core): the world pays only the share of each CPU term that
+// host-fit.ts fits to the bench's own measured acquire latency, and each acquisition waits the host's
+// scheduling delay fitted beside it. The throughput ceiling still pays all of the CPU.
 // Each term is a named row of the printed assumptions, never folded into the topology's own figures.
 import { specAt, type LatencySpec, type Topology } from '../../core/planner/topology.js';
 import { DEFAULT_REQUEST_COST_MS } from '../cluster/timing.js';
 import type { DistributionSpec } from '../kernel/distribution.js';
+import type { HostFit } from './host-fit.js';
 import type { ServedHopCost } from './served-hop.js';
 
 /** A per-message cost, its median and p99, ms. */
@@ -38,6 +43,14 @@ export interface HostTiming {
   readonly fromConcurrency?: number;
   /** The measuring rig's cost per message on every link (a proxy hop), added to each link's one-way delay. */
   readonly rigLinkCost?: MessageCost;
+  /** The bench's own measured service acquire latency at fromConcurrency: what host-fit.ts fits to. Absent: not fitted. */
+  readonly benchAcquire?: MessageCost;
+  /** The share of every CPU term on the grant's critical path, in [0, 1] (host-fit.ts). Absent: all of it. */
+  readonly cpuOnPathShare?: number;
+  /** Each acquisition's wait for a CPU beyond the model's, drawn once per acquisition (host-fit.ts). Absent: none. */
+  readonly schedulingDelay?: DistributionSpec;
+  /** How the two terms above were fitted, printed with them. Absent: not fitted. */
+  readonly fit?: HostFit;
 }
 
 export const SIMULATOR_DEFAULTS_SOURCE = "the simulator's defaults (a dedicated machine; no bench profile)";
@@ -62,6 +75,24 @@ export function withRigCost(spec: DistributionSpec, cost: MessageCost | undefine
   const medianMs = specAt(spec, 0.5) + Math.max(0, cost.p50Ms);
   const p99Ms = Math.max(medianMs, specAt(spec, 0.99) + Math.max(0, cost.p99Ms));
   return p99Ms > medianMs ? { kind: 'lognormal', medianMs, p99Ms } : { kind: 'constant', ms: medianMs };
+}
+
+/**
+ * The host as the grant's path pays it: every CPU term scaled by the fitted share on the path (unchanged
+ * when not fitted). The throughput ceiling (leaderCostMsPerCycle) takes the whole cost, unscaled.
+ */
+export function onPathCosts(host: HostTiming | undefined): HostTiming | undefined {
+  const share = host?.cpuOnPathShare;
+  if (host === undefined || share === undefined) return host;
+  const scaled = (field: 'requestCostMs' | 'applyCostMs' | 'arbiterCostMsPerCall'): Partial<HostTiming> => (host[field] === undefined ? {} : { [field]: host[field] * share });
+  const hop = host.servedHop;
+  return {
+    ...host,
+    ...scaled('requestCostMs'),
+    ...scaled('applyCostMs'),
+    ...scaled('arbiterCostMsPerCall'),
+    ...(hop === undefined ? {} : { servedHop: { clientMsPerCall: hop.clientMsPerCall * share, serveMsPerCall: hop.serveMsPerCall * share } }),
+  };
 }
 
 /** CPU ms a grant + release cycle costs the leader: request handling and the apply, per write, two writes. */

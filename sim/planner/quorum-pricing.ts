@@ -11,6 +11,7 @@ import { summarise } from '../../core/planner/percentiles.js';
 import { quorumBounds } from '../../core/planner/quorum-bounds.js';
 import { specAt, type Topology } from '../../core/planner/topology.js';
 import { DEFAULT_REQUEST_COST_MS } from '../cluster/timing.js';
+import type { HostFit } from './host-fit.js';
 import { type HostTiming, leaderCostMsPerCycle, type MessageCost, SIMULATOR_DEFAULTS_SOURCE, timedTopology } from './host-timing.js';
 import type { ServedHopCost } from './served-hop.js';
 import { type QuorumRun, simulateAcquisitions } from './quorum-run.js';
@@ -75,6 +76,8 @@ export interface HostTimingUsed {
   readonly servedHop: ServedHopCost | null;
   readonly fromConcurrency: number | null;
   readonly rigLinkCost: MessageCost | null;
+  /** The CPU share on the grant's path and the scheduling delay, as fitted to the bench (host-fit.ts); null: not fitted. */
+  readonly fit: HostFit | null;
 }
 
 /** Where the model puts the callers (docs/planner.md, "What the model assumes"), as the topology's data. */
@@ -188,6 +191,7 @@ function hostTimingUsed(topology: Topology, host: HostTiming | undefined): HostT
     servedHop: host?.servedHop ?? null,
     fromConcurrency: host?.fromConcurrency ?? null,
     rigLinkCost: host?.rigLinkCost ?? null,
+    fit: host?.fit ?? null,
   };
 }
 

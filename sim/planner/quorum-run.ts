@@ -10,6 +10,7 @@
 import { lossCases, type LossCase } from '../../core/planner/quorum-bounds.js';
 import type { Topology } from '../../core/planner/topology.js';
 import type { World, ClientNode } from '../world/world.js';
+import { compileDistribution, type DistributionSpec } from '../kernel/distribution.js';
 import type { HostTiming } from './host-timing.js';
 import { PLANNER_NAMESPACE, topologyWorld } from './topology-world.js';
 import { TTL_DEFAULT_SECONDS } from '../../core/classes/index.js';
@@ -51,11 +52,16 @@ interface Loop {
   stop(): void;
 }
 
-/** Every client acquires its own key, releases it, and goes again: a closed loop of uncontended grants. */
-function acquireLoop(world: World, clients: readonly ClientNode[]): Loop {
+/**
+ * Every client acquires its own key, releases it, and goes again: a closed loop of uncontended grants.
+ * With a host scheduling delay (host-fit.ts), each acquisition first waits one draw of it, inside the
+ * measured latency: the host's wait for a CPU that its CPU per operation does not price.
+ */
+function acquireLoop(world: World, clients: readonly ClientNode[], schedulingDelay?: DistributionSpec): Loop {
   let stopped = false;
   const loop: Loop = { latenciesMs: [], grantedAtMs: [], failures: 0, stop: () => (stopped = true) };
   const think = world.kernel.rng.stream('planner/think');
+  const delay = schedulingDelay === undefined ? undefined : { quantile: compileDistribution(schedulingDelay, 'host scheduling delay'), draws: world.kernel.rng.stream('planner/host-delay') };
   clients.forEach((node, i) => {
     const key = `${PLANNER_NAMESPACE}/key-${i}`;
     const go = async (): Promise<void> => {
@@ -63,6 +69,8 @@ function acquireLoop(world: World, clients: readonly ClientNode[]): Loop {
       await node.client.acquire({ key: `${key}-warmup`, className: 'acquire', ttlSeconds: TTL_DEFAULT_SECONDS, onFence: () => {} }).then((h) => h.release()).catch(() => undefined);
       while (!stopped) {
         const startMs = world.kernel.now();
+        const waitMs = delay === undefined ? 0 : delay.quantile(delay.draws.next());
+        if (waitMs > 0) await node.process.clock().sleep(waitMs);
         try {
           const handle = await node.client.acquire({ key, className: 'acquire', ttlSeconds: TTL_DEFAULT_SECONDS, waitMs: 0, onFence: () => {} });
           loop.latenciesMs.push(world.kernel.now() - startMs);
@@ -103,7 +111,7 @@ export async function simulateAcquisitions(topology: Topology, options: QuorumRu
     await placeLeader(world, target);
     const leader = world.cluster.leader()?.name ?? '(none)';
     const endpointAtStart = world.arbiters[0]!.log.currentEndpoint;
-    const loop = acquireLoop(world, clients);
+    const loop = acquireLoop(world, clients, options.host?.schedulingDelay);
     const deadlineMs = world.kernel.now() + MAX_RUN_MS;
     // The first acquisitions of each client still fill the arbiter's caches (session owner reads): skip them.
     const warmup = 2 * clients.length;
@@ -133,7 +141,7 @@ export async function simulateLosses(topology: Topology, options: Omit<QuorumRun
   for (const [i, loss] of lossCases(topology).entries()) {
     const { world, clients } = await topologyWorld(topology, `${options.seed}-loss-${i}`, options.yieldToHost, options.host);
     await placeLeader(world, loss.members[0]!);
-    const loop = acquireLoop(world, clients);
+    const loop = acquireLoop(world, clients, options.host?.schedulingDelay);
     await world.runUntil(world.kernel.now() + LOSS_WARMUP_MS);
     const beforeCount = loop.grantedAtMs.length;
     const crashAtMs = world.kernel.now();

@@ -7,7 +7,7 @@ import { DEFAULT_LINK_P99_OVER_MEDIAN, rttBetween, specAt, type Topology } from 
 import type { DistributionSpec } from '../kernel/distribution.js';
 import type { LinkSpec } from '../net/link-spec.js';
 import { type ClientNode, World } from '../world/world.js';
-import { etcdCosts, type HostTiming, timedTopology, withRigCost } from './host-timing.js';
+import { etcdCosts, type HostTiming, onPathCosts, timedTopology, withRigCost } from './host-timing.js';
 import { arbiterThreadCharges, chargeClientCalls } from './served-hop.js';
 
 export const PLANNER_NAMESPACE = 'planner';
@@ -42,7 +42,8 @@ export interface TopologyWorld {
 }
 
 /** The topology's world; with `host`, timed as that machine runs it (host-timing.ts): its fsync, CPU costs, the served lock.v1 hop's CPU and rig links. */
-export async function topologyWorld(untimed: Topology, seed: string, yieldToHost: () => Promise<void>, host?: HostTiming, ttlSeconds = TTL_DEFAULT_SECONDS): Promise<TopologyWorld> {
+export async function topologyWorld(untimed: Topology, seed: string, yieldToHost: () => Promise<void>, fullHost?: HostTiming, ttlSeconds = TTL_DEFAULT_SECONDS): Promise<TopologyWorld> {
+  const host = onPathCosts(fullHost); // the CPU on the grant's path only (host-fit.ts)
   const topology = timedTopology(untimed, host);
   const regionOf = new Map(topology.halls.map((h) => [h.name, h.region]));
   const ratio = topology.linkP99OverMedian ?? DEFAULT_LINK_P99_OVER_MEDIAN;

@@ -12,13 +12,13 @@ import { BadInput } from '../cli-errors.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { yieldToHost } from '../host-yield.js';
 import { REPO_ROOT } from '../repo-root.js';
-import { chosenBenchProfile, DEFAULT_BENCH_PROFILE } from '../files/bench-profile.js';
+import { type ChosenBenchProfile, chosenBenchProfile, DEFAULT_BENCH_PROFILE } from '../files/bench-profile.js';
 import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
 import { runMeasurement } from '../planner-measure/measure-run.js';
 import { measureTopology, renderDifferences, renderMeasurement } from '../planner-measure/quorum-report.js';
 import { MAX_MEASURED_CLIENTS, measureProblem } from '../planner-measure/real-topology.js';
 import { oneLine } from '../terminal-text.js';
-import { hostTimingOf, timingLines } from './quorum-timing.js';
+import { fittedHostTimingOf, timingLines } from './quorum-timing.js';
 import { textTable } from '../text-table.js';
 
 interface QuorumOptions {
@@ -91,18 +91,30 @@ async function runQuorum(options: QuorumOptions, io: CliIo): Promise<number> {
     }
   }
   const profile = await chosenBenchProfile(options.benchProfile);
-  const hostOf = (topology: Topology): HostTiming | undefined => (profile === undefined ? undefined : hostTimingOf(profile, topology.clients.count));
+  const hostOf = fittedHosts(profile);
   if (options.measure === true) return measureTopologies(topologies.map((t) => measurable(t, options.clients)), { ...request, hostOf }, options.json === true, io);
   if (options.clients !== undefined) throw new BadInput('--clients is for --measure only; add --measure, or give the client count in the topology file');
   const results = [];
   for (const topology of topologies) {
-    const host = hostOf(topology);
+    const host = await hostOf(topology);
     results.push(await priceTopology(topology, { ...request, ...(host === undefined ? {} : { host }) }));
   }
   if (options.json === true) io.out(JSON.stringify({ topologies: results }));
   else if (results.length === 1) io.out(render(results[0] as Priced));
   else io.out(renderComparison(results));
   return ExitCode.ok;
+}
+
+/** The host timing of each topology's client count, fitted once per count (host-fit.ts prices the bench's shape a few times). */
+function fittedHosts(profile: ChosenBenchProfile | undefined): (topology: Topology) => Promise<HostTiming | undefined> {
+  const byClients = new Map<number, Promise<HostTiming>>();
+  return (topology) => {
+    if (profile === undefined) return Promise.resolve(undefined);
+    const clients = topology.clients.count;
+    const host = byClients.get(clients) ?? fittedHostTimingOf(profile, clients, yieldToHost);
+    byClients.set(clients, host);
+    return host;
+  };
 }
 
 /** A topology as --measure builds it (its client count from --clients), or BadInput naming what real processes cannot do. */
@@ -118,11 +130,11 @@ function measurable(topology: Topology, clients: string | undefined): Topology {
  * `--measure`: each topology measured on real processes (src/planner-measure), one after another, the
  * rig's cost per message probed during each measurement (hop-probe.ts), then priced with it and the host's timing.
  */
-function measureTopologies(topologies: readonly Topology[], request: QuorumPriceRequest & { readonly hostOf: (topology: Topology) => HostTiming | undefined }, json: boolean, io: CliIo): Promise<number> {
+function measureTopologies(topologies: readonly Topology[], request: QuorumPriceRequest & { readonly hostOf: (topology: Topology) => Promise<HostTiming | undefined> }, json: boolean, io: CliIo): Promise<number> {
   return runMeasurement(io, 'quorum', async (context) => {
     const measured = [];
     for (const topology of topologies) {
-      const host = request.hostOf(topology);
+      const host = await request.hostOf(topology);
       measured.push(await measureTopology(topology, { ...request, ...(host === undefined ? {} : { host }) }, context));
     }
     io.out(json ? JSON.stringify({ measurements: measured }) : [...measured.map(renderMeasurement), renderDifferences(measured).join('\n')].filter((text) => text !== '').join('\n\n'));

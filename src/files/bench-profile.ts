@@ -20,10 +20,13 @@ export interface ProfileCpuRow {
   /** The served lock.v1 hop's CPU per call (bench/profile.ts servedHopCosts); absent in profiles before it. */
   readonly hopClientCostMsPerCall?: number;
   readonly hopServeCostMsPerCall?: number;
+  /** The service path's measured acquire p50 and p99 at this concurrency (bench/profile.ts ServedHopCosts); absent before: not fitted. */
+  readonly serviceAcquireP50Ms?: number;
+  readonly serviceAcquireP99Ms?: number;
 }
 
 /** A stored profile read structurally (bench/profile.ts HardwareProfile; src does not need bench's types). */
-export type StoredBenchProfile = Omit<BenchProfileShape, 'cpuByConcurrency'> & { readonly cpuByConcurrency?: readonly ProfileCpuRow[] };
+export type StoredBenchProfile = Omit<BenchProfileShape, 'cpuByConcurrency'> & { readonly cpuByConcurrency?: readonly ProfileCpuRow[]; readonly env?: { readonly members?: number } };
 
 /** A profile to time by: its content, its file, and whether it was the default's. */
 export interface ChosenBenchProfile {

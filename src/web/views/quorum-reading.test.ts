@@ -25,7 +25,7 @@ function topology(p99Ms: number, byLeader: readonly LeaderPricing[] = []): Topol
     failoverUpperBoundMs: 150,
     throughputPerSecond: 1000,
     byLeader,
-    timing: { source: 'the simulator defaults', fsyncP50Ms: 1, fsyncP99Ms: 2, requestCostMs: 0.05, applyCostMs: 0, arbiterCostMsPerCall: 0, fromConcurrency: null, rigLinkCost: null, servedHop: null },
+    timing: { source: 'the simulator defaults', fsyncP50Ms: 1, fsyncP99Ms: 2, requestCostMs: 0.05, applyCostMs: 0, arbiterCostMsPerCall: 0, fromConcurrency: null, rigLinkCost: null, servedHop: null, fit: null },
   };
 }
 
