@@ -18,6 +18,7 @@ describe('the measurement report', () => {
     expect(text).toMatch(/p50 .*\+10% \(within ±20%\)/);
     expect(text).toMatch(/p99 .*\+100% \(outside ±20%\)/); // negative control
     expect(text).toMatch(/the leader moved to b during the run/);
+    expect(text).toMatch(/measured vs as built\n/); // the verdict is against the topology the rig built
     expect(text).toMatch(/links slowed: none/);
     expect(text).toMatch(/host timing: the simulator's defaults\n.*WAL fsync p50 1 \/ p99 4 ms.*\n +lock.v1 hop CPU: not priced.*\n +CPU on the grant's path: all of each term above \(not fitted.*\n {2}rig: \+0.06 ms per message on every link/); // the timing the prediction used
   });
