@@ -25,6 +25,9 @@ const MODES = {
   arbiterBare: { bundle: 'src/cli-lock-arbiter-bare.bundle.cjs', serves: '--arbiter without --class or --grants', stubs: [STUBS.local, STUBS.policy, STUBS.check] },
 };
 
+/** The fence supervisor's entry, bundled (src/lock/supervisor-link.ts starts it from dist/js). */
+export const SUPERVISOR_BUNDLE = 'src/lock/fence-supervisor.bundle.cjs';
+
 /**
  * The bundle `lockstep lock <args>` runs, by the options before `--`: --arbiter's (with or without class
  * files), else --endpoints's (which also serves --help and the refusals of bad input, which load no stack).
@@ -138,9 +141,8 @@ const ownInputs = (metafile) => Object.keys(metafile.inputs).filter((path) => !p
 
 /**
  * Bundles `lockstep lock` from the sources under `root` into `outDir` (dist/js or its temporary twin), one
- * file per mode. Returns the sources the lock command runs from (relative to `root`): both bundles' own
- * inputs and the fence supervisor's entry with what it imports, which runs from dist/js's file-for-file
- * tree. bin/js-build.mjs checks only these before a lock, so a lock never runs a stale build (issue 30).
+ * file per mode, and the fence supervisor into one file of its own. Returns the sources the lock command
+ * runs from (relative to `root`): every bundle's own inputs. bin/js-build.mjs checks only these before a lock, so a lock never runs a stale build (issue 30).
  */
 export async function buildLockBundle(root, outDir) {
   const { build } = await import('esbuild');
@@ -156,8 +158,9 @@ export async function buildLockBundle(root, outDir) {
       plugins: plugins(mode),
     }),
   );
-  // The supervisor's imports, found the same way and written nowhere.
-  const supervisor = build({ ...common, entryPoints: [join(root, 'src', 'lock', 'fence-supervisor-main.ts')], format: 'esm', packages: 'external', write: false, outdir: outDir });
+  // The fence supervisor, a process of its own at every lock: one small CommonJS file (~7 KB) that requires
+  // only Node's own modules, so its start reads no ESM graph of dist/js files (~20 ms of CPU under load).
+  const supervisor = build({ ...common, entryPoints: [join(root, 'src', 'lock', 'fence-supervisor-main.ts')], format: 'cjs', outfile: join(outDir, SUPERVISOR_BUNDLE) });
   const inputs = new Set((await Promise.all([...bundles, supervisor])).flatMap((result) => ownInputs(result.metafile)));
   return [...inputs].sort();
 }
