@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUT_DIR, REPO_ROOT, lockStaleReason, sourceState, staleReason } from '../../bin/js-build.mjs';
-import { lockBundleFor } from '../../bin/lock-bundle.mjs';
+import { BUNDLE_CONTENTS, lockBundleFor } from '../../bin/lock-bundle.mjs';
 
 let dir = '';
 beforeAll(async () => {
@@ -98,8 +98,9 @@ describe("`lockstep lock`'s own staleness check (issue 30)", () => {
   });
 
   it("puts each mode's stack in its own bundles alone: the etcd client in --endpoints's, the lock.v1 client in --arbiter's", () => {
-    // esbuild heads each module it bundles with a comment naming its path.
-    const holds = (bundle: string, module: string) => readFileSync(join(OUT_DIR, bundle), 'utf8').includes(`// ${module}`);
+    // The modules esbuild put in each bundle, as the build lists them.
+    const contents = JSON.parse(readFileSync(join(OUT_DIR, BUNDLE_CONTENTS), 'utf8')) as Record<string, string[]>;
+    const holds = (bundle: string, module: string) => contents[bundle]?.includes(module) ?? false;
     const [endpoints, arbiter, bare] = ['src/cli-lock-endpoints.bundle.cjs', 'src/cli-lock-arbiter.bundle.cjs', 'src/cli-lock-arbiter-bare.bundle.cjs'];
     for (const module of ['node_modules/etcd3/lib/index.js', 'node_modules/@grpc/grpc-js/build/src/index.js', 'src/etcd/etcd-lock-log.ts']) {
       expect(holds(endpoints!, module), module).toBe(true);
