@@ -78,10 +78,14 @@ function report(samples: Record<string, Sample[]>, runs: number, json: boolean):
   const lockToEtcdctl = Object.fromEntries(LOCK_ROWS.map((row) => [row, { wall: (medians[row]?.wallMs ?? 0) / (etcdctl?.wallMs ?? 1), cpu: (medians[row]?.cpuMs ?? 0) / (etcdctl?.cpuMs || 1) }]));
   const loadAverage = loadavg().map((l) => Number(l.toFixed(2)));
   if (json) {
-    process.stdout.write(`${JSON.stringify({ runs, loadAverage, medianMs: medians, ratioToNode, lockToEtcdctl, goals: GOALS })}\n`);
+    process.stdout.write(`${JSON.stringify({ runs, loadAverage, nodeExtraCaCerts: process.env.NODE_EXTRA_CA_CERTS ?? null, medianMs: medians, ratioToNode, lockToEtcdctl, goals: GOALS })}\n`);
     return;
   }
   process.stdout.write(`median of ${runs} interleaved runs; load average ${loadAverage.join(' ')}\n`);
+  // Node parses NODE_EXTRA_CA_CERTS's file (and its own root certificates) before any JavaScript runs: on
+  // this VM with Debian's bundle, ~60 ms of a `node -e 0`'s ~125 ms CPU. Every row here pays it but the
+  // fence supervisor, which lockstep starts without it (issue 30); an environment without it starts faster.
+  if (process.env.NODE_EXTRA_CA_CERTS !== undefined) process.stdout.write(`NODE_EXTRA_CA_CERTS is set (${process.env.NODE_EXTRA_CA_CERTS}): each node start parses it\n`);
   for (const [name, m] of Object.entries(medians)) {
     const ratio = name === 'node' ? '' : `, ${(m.wallMs / nodeMs).toFixed(2)}x node -e 0`;
     process.stdout.write(`${name.padEnd(12)} wall ${m.wallMs.toFixed(0).padStart(6)} ms${ratio}; CPU ${m.cpuMs.toFixed(0).padStart(5)} ms\n`);

@@ -8,3 +8,9 @@ export function rewrite(path: string, replacements: readonly (readonly [string, 
 export function buildLockBundle(root: string, outDir: string): Promise<string[]>;
 /** The [text, replacement] pairs that make @grpc/proto-loader's reflection descriptors lazy in the bundle. */
 export const LAZY_DESCRIPTORS: readonly (readonly [string, string])[];
+/** The text before and after a bundle's code: its file is one function expression of a CommonJS module's arguments. */
+export const MODULE_WRAPPER: readonly [string, string];
+/** Throws, naming the file, if a byte of `file` is not ASCII. */
+export function assertAscii(file: string): void;
+/** In dist/js: each command bundle's modules, by bundle path. */
+export const BUNDLE_CONTENTS: string;

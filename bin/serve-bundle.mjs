@@ -5,7 +5,8 @@
 // (bin/compile-cache.mjs). Loading serve module by module from dist/js was most of its start: ~400 files
 // resolved, read and compiled one by one (1.1-1.5 s of a 2-3 s start at load 9-12), and an arbiter restarted after a
 // crash is unavailable until it serves (ADR-18, docs/gate.md "Arbiter crash/restart").
-import { bundleOptions, ownInputs } from './lock-bundle.mjs';
+import { join } from 'node:path';
+import { assertAscii, bundleOptions, ownInputs, recordContents } from './lock-bundle.mjs';
 
 /** The serve bundle, relative to dist/js. */
 export const SERVE_BUNDLE = 'src/cli-serve.bundle.cjs';
@@ -22,5 +23,7 @@ const MODE = {
 export async function buildServeBundle(root, outDir) {
   const { build } = await import('esbuild');
   const result = await build(bundleOptions(root, outDir, 'src/cli-serve.ts', MODE));
+  assertAscii(join(outDir, SERVE_BUNDLE));
+  recordContents(outDir, { [SERVE_BUNDLE]: result.metafile });
   return ownInputs(result.metafile).sort();
 }

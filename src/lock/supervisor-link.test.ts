@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monotonicNowMs } from './monotonic-clock.js';
 import { liveGroupMembers } from './process-group.js';
-import { SupervisorLink } from './supervisor-link.js';
+import { SupervisorLink, supervisorEnv } from './supervisor-link.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -117,5 +117,12 @@ describe('the fence supervisor', () => {
     process.kill(supervisorPid, 'SIGKILL');
     expect(await link.outcome).toMatchObject({ kind: 'supervisor-lost' });
     expect(liveGroupMembers(pgid)).toEqual([]);
+  });
+});
+
+describe("the supervisor's own environment", () => {
+  it('leaves out the NODE_* variables that make a Node start do work (issue 30) and keeps the rest', () => {
+    const env = supervisorEnv({ PATH: '/usr/bin', NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt', NODE_OPTIONS: '--require x', LANG: 'C.UTF-8', LOCKSTEP_X: '1' });
+    expect(env).toEqual({ PATH: '/usr/bin', LANG: 'C.UTF-8', LOCKSTEP_X: '1' });
   });
 });

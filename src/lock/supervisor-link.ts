@@ -9,10 +9,21 @@ import { RUNNING_COMPILED, entryUrl } from '../repo-root.js';
 import { stopGroup } from './process-group.js';
 import { type ForwardedSignal, type FromSupervisor, type StoppedBy, type ToSupervisor, isFromSupervisor } from './supervisor-protocol.js';
 
-// The supervisor starts from dist/js's compiled JavaScript when lockstep runs compiled (issue 16), else
-// (under tests) from its TypeScript through tsx's loader.
-const SUPERVISOR_ENTRY = entryUrl('src/lock/fence-supervisor-main.ts', new URL('./fence-supervisor-main.ts', import.meta.url));
+// The supervisor starts from one small bundled CommonJS file in dist/js when lockstep runs compiled (built
+// by bin/lock-bundle.mjs: Node's own modules only, no ESM graph to load; issue 30), else (under tests) from
+// its TypeScript through tsx's loader.
+const SUPERVISOR_ENTRY = entryUrl('src/lock/fence-supervisor.bundle.cjs', new URL('./fence-supervisor-main.ts', import.meta.url));
 const SUPERVISOR_ARGS = RUNNING_COMPILED ? [fileURLToPath(SUPERVISOR_ENTRY)] : ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, fileURLToPath(SUPERVISOR_ENTRY)];
+
+/**
+ * The supervisor's own environment: lockstep's without the NODE_* variables, which only make Node do work at
+ * its start that the supervisor never uses (NODE_EXTRA_CA_CERTS parses a CA bundle for TLS: ~55 ms of CPU
+ * for Debian's ca-certificates, half a bare `node -e 0`; NODE_OPTIONS may --require anything). The command
+ * gets the environment `run` hands over, not this one. Issue 30.
+ */
+export function supervisorEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('NODE_')));
+}
 
 export type SupervisedOutcome =
   | { readonly kind: 'exited'; readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly stoppedBy: StoppedBy; readonly leftovers: number }
@@ -38,7 +49,7 @@ export class SupervisorLink {
   private constructor() {
     // Its own session (detached): a Ctrl-C or SIGHUP meant for lockstep does not reach it, so it cannot
     // be taken down with lockstep by the terminal; it notices lockstep's end through the channel instead.
-    this.process = spawn(process.execPath, SUPERVISOR_ARGS, { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], detached: true });
+    this.process = spawn(process.execPath, SUPERVISOR_ARGS, { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], detached: true, env: supervisorEnv(process.env) });
     let markReady: (ready: boolean) => void = () => {};
     this.readyPromise = new Promise((resolve) => (markReady = resolve));
     let report: FromSupervisor | undefined;

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requireWithCodeCache } from '../../bin/compile-cache.mjs';
+import { MODULE_WRAPPER } from '../../bin/lock-bundle.mjs';
 
 let dir = '';
 beforeEach(async () => {
@@ -19,9 +20,10 @@ function cacheOf(file: string): string | undefined {
   return name === undefined ? undefined : join(dir, name);
 }
 
+/** `body` written as bin/lock-bundle.mjs writes a bundle: wrapped in MODULE_WRAPPER. */
 function writeModule(name: string, body: string): string {
   const file = join(dir, name);
-  writeFileSync(file, body);
+  writeFileSync(file, `${MODULE_WRAPPER[0]}${body}${MODULE_WRAPPER[1]}`);
   return file;
 }
 
@@ -45,7 +47,7 @@ describe('requireWithCodeCache', () => {
     requireWithCodeCache(file).saveCache();
     const cacheFile = cacheOf(file) as string;
     const old = readFileSync(cacheFile);
-    writeFileSync(file, 'exports.value = "the source changed";');
+    writeModule('m.cjs', 'exports.value = "the source changed";');
     const loaded = requireWithCodeCache(file);
     expect(loaded.exports.value).toBe('the source changed');
     loaded.saveCache();

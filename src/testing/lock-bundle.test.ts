@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ETCD3_LOAD_OPTIONS, LAZY_DESCRIPTORS, etcd3ProtoJson, rewrite } from '../../bin/lock-bundle.mjs';
+import { ETCD3_LOAD_OPTIONS, LAZY_DESCRIPTORS, assertAscii, etcd3ProtoJson, rewrite } from '../../bin/lock-bundle.mjs';
 
 interface MethodDefinition {
   readonly path: string;
@@ -86,5 +86,16 @@ describe('rewrite', () => {
     writeFileSync(file, 'const a = load(`rpc.proto`);\n');
     expect((await rewrite(file, [['load(`rpc.proto`)', 'fromJSON({})']])).contents).toBe('const a = fromJSON({});\n');
     await expect(rewrite(file, [['loadSync(`rpc.proto`)', 'fromJSON({})']])).rejects.toThrow(`${file}: "loadSync(\`rpc.proto\`)"... is not there: the package changed`);
+  });
+});
+
+describe('assertAscii', () => {
+  it('passes an ASCII bundle and fails, naming the file, on a non-ASCII byte (which latin1 would misread)', () => {
+    const ascii = join(dir, 'ascii.cjs');
+    writeFileSync(ascii, 'exports.s = "\\u00e9";\n');
+    expect(() => assertAscii(ascii)).not.toThrow();
+    const other = join(dir, 'other.cjs');
+    writeFileSync(other, '// ±0\nexports.s = 1;\n');
+    expect(() => assertAscii(other)).toThrow(`${other}: byte 3 is not ASCII`);
   });
 });
