@@ -9,6 +9,7 @@
 import { Etcd3, type IOptions } from 'etcd3';
 import { parseEndpoint } from './endpoint-address.js';
 import { type EtcdClientTls, withTlsScheme } from './etcd-tls.js';
+import { keepReadyChannels } from './keep-ready-channels.js';
 
 type FaultPolicy = ReturnType<NonNullable<NonNullable<IOptions['faultHandling']>['host']>>;
 
@@ -45,8 +46,18 @@ export function normaliseEndpoint(endpoint: string, tls?: EtcdClientTls): string
   return withTlsScheme(parseEndpoint(endpoint, { allowHttps: true }), tls);
 }
 
-/** An etcd3 client bound to exactly one member. Use its `kv`, `leaseClient`, `watchClient`, `maintenance`. */
+/**
+ * An etcd3 client bound to exactly one member. Use its `kv`, `leaseClient`, `watchClient`, `maintenance`.
+ * A failed call leaves the member's live connection open (keep-ready-channels.ts, issue 32).
+ */
 export function createMemberClient(endpoint: string, tls?: EtcdClientTls): Etcd3 {
+  const client = createEtcd3MemberClient(endpoint, tls);
+  keepReadyChannels(client);
+  return client;
+}
+
+/** The same client as etcd3 alone makes it: every failed call closes the member's gRPC clients (tests' control). */
+export function createEtcd3MemberClient(endpoint: string, tls?: EtcdClientTls): Etcd3 {
   return new Etcd3({
     hosts: [normaliseEndpoint(endpoint, tls)],
     faultHandling: { host: () => passThroughPolicy, global: passThroughPolicy },
