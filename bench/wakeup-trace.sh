@@ -3,7 +3,7 @@
 # main-thread CPU per event-loop wakeup at c=1 (issue 30): serve for the service paths, the bench process
 # itself for grant (in-process). Runs bench/hop-profile.ts for 9 s, records 3 s of its scheduling and socket
 # syscalls with `perf record -a` (filtered to that process) and names each wakeup (bench/wakeup-trace.ts).
-set -euo pipefail
+set -eu # no pipefail: `grep -q` and `head` end their pipes early
 path=${1:?serviceTls, service or grant}; period=${2:-0}
 out=$(mktemp -d /tmp/lockstep-wakeup-trace-XXXXXX)
 npx tsx bench/hop-profile.ts --path "$path" --concurrency 1 --duration-ms 9000 --period-ms "$period" > "$out/run.json" 2>/dev/null &
