@@ -4,12 +4,13 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-interface ProfileNode {
+export interface ProfileNode {
   readonly id: number;
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+  readonly children?: readonly number[];
 }
 
-interface CpuProfile {
+export interface CpuProfile {
   readonly startTime: number;
   readonly nodes: readonly ProfileNode[];
   readonly samples: readonly number[];

@@ -1,21 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { type CpuProfile, profileBursts } from './profile-bursts.js';
+import type { CpuProfile } from './cpu-profile-summary.js';
+import { profileBursts } from './profile-bursts.js';
 
 /** root -> idle | program | onSessionHeaders -> ServerHttp2Stream | runMicrotasks -> tryPush (grpc-js) | processImmediate -> finishSendTrailers */
 const nodes: CpuProfile['nodes'] = [
-  { id: 1, callFrame: { functionName: '(root)', url: '' }, children: [2, 3, 4, 6, 8] },
-  { id: 2, callFrame: { functionName: '(idle)', url: '' } },
-  { id: 3, callFrame: { functionName: '(program)', url: '' } },
-  { id: 4, callFrame: { functionName: 'onSessionHeaders', url: 'node:internal/http2/core' }, children: [5] },
-  { id: 5, callFrame: { functionName: 'ServerHttp2Stream', url: 'node:internal/http2/core' } },
-  { id: 6, callFrame: { functionName: 'runMicrotasks', url: '' }, children: [7] },
-  { id: 7, callFrame: { functionName: 'tryPush', url: 'file:///x/node_modules/@grpc/grpc-js/build/src/subchannel-call.js' } },
-  { id: 8, callFrame: { functionName: 'processImmediate', url: 'node:internal/timers' }, children: [9] },
-  { id: 9, callFrame: { functionName: 'finishSendTrailers', url: 'node:internal/http2/core' } },
+  { id: 1, callFrame: { functionName: '(root)', url: '', lineNumber: 0 }, children: [2, 3, 4, 6, 8] },
+  { id: 2, callFrame: { functionName: '(idle)', url: '', lineNumber: 0 } },
+  { id: 3, callFrame: { functionName: '(program)', url: '', lineNumber: 0 } },
+  { id: 4, callFrame: { functionName: 'onSessionHeaders', url: 'node:internal/http2/core', lineNumber: 0 }, children: [5] },
+  { id: 5, callFrame: { functionName: 'ServerHttp2Stream', url: 'node:internal/http2/core', lineNumber: 0 } },
+  { id: 6, callFrame: { functionName: 'runMicrotasks', url: '', lineNumber: 0 }, children: [7] },
+  { id: 7, callFrame: { functionName: 'tryPush', url: 'file:///x/node_modules/@grpc/grpc-js/build/src/subchannel-call.js', lineNumber: 0 } },
+  { id: 8, callFrame: { functionName: 'processImmediate', url: 'node:internal/timers', lineNumber: 0 }, children: [9] },
+  { id: 9, callFrame: { functionName: 'finishSendTrailers', url: 'node:internal/http2/core', lineNumber: 0 } },
 ];
 
 function profile(samples: number[], deltaUs = 50): CpuProfile {
-  return { nodes, samples, timeDeltas: samples.map(() => deltaUs) };
+  return { startTime: 0, nodes, samples, timeDeltas: samples.map(() => deltaUs) };
 }
 
 describe('CPU by event-loop wakeup', () => {
@@ -30,7 +31,7 @@ describe('CPU by event-loop wakeup', () => {
   });
 
   it("does not count a descheduled sampler's gap as CPU, nor samples outside the window", () => {
-    const gappy: CpuProfile = { nodes, samples: [3, 3, 2], timeDeltas: [50, 50_000, 50] };
+    const gappy: CpuProfile = { startTime: 0, nodes, samples: [3, 3, 2], timeDeltas: [50, 50_000, 50] };
     expect(profileBursts(gappy)).toEqual([{ kind: 'native only', bursts: 1, cpuMs: 0.25 }]);
     expect(profileBursts(profile([5, 2, 7, 2]), 0.12)).toEqual([{ kind: 'etcd answer', bursts: 1, cpuMs: 0.05 }]);
   });

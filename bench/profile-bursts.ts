@@ -6,18 +6,7 @@
 // profile with a short interval (`--cpu-prof-interval 50`): most wakeups last well under a millisecond.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-
-interface ProfileNode {
-  readonly id: number;
-  readonly callFrame: { readonly functionName: string; readonly url: string };
-  readonly children?: readonly number[];
-}
-
-export interface CpuProfile {
-  readonly nodes: readonly ProfileNode[];
-  readonly samples: readonly number[];
-  readonly timeDeltas: readonly number[];
-}
+import type { CpuProfile, ProfileNode } from './cpu-profile-summary.js';
 
 /** What ran, by the frames that only it runs; a burst may hold several (a busy loop reads two sockets at once). */
 const MARKERS: ReadonlyArray<readonly [string, (frame: ProfileNode['callFrame']) => boolean]> = [

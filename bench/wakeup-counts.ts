@@ -3,11 +3,10 @@
 // node's helper threads (/proc/<pid>/task), and its syscalls (`strace -c -f`, whose epoll waits are the
 // event loop's wakeups). Bench-only: nothing here runs in serve.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { reapOnExit } from '../src/testing/process-reaper.js';
+import { statCpuUs } from './cpu-meter.js';
 
-/** Linux's USER_HZ (as cpu-meter.ts): /proc times are in 1/100 s. */
-const US_PER_TICK = 10_000;
 /** A metrics page bigger than this is not etcd's. */
 const MAX_METRICS_BYTES = 4 * 1024 * 1024;
 
@@ -44,14 +43,7 @@ export function countDelta(before: ReadonlyMap<string, number>, after: ReadonlyM
 export function threadCpuUs(pid: number): { main: number; helpers: number } {
   const split = { main: 0, helpers: 0 };
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    } catch {
-      continue; // a thread that ended between the listing and the read
-    }
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const us = (Number(fields[11]) + Number(fields[12])) * US_PER_TICK;
+    const us = statCpuUs(`/proc/${pid}/task/${tid}/stat`) ?? 0; // 0: a thread that ended between the listing and the read
     if (Number(tid) === pid) split.main += us;
     else split.helpers += us;
   }
