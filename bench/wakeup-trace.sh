@@ -21,9 +21,10 @@ done
 sleep 4 # into the measured window
 [ -n "$pid" ] || { echo "no arbiter process found under $bench" >&2; wait; exit 1; }
 etcd_port=$(for p in $(ss -tnpH | grep "pid=$pid," | awk '{print $5}' | grep -o '[0-9]*$'); do ss -tlnpH "sport = :$p" | grep -q etcd && echo "$p"; done | head -1)
-etcd_fd=$(ss -tnpH | grep "pid=$pid," | grep ":$etcd_port " | grep -o 'fd=[0-9]*' | head -1 | cut -d= -f2)
+# Every connection to etcd (in-process, the log's and the bench's set-up client) and every other one (serve's callers).
+etcd_fd=$(ss -tnpH | grep "pid=$pid," | grep ":$etcd_port " | grep -o 'fd=[0-9]*' | cut -d= -f2 | paste -sd,)
 client_fds=$(ss -tnpH | grep "pid=$pid," | grep -v ":$etcd_port " | grep -o 'fd=[0-9]*' | cut -d= -f2 | paste -sd, || true)
-echo "pid $pid, etcd fd $etcd_fd, callers' fds ${client_fds:-none}, load $(cut -d' ' -f1 /proc/loadavg)"
+echo "pid $pid, etcd fds $etcd_fd, callers' fds ${client_fds:-none}, load $(cut -d' ' -f1 /proc/loadavg)"
 perf record -q -a -o "$out/perf.data" -e sched:sched_switch --filter "prev_pid == $pid || next_pid == $pid" \
   -e syscalls:sys_enter_read --filter "common_pid == $pid" -e syscalls:sys_enter_write --filter "common_pid == $pid" \
   -e syscalls:sys_enter_writev --filter "common_pid == $pid" -- sleep 3 > /dev/null 2>&1

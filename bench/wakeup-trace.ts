@@ -1,4 +1,4 @@
-// `perf script -F tid,time,event,trace | npx tsx bench/wakeup-trace.ts --tid T --etcd-fd N [--client-fd N,M] [--cycles N]`:
+// `perf script -F tid,time,event,trace | npx tsx bench/wakeup-trace.ts --tid T --etcd-fd N,M [--client-fd N,M] [--cycles N]`:
 // a process's main-thread CPU per event-loop wakeup, exactly (issue 30, docs/performance.md "Serve's CPU per
 // cycle, per wakeup"). Input: `perf record -a -e sched:sched_switch -e syscalls:sys_enter_read -e
 // syscalls:sys_enter_write -e syscalls:sys_enter_writev` around a run. A wakeup runs from the thread's
@@ -37,11 +37,11 @@ function nameOf(w: Wakeup): string {
 }
 
 /** Wakeups by kind, most CPU first, and the etcd calls sent (a writev to etcd: two a cycle on both paths). */
-export function wakeupKinds(perfScript: string, tid: number, fds: { etcd: number; clients?: readonly number[] }): { kinds: WakeupKind[]; etcdCalls: number } {
+export function wakeupKinds(perfScript: string, tid: number, fds: { etcd: readonly number[]; clients?: readonly number[] }): { kinds: WakeupKind[]; etcdCalls: number } {
   let etcdCalls = 0;
   const kinds = new Map<string, { wakeups: number; cpuUs: number }>();
   let current: Wakeup | undefined;
-  const socketOf = (fd: number): string | undefined => (fd === fds.etcd ? 'etcd' : fds.clients?.includes(fd) === true ? 'client' : undefined);
+  const socketOf = (fd: number): string | undefined => (fds.etcd.includes(fd) ? 'etcd' : fds.clients?.includes(fd) === true ? 'client' : undefined);
   for (const line of perfScript.split('\n')) {
     const match = /^\s*(\d+)\s+(\d+\.\d+):\s+(\S+):\s+(.*)$/.exec(line);
     if (match === null) continue;
@@ -82,8 +82,8 @@ export function wakeupKinds(perfScript: string, tid: number, fds: { etcd: number
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({ options: { tid: { type: 'string' }, 'etcd-fd': { type: 'string' }, 'client-fd': { type: 'string' }, cycles: { type: 'string' } } });
-  if (values.tid === undefined || values['etcd-fd'] === undefined) throw new Error('usage: perf script -F tid,time,event,trace | wakeup-trace.ts --tid T --etcd-fd N [--client-fd N,M] [--cycles N]');
-  const { kinds, etcdCalls } = wakeupKinds(readFileSync(0, 'utf8'), Number(values.tid), { etcd: Number(values['etcd-fd']), ...(values['client-fd'] === undefined ? {} : { clients: values['client-fd'].split(',').map(Number) }) });
+  if (values.tid === undefined || values['etcd-fd'] === undefined) throw new Error('usage: perf script -F tid,time,event,trace | wakeup-trace.ts --tid T --etcd-fd N,M [--client-fd N,M] [--cycles N]');
+  const { kinds, etcdCalls } = wakeupKinds(readFileSync(0, 'utf8'), Number(values.tid), { etcd: values['etcd-fd'].split(',').map(Number), ...(values['client-fd'] === undefined ? {} : { clients: values['client-fd'].split(',').map(Number) }) });
   const cycles = Number(values.cycles ?? etcdCalls / 2);
   const all = { kind: 'total', wakeups: kinds.reduce((s, k) => s + k.wakeups, 0), cpuUs: kinds.reduce((s, k) => s + k.cpuUs, 0) };
   process.stdout.write(`${'wakeup kind'.padEnd(36)} ${'wakeups'.padStart(8)} ${'us each'.padStart(8)}${cycles > 0 ? '  per cycle  us/cycle' : ''}\n`);
