@@ -45,6 +45,7 @@ try {
   await runSlice({ tally, warmupMs: 1000, durationMs: 500, operation });
   // The process doing the arbiter's work: serve, or this one in-process.
   const arbiterPid = workload.servePid ?? process.pid;
+  say(`arbiter process ${arbiterPid}: measuring`); // bench/wakeup-trace.sh waits for this line
   const strace = values.strace === true ? await attachStrace(arbiterPid) : undefined;
   const counted = values.count === true ? { etcd: await etcdMessages(cluster.endpoints[0] ?? ''), threads: threadCpuUs(arbiterPid) } : undefined;
   const before = { client: process.cpuUsage(), serve: processCpuUs(workload.servePid ?? 0) ?? 0, etcd: processCpuUs(etcdPid) ?? 0 };

@@ -6,20 +6,16 @@
 set -eu # no pipefail: `grep -q` and `head` end their pipes early
 path=${1:?serviceTls, service or grant}; period=${2:-0}
 out=$(mktemp -d /tmp/lockstep-wakeup-trace-XXXXXX)
-npx tsx bench/hop-profile.ts --path "$path" --concurrency 1 --duration-ms 9000 --period-ms "$period" > "$out/run.json" 2>/dev/null &
+npx tsx bench/hop-profile.ts --path "$path" --concurrency 1 --duration-ms 9000 --period-ms "$period" > "$out/run.json" 2> "$out/err" &
 bench=$!
-descendants() { for c in $(ps -o pid= --ppid "$1"); do echo "$c"; descendants "$c"; done; }
 pid=
-for _ in $(seq 1 60); do # etcd, serve and the sessions up
-  for p in $(descendants "$bench"); do
-    args=$(ps -o args= -p "$p" || true)
-    if [ "$path" = grant ]; then ss -tnpH | grep -q "pid=$p," && pid=$p; else case "$args" in *"lockstep.mjs serve --endpoints"*) pid=$p ;; esac; fi
-  done
+for _ in $(seq 1 120); do # etcd, serve and the sessions up: hop-profile names the process it measures
+  pid=$(grep -o 'arbiter process [0-9]*' "$out/err" | grep -o '[0-9]*$' || true)
   [ -n "$pid" ] && break
   sleep 0.5
 done
-sleep 4 # into the measured window
-[ -n "$pid" ] || { echo "no arbiter process found under $bench" >&2; wait; exit 1; }
+[ -n "$pid" ] || { echo "hop-profile named no arbiter process: $(tail -3 "$out/err")" >&2; wait; exit 1; }
+sleep 3 # into the measured window
 etcd_port=$(for p in $(ss -tnpH | grep "pid=$pid," | awk '{print $5}' | grep -o '[0-9]*$'); do ss -tlnpH "sport = :$p" | grep -q etcd && echo "$p"; done | head -1)
 # Every connection to etcd (in-process, the log's and the bench's set-up client) and every other one (serve's callers).
 etcd_fd=$(ss -tnpH | grep "pid=$pid," | grep ":$etcd_port " | grep -o 'fd=[0-9]*' | cut -d= -f2 | paste -sd,)
