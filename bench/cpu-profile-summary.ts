@@ -4,13 +4,12 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-export interface ProfileNode {
+interface ProfileNode {
   readonly id: number;
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
-  readonly children?: readonly number[];
 }
 
-export interface CpuProfile {
+interface CpuProfile {
   readonly startTime: number;
   readonly nodes: readonly ProfileNode[];
   readonly samples: readonly number[];

@@ -4,7 +4,7 @@
 // measured window is printed); --client-prof FILE profiles this process over the measured window (every --prof-interval-us, default 1000). Prints throughput, cycle p50/p99 and the
 // CPU per cycle of the client, serve and etcd (bench/cpu-profile-summary.ts reads the profiles). --count adds, per
 // cycle, etcd's gRPC messages by method and the CPU of serve's (for grant: this process's) main thread and helper
-// threads; --period-ms N starts a worker's cycles at most every N ms; --serve-node-args 'FLAGS' starts serve's node with them; --strace its syscalls (`strace -c -f`: epoll waits are its event loop's wakeups; strace slows it).
+// threads; --period-ms N starts a worker's cycles at most every N ms; --serve-node-args='--flag ...' starts serve's node with them (the '=' form: the value starts with --); --strace its syscalls (`strace -c -f`: epoll waits are its event loop's wakeups; strace slows it).
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
