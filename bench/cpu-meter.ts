@@ -27,8 +27,13 @@ const CLOCK_TICKS_PER_S = 100;
 
 /** A process's user + system CPU so far, from /proc/<pid>/stat; undefined when it cannot be read. */
 export function processCpuUs(pid: number): number | undefined {
+  return statCpuUs(`/proc/${pid}/stat`);
+}
+
+/** User + system CPU from a /proc stat file (a process's, or one thread's under /proc/<pid>/task); undefined when it cannot be read. */
+export function statCpuUs(path: string): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(path, 'utf8');
     // Fields after the command (which may hold spaces) start after the last ')'; utime and stime are
     // fields 14 and 15, i.e. 12th and 13th after it.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
