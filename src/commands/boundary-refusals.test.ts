@@ -26,7 +26,7 @@ export function ownRefusals(source: string): string[] {
   return RULES.filter((rule) => rule.pattern.test(source)).map((rule) => rule.name);
 }
 
-/** The files of src/commands/ a command module loads: named in the table's load() (as written, or as vite rewrote it), then their relative imports. */
+/** The files of src/commands/ a command module loads: named in the table's load() (as written, or as vite rewrote it), then their relative imports, lazy ones too. */
 function commandFiles(): string[] {
   const seen = new Set<string>();
   const queue = COMMAND_MODULES.flatMap((m) => [...m.load.toString().matchAll(/(?:\.\/|\/src\/)(commands\/[\w-]+)\.[jt]s["']/g)].map((match) => join(SRC_DIR, `${match[1]}.ts`)));
@@ -34,7 +34,8 @@ function commandFiles(): string[] {
     const file = queue.pop() as string;
     if (seen.has(file)) continue;
     seen.add(file);
-    for (const match of readFileSync(file, 'utf8').matchAll(/from '\.\/([\w-]+)\.js'/g)) queue.push(join(dirname(file), `${match[1]}.ts`));
+    // Static imports and lazy ones (serve.ts loads serve-dev.ts only for --dev).
+    for (const match of readFileSync(file, 'utf8').matchAll(/(?:from |import\()'\.\/([\w-]+)\.js'/g)) queue.push(join(dirname(file), `${match[1]}.ts`));
   }
   return [...seen].sort();
 }
