@@ -26,8 +26,8 @@ const MODES = {
   arbiterBare: { bundle: 'src/cli-lock-arbiter-bare.bundle.cjs', serves: '--arbiter without --class or --grants', stubs: [STUBS.local, STUBS.policy, STUBS.check] },
 };
 
-/** In dist/js: each command bundle's modules (esbuild's metafile inputs, node_modules included), for the tests. */
-export const BUNDLE_CONTENTS = 'lock-bundles.json';
+/** In dist/js: each command bundle's modules with code in it (node_modules included), for the tests. */
+export const BUNDLE_CONTENTS = 'command-bundles.json';
 
 /** The fence supervisor's entry, bundled (src/lock/supervisor-link.ts starts it from dist/js). */
 export const SUPERVISOR_BUNDLE = 'src/lock/fence-supervisor.bundle.cjs';
@@ -158,13 +158,12 @@ function plugins(mode) {
   ];
 }
 
-/** Throws, naming the file, if a byte of `file` is not ASCII (bin/compile-cache.mjs reads it as latin1). */
+/** Throws, naming the file, if a byte of `file` is not ASCII (bin/compile-cache.mjs reads it as latin1): asciiOnly's invariant. */
 export function assertAscii(file) {
   const at = readFileSync(file).findIndex((byte) => byte > 0x7f);
-  if (at !== -1) throw new Error(`${file}: byte ${at} is not ASCII; bin/compile-cache.mjs reads the command bundles as latin1. Escape it in bin/lock-bundle.mjs (esbuild's charset: 'ascii' covers strings, not comments)`);
+  if (at !== -1) throw new Error(`${file}: byte ${at} is not ASCII; bin/compile-cache.mjs reads the command bundles as latin1, and the build's asciiOnly step should have escaped it: a programmer error in bin/lock-bundle.mjs`);
 }
 
-/** The repository's own files (not node_modules) among an esbuild metafile's inputs, relative to `root`. */
 /**
  * Adds each bundle's modules (those with code in it, node_modules included) to `outDir`'s
  * BUNDLE_CONTENTS, for the tests: a minified bundle no longer heads each module with its path. Synchronous,
@@ -179,6 +178,7 @@ export function recordContents(outDir, metafiles) {
   writeFileSync(file, `${JSON.stringify({ ...known, ...added })}\n`);
 }
 
+/** The repository's own files (not node_modules) among an esbuild metafile's inputs, relative to `root`. */
 export const ownInputs = (metafile) => Object.keys(metafile.inputs).filter((path) => !path.includes('node_modules/'));
 
 const COMMON = { bundle: true, platform: 'node', target: 'node20', metafile: true, logLevel: 'warning' };

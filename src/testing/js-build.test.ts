@@ -9,6 +9,11 @@ import { OUT_DIR, REPO_ROOT, bundleStaleReason, currentCli, sourceState, staleRe
 import { BUNDLE_CONTENTS, lockBundleFor } from '../../bin/lock-bundle.mjs';
 import { SERVE_BUNDLE } from '../../bin/serve-bundle.mjs';
 
+/** The modules with code in `bundle`, as the build lists them (a minified bundle names none itself). */
+function bundleModules(bundle: string): string[] {
+  return (JSON.parse(readFileSync(join(OUT_DIR, BUNDLE_CONTENTS), 'utf8')) as Record<string, string[]>)[bundle] ?? [];
+}
+
 let dir = '';
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'lockstep-js-build-'));
@@ -99,9 +104,7 @@ describe("`lockstep lock`'s own staleness check (issue 30)", () => {
   });
 
   it("puts each mode's stack in its own bundles alone: the etcd client in --endpoints's, the lock.v1 client in --arbiter's", () => {
-    // The modules esbuild put in each bundle, as the build lists them.
-    const contents = JSON.parse(readFileSync(join(OUT_DIR, BUNDLE_CONTENTS), 'utf8')) as Record<string, string[]>;
-    const holds = (bundle: string, module: string) => contents[bundle]?.includes(module) ?? false;
+    const holds = (bundle: string, module: string) => bundleModules(bundle).includes(module);
     const [endpoints, arbiter, bare] = ['src/cli-lock-endpoints.bundle.cjs', 'src/cli-lock-arbiter.bundle.cjs', 'src/cli-lock-arbiter-bare.bundle.cjs'];
     for (const module of ['node_modules/etcd3/lib/index.js', 'node_modules/@grpc/grpc-js/build/src/index.js', 'src/etcd/etcd-lock-log.ts']) {
       expect(holds(endpoints!, module), module).toBe(true);
@@ -122,8 +125,7 @@ describe("`lockstep lock`'s own staleness check (issue 30)", () => {
 
 describe('`lockstep serve` from its bundle (servestart)', () => {
   const bundle = (): string => readFileSync(join(OUT_DIR, SERVE_BUNDLE), 'utf8');
-  // The modules esbuild put in the bundle, as the build lists them (a minified bundle names none).
-  const modules = (): string[] => (JSON.parse(readFileSync(join(OUT_DIR, BUNDLE_CONTENTS), 'utf8')) as Record<string, string[]>)[SERVE_BUNDLE] ?? [];
+  const modules = (): string[] => bundleModules(SERVE_BUNDLE);
 
   it('lists the sources serve runs from, --dev and the topology included, and no lock command', () => {
     const { serveInputs } = JSON.parse(readFileSync(join(OUT_DIR, 'build-info.json'), 'utf8')) as { serveInputs: string[] };
