@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createEtcdLockLog } from '../etcd/etcd-lock-log.js';
 import { startEtcdCluster } from './etcd-cluster.js';
+import { PORT_TAKEN, foreignCluster, probeMember } from './etcd-health.js';
 
 describe('startEtcdCluster', () => {
   it('fails with the member log when etcd will not start, and removes its data dir', async () => {
@@ -33,6 +34,19 @@ describe('startEtcdCluster', () => {
       expect(logText.split('starting an etcd server').length - 1).toBe(2); // one log, both runs
     } finally {
       await log.close();
+      await cluster.stop();
+    }
+  });
+
+  it("tells a member's own port from another cluster's etcd answering on it (a port clash)", async () => {
+    const cluster = await startEtcdCluster({ members: 1 });
+    try {
+      const member = cluster.members[0]!;
+      expect(await foreignCluster(member.clientUrl, [member.peerUrl])).toBeUndefined();
+      // Why the health probe alone cannot tell: an etcd 3.4 peer port serves the gRPC API, healthy.
+      expect(await probeMember(member.peerUrl)).toBeUndefined();
+      expect(await foreignCluster(member.peerUrl, ['http://127.0.0.1:1'])).toContain(PORT_TAKEN);
+    } finally {
       await cluster.stop();
     }
   });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EtcdClientTls } from '../etcd/etcd-tls.js';
 import { ensureEtcdBinary } from './etcd-binary.js';
-import { waitUntilHealthy } from './etcd-health.js';
+import { PORT_TAKEN, foreignCluster, waitUntilHealthy } from './etcd-health.js';
 import { DEFAULT_LOG_TAIL_LINES, EtcdMemberProcess, readLogTail } from './etcd-member-process.js';
 import { LOOPBACK_HOST, freePorts } from './free-port.js';
 import { forgetDirectory, removeOnExit } from './process-reaper.js';
@@ -91,6 +91,8 @@ const START_ATTEMPTS = 3; // a free port can be taken by someone else before etc
 
 interface MemberState extends EtcdClusterMember {
   readonly process: EtcdMemberProcess;
+  /** The peer URL the others dial: the member's own, or its proxy's (advertisePeer). */
+  readonly advertisedPeerUrl: string;
 }
 
 function memberArgs(name: string, dataDir: string, clientUrl: string, peerUrl: string, advertisedPeerUrl: string, initialCluster: string, token: string): string[] {
@@ -153,6 +155,15 @@ function deadMemberReport(members: readonly MemberState[]): string | undefined {
   return `etcd member ${dead.name} exited during startup (${dead.process.exitReason}); log ${dead.logFile} ends with:\n${readLogTail(dead.logFile)}`;
 }
 
+/** Throws when a client URL is answered by another cluster's etcd: the member lost its port (a clash). */
+async function confirmOwnCluster(members: readonly MemberState[], tls: EtcdClientTls | undefined): Promise<void> {
+  const peerUrls = members.map((m) => m.advertisedPeerUrl);
+  for (const member of members) {
+    const foreign = await foreignCluster(member.clientUrl, peerUrls, tls);
+    if (foreign !== undefined) throw new Error(foreign);
+  }
+}
+
 async function startOnce(binary: string, options: StartEtcdClusterOptions): Promise<{ rootDir: string; members: MemberState[]; token: string }> {
   const rootDir = await mkdtemp(join(tmpdir(), 'lockstep-etcd-'));
   removeOnExit(rootDir);
@@ -161,6 +172,7 @@ async function startOnce(binary: string, options: StartEtcdClusterOptions): Prom
   try {
     for (const member of members) member.process.start();
     await waitUntilHealthy(members.map((m) => m.clientUrl), options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS, () => deadMemberReport(members), options.clientTls?.probe);
+    await confirmOwnCluster(members, options.clientTls?.probe);
     return { rootDir, members, token };
   } catch (error) {
     const tails = members.map((m) => `--- ${m.name} (${m.logFile}) ---\n${readLogTail(m.logFile, 20)}`).join('\n');
@@ -181,7 +193,7 @@ export async function startEtcdCluster(options: StartEtcdClusterOptions): Promis
       return clusterHandle(started.rootDir, started.members, started.token, options.clientTls?.probe);
     } catch (error) {
       lastError = error;
-      if (!String(error).includes('address already in use')) break;
+      if (!['address already in use', PORT_TAKEN].some((phrase) => String(error).includes(phrase))) break;
     }
   }
   throw lastError;

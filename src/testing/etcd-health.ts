@@ -5,6 +5,8 @@ import { createMemberClient } from '../etcd/member-client.js';
 
 const PROBE_DEADLINE_MS = 2_000;
 const POLL_INTERVAL_MS = 100;
+/** Part of foreignCluster's answer: etcd-cluster.ts retries on it as on etcd's own "address already in use". */
+export const PORT_TAKEN = 'its port was taken';
 
 const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -19,6 +21,24 @@ export async function probeMember(clientUrl: string, tls?: EtcdClientTls): Promi
     return undefined;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
+  } finally {
+    client.close();
+  }
+}
+
+/**
+ * Undefined when the member answering at `clientUrl` belongs to the cluster advertising `peerUrls`, else
+ * why not. A member that lost its client port to another process (a port clash: free-port.ts) exits, and
+ * the probes above are answered by whoever holds the port: an etcd 3.4 peer port serves the gRPC API too,
+ * so another cluster's member passes as healthy and a test would run against it.
+ */
+export async function foreignCluster(clientUrl: string, peerUrls: readonly string[], tls?: EtcdClientTls): Promise<string | undefined> {
+  const client = createMemberClient(clientUrl, tls);
+  try {
+    const { members } = await client.cluster.memberList({}, { deadline: Date.now() + PROBE_DEADLINE_MS });
+    const strangers = members.flatMap((member) => member.peerURLs).filter((url) => !peerUrls.includes(url));
+    if (strangers.length === 0) return undefined;
+    return `${clientUrl} answers for another etcd cluster (peers ${strangers.slice(0, 3).join(', ')}): ${PORT_TAKEN}`;
   } finally {
     client.close();
   }
