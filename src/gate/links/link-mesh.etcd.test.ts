@@ -1,58 +1,25 @@
 // Real etcd 3.4 members whose peer links all run through the gate's proxies (issue 15): isolating the
 // leader makes the others elect a new one, the heal brings back one cluster, and a one-way cut of the
 // leader's sends does the same. The control: with the mesh passing everything, the leader stays.
-import { mkdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureEtcdBinary } from '../../testing/etcd-binary.js';
-import { waitUntilHealthy } from '../../testing/etcd-health.js';
-import { EtcdMemberProcess } from '../../testing/etcd-member-process.js';
-import { LOOPBACK_HOST, freePorts } from '../../testing/free-port.js';
-import { removeOnExit } from '../../testing/process-reaper.js';
+import { type EtcdCluster, type EtcdClusterMember, startEtcdCluster } from '../../testing/etcd-cluster.js';
 import { LinkMesh } from './link-mesh.js';
 
-const NAMES = ['m1', 'm2', 'm3'];
+const NAMES = ['m0', 'm1', 'm2']; // the kit's names for three members
 const mesh = new LinkMesh();
-const members: Array<{ name: string; clientUrl: string; process: EtcdMemberProcess }> = [];
-let rootDir = '';
+let cluster: EtcdCluster | undefined;
+let members: readonly EtcdClusterMember[] = [];
 
+// The kit, as the gate starts its cluster (src/gate/real-cluster.ts): it retries a start whose ports were
+// taken and checks that each client URL answers for this cluster, not for whoever took a member's port.
 beforeAll(async () => {
-  const binary = await ensureEtcdBinary();
-  rootDir = await mkdtemp(join(tmpdir(), 'lockstep-mesh-'));
-  removeOnExit(rootDir);
-  const ports = await freePorts(2 * NAMES.length);
-  const advertised: string[] = [];
-  for (const [i, name] of NAMES.entries()) advertised.push(await mesh.addPeer(name, ports[2 * i + 1] as number));
-  const initialCluster = NAMES.map((name, i) => `${name}=${advertised[i]}`).join(',');
-  for (const [i, name] of NAMES.entries()) {
-    const dataDir = join(rootDir, name);
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const clientUrl = `http://${LOOPBACK_HOST}:${ports[2 * i]}`;
-    const args = [
-      `--name=${name}`,
-      `--data-dir=${dataDir}`,
-      `--listen-client-urls=${clientUrl}`,
-      `--advertise-client-urls=${clientUrl}`,
-      `--listen-peer-urls=http://${LOOPBACK_HOST}:${ports[2 * i + 1]}`,
-      `--initial-advertise-peer-urls=${advertised[i]}`,
-      `--initial-cluster=${initialCluster}`,
-      `--initial-cluster-token=lockstep-mesh-${process.pid}`,
-      '--initial-cluster-state=new',
-      '--logger=zap',
-    ];
-    const member = { name, clientUrl, process: new EtcdMemberProcess(binary, args, join(dataDir, 'etcd.log')) };
-    members.push(member);
-    member.process.start();
-  }
-  await waitUntilHealthy(members.map((m) => m.clientUrl), 30_000, () => undefined);
+  cluster = await startEtcdCluster({ members: 3, advertisePeer: (name, peerPort) => mesh.addPeer(name, peerPort) });
+  members = cluster.members;
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all(members.map((m) => m.process.stop('SIGKILL', 5_000)));
+  await cluster?.stop();
   await mesh.close();
-  if (rootDir !== '') await rm(rootDir, { recursive: true, force: true });
 });
 
 /** The member a member names as leader, by name; undefined when it knows none or does not answer. */
