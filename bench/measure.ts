@@ -11,6 +11,7 @@ import { keepaliveWorkload } from './workloads/keepalive.js';
 import { peerLockWorkload } from './workloads/peer-lock.js';
 import { rawTxnWorkload } from './workloads/raw-txn.js';
 import { serviceWorkload } from './workloads/service.js';
+import { type FitTarget, measureFitTarget } from './fit-target.js';
 import { type ServeCapacity, measureServeCapacity } from './serve-capacity.js';
 import type { Workload, WorkloadName } from './workloads/workload.js';
 
@@ -21,12 +22,14 @@ export interface MeasureOptions {
   readonly concurrency: readonly number[];
   readonly keepaliveSessions: number;
   readonly cpu: CpuMeter;
+  /** Measure the quorum model's fit target too (fit-target.ts): `--profile`. */
+  readonly fitTarget?: boolean;
   readonly signal?: AbortSignal;
 }
 
 export type Say = (line: string, final?: boolean) => void;
 
-export type MeasuredRuns = Record<WorkloadName, MeasuredRun[]> & { serveCapacity?: ServeCapacity };
+export type MeasuredRuns = Record<WorkloadName, MeasuredRun[]> & { serveCapacity?: ServeCapacity; fitTarget?: FitTarget };
 
 /** Workloads at one concurrency take turns in slices this long. */
 export const SLICE_MS = 1_000;
@@ -59,13 +62,16 @@ export async function measureWorkloads(options: MeasureOptions, say: Say): Promi
     say(`opening ${maxConcurrency} raw leases, ${maxConcurrency} lockstep sessions in-process and ${maxConcurrency} through each of two lockstep serve processes (plaintext, mTLS)`);
     opened.push(await rawTxnWorkload(leader, maxConcurrency, runId));
     opened.push(await grantWorkload(options.endpoints, maxConcurrency, runId, onRenewalError));
-    opened.push(await serviceWorkload(options.endpoints, maxConcurrency, runId, onRenewalError));
+    const service = await serviceWorkload(options.endpoints, maxConcurrency, runId, onRenewalError);
+    opened.push(service);
     const serviceTls = await serviceWorkload(options.endpoints, maxConcurrency, runId, onRenewalError, { tls: true });
     opened.push(serviceTls);
     opened.push(peerLockWorkload(leader, runId));
     for (const concurrency of options.concurrency) {
       for (const [name, run] of await measureInterleaved(opened, concurrency, options, say)) results[name].push(run);
     }
+    if (options.fitTarget === true) results.fitTarget = await measureFitTarget(service, say, options.signal);
+    checkAborted(options.signal);
     results.serveCapacity = await measureServeCapacity(serviceTls, maxConcurrency, say, options.signal);
     await Promise.all(opened.splice(0).map((w) => w.close()));
     say(`opening ${options.keepaliveSessions} sessions for the keepalive cost (ADR-10)`);

@@ -26,6 +26,13 @@ describe('servedHopCosts (issue 32, the served lock.v1 hop)', () => {
     expect(servedHopCosts(run({ clientUs: 3000 }), run({ clientUs: 1400, serveUs: 2000 }))).toEqual({ hopClientCostMsPerCall: 0.7, hopServeCostMsPerCall: 0, serviceAcquireP50Ms: 4.143, serviceAcquireP99Ms: 13.263 }); // never below 0
   });
 
+  it("takes the latency from the fit target (bench/fit-target.ts) at its concurrency, with its sample count; not at another", () => {
+    const target = { concurrency: 1 as const, samples: 2500, p50Ms: 5.0004, p99Ms: 15.2 };
+    expect(servedHopCosts(run({ clientUs: 3000 }), run({ clientUs: 1400, serveUs: 7400 }), target)).toEqual({ hopClientCostMsPerCall: 0.7, hopServeCostMsPerCall: 2.2, serviceAcquireP50Ms: 5, serviceAcquireP99Ms: 15.2, serviceAcquireSamples: 2500 });
+    const atEight = { ...run({ clientUs: 1400, serveUs: 7400 }), concurrency: 8 } as WorkloadRun;
+    expect(servedHopCosts(run({ clientUs: 3000 }), atEight, target)?.serviceAcquireP99Ms).toBe(13.263);
+  });
+
   it('is absent without serve\'s CPU or without a service run at that concurrency (the hop then stays unpriced)', () => {
     expect(servedHopCosts(run({ clientUs: 3000 }), run({ clientUs: 1400 }))).toBeUndefined();
     expect(servedHopCosts(run({ clientUs: 3000 }), undefined)).toBeUndefined();

@@ -4,6 +4,7 @@
 // Defined here structurally rather than imported: bench/ does not import sim/ (ARCHITECTURE.md, Layers).
 import type { BenchEnvironment } from './environment.js';
 import type { WorkloadRun } from './report.js';
+import type { FitTarget } from './fit-target.js';
 import type { SimCalibration } from './sim-compare/calibration.js';
 
 export interface EmpiricalDistribution {
@@ -40,18 +41,30 @@ export interface ServedHopCosts {
    */
   readonly serviceAcquireP50Ms: number;
   readonly serviceAcquireP99Ms: number;
+  /**
+   * How many acquisitions those two rest on, when they are the fit target's (bench/fit-target.ts: one
+   * client, thinking 1-5 ms, measured alone); absent: the interleaved run's, no pause between cycles.
+   */
+  readonly serviceAcquireSamples?: number;
 }
 
 /** A grant cycle is two lock.v1 calls (acquire, release), as it is two LockLog calls. */
 const SERVED_CALLS_PER_CYCLE = 2;
 
-/** The served hop's costs and latency from the in-process and the service runs at one concurrency; undefined without serve's CPU. */
-export function servedHopCosts(inProcess: WorkloadRun, served: WorkloadRun | undefined): ServedHopCosts | undefined {
+/**
+ * The served hop's costs and latency from the in-process and the service runs at one concurrency;
+ * undefined without serve's CPU. The latency is the fit target's when one was measured at this concurrency.
+ */
+export function servedHopCosts(inProcess: WorkloadRun, served: WorkloadRun | undefined, fitTarget?: FitTarget): ServedHopCosts | undefined {
   const serveUs = served?.cpu?.serveUs;
   const arbiterUs = inProcess.cpu?.clientUs;
   if (served?.cpu === undefined || serveUs === undefined || arbiterUs === undefined) return undefined;
   const perCallMs = (us: number): number => round(Math.max(0, us) / SERVED_CALLS_PER_CYCLE / 1000);
-  return { hopClientCostMsPerCall: perCallMs(served.cpu.clientUs), hopServeCostMsPerCall: perCallMs(serveUs - arbiterUs), serviceAcquireP50Ms: round(served.latency.p50Ms), serviceAcquireP99Ms: round(served.latency.p99Ms) };
+  const costs = { hopClientCostMsPerCall: perCallMs(served.cpu.clientUs), hopServeCostMsPerCall: perCallMs(serveUs - arbiterUs) };
+  if (fitTarget !== undefined && fitTarget.concurrency === served.concurrency && fitTarget.samples > 0) {
+    return { ...costs, serviceAcquireP50Ms: round(fitTarget.p50Ms), serviceAcquireP99Ms: round(fitTarget.p99Ms), serviceAcquireSamples: fitTarget.samples };
+  }
+  return { ...costs, serviceAcquireP50Ms: round(served.latency.p50Ms), serviceAcquireP99Ms: round(served.latency.p99Ms) };
 }
 
 /** At most this many points per distribution: its quantiles, so the file stays small whatever the run. */

@@ -30,6 +30,8 @@ export interface BenchOptions {
   /** Sessions the keepalive workload renews; default max(64, 4 x the highest concurrency), at most 1024. */
   readonly keepaliveSessions?: number;
   readonly compareSim?: boolean;
+  /** Measure the quorum model's fit target (bench/fit-target.ts); `--profile` asks for it. */
+  readonly fitTarget?: boolean;
   /** Seed of the simulated worlds (--compare-sim). */
   readonly simSeed?: string;
   /** The sessions/holds capacity run through a lockstep serve process (capacity.ts); default none. */
@@ -78,7 +80,7 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
     const keepaliveSessions = options.keepaliveSessions ?? Math.min(MAX_KEEPALIVE_SESSIONS, Math.max(64, 4 * Math.max(...options.concurrency)));
     // The leader first, so every workload pays the same hops (a follower would forward each write).
     const ordered = [clusterInfo.endpoint, ...endpoints.filter((e) => !sameEndpoint(e, clusterInfo.endpoint))];
-    const measured = await measureWorkloads({ endpoints: ordered, durationMs: options.durationMs, concurrency: options.concurrency, keepaliveSessions, cpu, ...(options.signal === undefined ? {} : { signal: options.signal }) }, say);
+    const measured = await measureWorkloads({ endpoints: ordered, durationMs: options.durationMs, concurrency: options.concurrency, keepaliveSessions, cpu, fitTarget: options.fitTarget === true, ...(options.signal === undefined ? {} : { signal: options.signal }) }, say);
     return await assemble({ options, env, floors, measured, keepaliveSessions, endpoints, startedMs, say });
   } finally {
     if (cluster !== undefined) {
@@ -122,7 +124,7 @@ async function assemble(a: Assembly): Promise<BenchOutcome> {
   const bareProfile = buildProfile(env, floors.fsync.samplesMs, floors.rtt.samplesMs);
   const cpuByConcurrency = grant.runs.map((run) => {
     const { requestCostMs, applyCostMs, clientCostMsPerCall, fromConcurrency } = calibrate(bareProfile, run, env.members).calibration;
-    return { requestCostMs, applyCostMs, clientCostMsPerCall, fromConcurrency, ...servedHopCosts(run, service.runs.find((r) => r.concurrency === run.concurrency)) };
+    return { requestCostMs, applyCostMs, clientCostMsPerCall, fromConcurrency, ...servedHopCosts(run, service.runs.find((r) => r.concurrency === run.concurrency), measured.fitTarget) };
   });
   const profile: HardwareProfile = { ...bareProfile, cpuByConcurrency };
   const compareSim = await simulate(options, profile, grant, env, a.say);

@@ -35,6 +35,8 @@ export interface HostFit {
   /** The bench's measured service acquire latency (the target). */
   readonly measuredP50Ms: number;
   readonly measuredP99Ms: number;
+  /** The acquisitions those rest on, when the bench measured them as its fit target (bench/fit-target.ts). */
+  readonly measuredSamples?: number;
   /** The bench's shape priced with none of the CPU on the path, and with all of it (with the delay): p50 ms. */
   readonly noneP50Ms: number;
   readonly allP50Ms: number;
@@ -137,6 +139,6 @@ export async function fitHostTiming(host: HostTiming, shape: BenchShape, yieldTo
     ...(rigLinkCost === undefined ? {} : { rigLinkCost }),
     cpuOnPathShare: share,
     ...(delay === undefined ? {} : { schedulingDelay: delay }),
-    fit: { clients: shape.clients, measuredP50Ms: measured.p50Ms, measuredP99Ms: measured.p99Ms, noneP50Ms: roundTo(none.p50Ms, 2), allP50Ms: roundTo(all.p50Ms, 2), cpuOnPathShare: share, fittedP50Ms: roundTo(fitted.p50Ms, 2), fittedP99Ms: roundTo(fitted.p99Ms, 2), modelSpreadMs: roundTo(plain.p99Ms - plain.p50Ms, 2), schedulingDelayP99Ms: roundTo(tailMs, 2) },
+    fit: { clients: shape.clients, measuredP50Ms: measured.p50Ms, measuredP99Ms: measured.p99Ms, ...(measured.samples === undefined ? {} : { measuredSamples: measured.samples }), noneP50Ms: roundTo(none.p50Ms, 2), allP50Ms: roundTo(all.p50Ms, 2), cpuOnPathShare: share, fittedP50Ms: roundTo(fitted.p50Ms, 2), fittedP99Ms: roundTo(fitted.p99Ms, 2), modelSpreadMs: roundTo(plain.p99Ms - plain.p50Ms, 2), schedulingDelayP99Ms: roundTo(tailMs, 2) },
   };
 }

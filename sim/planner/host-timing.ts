@@ -43,8 +43,11 @@ export interface HostTiming {
   readonly fromConcurrency?: number;
   /** The measuring rig's cost per message on every link (a proxy hop), added to each link's one-way delay. */
   readonly rigLinkCost?: MessageCost;
-  /** The bench's own measured service acquire latency at fromConcurrency: what host-fit.ts fits to. Absent: not fitted. */
-  readonly benchAcquire?: MessageCost;
+  /**
+   * The bench's own measured service acquire latency at fromConcurrency: what host-fit.ts fits to, with
+   * how many acquisitions it rests on when the bench measured it as the fit target. Absent: not fitted.
+   */
+  readonly benchAcquire?: MessageCost & { readonly samples?: number };
   /** The share of every CPU term on the grant's critical path, in [0, 1] (host-fit.ts). Absent: all of it. */
   readonly cpuOnPathShare?: number;
   /** Each acquisition's wait for a CPU beyond the model's, drawn once per acquisition (host-fit.ts). Absent: none. */

@@ -160,6 +160,7 @@ async function runBenchCommand(flags: BenchFlags, io: CliIo): Promise<number> {
       concurrency: settings.concurrency,
       ...(settings.keepaliveSessions === undefined ? {} : { keepaliveSessions: settings.keepaliveSessions }),
       compareSim: settings.compareSim,
+      fitTarget: settings.profile !== undefined,
       ...(settings.capacity === undefined ? {} : { capacity: settings.capacity }),
       signal: controller.signal,
       progress: progress.print,

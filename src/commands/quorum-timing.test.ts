@@ -59,8 +59,17 @@ describe('lockstep quorum --bench-profile: the host term (issue 32)', () => {
     expect(fitted.fit?.fittedP50Ms).toBeCloseTo(4, 0);
     const priced = await priceQuorum(await loadTopology('regional-3'), { samplesPerRun: 10, runs: 1, seed: 'fit', host: fitted }, yieldToHost);
     const lines = timingLines(priced.timing);
-    expect(lines[3]).toMatch(new RegExp(`^  CPU on the grant's path: ${formatNumber(fitted.cpuOnPathShare! * 100, 1)}% of each term above, fitted: the bench's own shape \\(1 client\\(s\\) through lockstep serve, loopback\\)`));
-    expect(lines[4]).toMatch(/^ {2}host scheduling delay per acquisition: p99 [\d.]+ ms, 0 for half \(the bench's measured p99 less p50, 8 ms/);
+    expect(lines[3]).toBe("  the bench's measured acquire latency, the fit's target: p50 4 / p99 12 ms (the interleaved bench's slices)");
+    expect(lines[4]).toMatch(new RegExp(`^  CPU on the grant's path: ${formatNumber(fitted.cpuOnPathShare! * 100, 1)}% of each term above, fitted: the bench's own shape \\(1 client\\(s\\) through lockstep serve, loopback\\)`));
+    expect(lines[5]).toMatch(/^ {2}host scheduling delay per acquisition: p99 [\d.]+ ms, 0 for half \(the bench's measured p99 less p50, 8 ms/);
+  });
+
+  it('says how many acquisitions the fit target rests on when the bench measured it alone (bench/fit-target.ts)', async () => {
+    const costs = { requestCostMs: 0.4, applyCostMs: 0.5, clientCostMsPerCall: 1.2, hopClientCostMsPerCall: 0.8, hopServeCostMsPerCall: 1.5, serviceAcquireP50Ms: 4, serviceAcquireP99Ms: 12 };
+    const fitted = await fittedHostTimingOf(profile(0.2, { ...costs, serviceAcquireSamples: 2500 }), 1, yieldToHost);
+    expect(fitted.benchAcquire).toEqual({ p50Ms: 4, p99Ms: 12, samples: 2500 });
+    const priced = await priceQuorum(await loadTopology('regional-3'), { samplesPerRun: 10, runs: 1, seed: 'fit', host: fitted }, yieldToHost);
+    expect(timingLines(priced.timing)[3]).toBe("  the bench's measured acquire latency, the fit's target: p50 4 / p99 12 ms (2500 acquisitions, one client pausing 1-5 ms)");
   });
 
   it('takes the CPU row measured nearest the client count and names the profile it used', () => {

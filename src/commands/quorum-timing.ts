@@ -34,7 +34,7 @@ export function hostTimingOf(chosen: ChosenBenchProfile, clients: number): HostT
     ...(row?.clientCostMsPerCall === undefined ? {} : { arbiterCostMsPerCall: row.clientCostMsPerCall }),
     ...(row?.hopClientCostMsPerCall === undefined || row.hopServeCostMsPerCall === undefined ? {} : { servedHop: { clientMsPerCall: row.hopClientCostMsPerCall, serveMsPerCall: row.hopServeCostMsPerCall } }),
     ...(row?.fromConcurrency === undefined ? {} : { fromConcurrency: row.fromConcurrency }),
-    ...(row?.serviceAcquireP50Ms === undefined || row.serviceAcquireP99Ms === undefined ? {} : { benchAcquire: { p50Ms: row.serviceAcquireP50Ms, p99Ms: row.serviceAcquireP99Ms } }),
+    ...(row?.serviceAcquireP50Ms === undefined || row.serviceAcquireP99Ms === undefined ? {} : { benchAcquire: { p50Ms: row.serviceAcquireP50Ms, p99Ms: row.serviceAcquireP99Ms, ...(row.serviceAcquireSamples === undefined ? {} : { samples: row.serviceAcquireSamples }) } }),
   };
 }
 
@@ -77,7 +77,9 @@ function hopLine(timing: HostTimingUsed): string {
 function fitLines(timing: HostTimingUsed): string[] {
   const fit = timing.fit;
   if (fit === null) return ["  CPU on the grant's path: all of each term above (not fitted: the profile does not carry the bench's measured acquire latency; a `lockstep bench --profile` of this version does)"];
+  const measuredOver = fit.measuredSamples === undefined ? "the interleaved bench's slices" : `${formatNumber(fit.measuredSamples, 0)} acquisitions, one client pausing 1-5 ms`;
   return [
+    `  the bench's measured acquire latency, the fit's target: p50 ${ms(fit.measuredP50Ms)} / p99 ${ms(fit.measuredP99Ms)} ms (${measuredOver})`,
     `  CPU on the grant's path: ${formatNumber(fit.cpuOnPathShare * 100, 1)}% of each term above, fitted: the bench's own shape (${fit.clients} client(s) through lockstep serve, loopback) priced ${ms(fit.noneP50Ms)} ms p50 with none of it, ${ms(fit.allP50Ms)} with all, ${ms(fit.fittedP50Ms)} at the share (with the delay below); measured ${ms(fit.measuredP50Ms)}`,
     `  host scheduling delay per acquisition: p99 ${ms(fit.schedulingDelayP99Ms)} ms, 0 for half (the bench's measured p99 less p50, ${ms(fit.measuredP99Ms - fit.measuredP50Ms)} ms, less the model's own spread, ${ms(fit.modelSpreadMs)}); with it the bench's shape prices p99 ${ms(fit.fittedP99Ms)}, measured ${ms(fit.measuredP99Ms)}`,
   ];

@@ -23,6 +23,8 @@ export interface ProfileCpuRow {
   /** The service path's measured acquire p50 and p99 at this concurrency (bench/profile.ts ServedHopCosts); absent before: not fitted. */
   readonly serviceAcquireP50Ms?: number;
   readonly serviceAcquireP99Ms?: number;
+  /** The acquisitions those two rest on when they are the bench's fit target (bench/fit-target.ts); absent: the interleaved run's. */
+  readonly serviceAcquireSamples?: number;
 }
 
 /** A stored profile read structurally (bench/profile.ts HardwareProfile; src does not need bench's types). */
