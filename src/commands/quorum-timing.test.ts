@@ -7,7 +7,7 @@ import { loadTopology } from './quorum.js';
 import { cpuRowFor, fittedHostTimingOf, hostTimingOf, timingLines } from './quorum-timing.js';
 
 /** A bench profile whose fsync is one value (a constant disk), with CPU rows at concurrency 1 and 8. */
-function profile(fsyncMs: number, atOne: { requestCostMs: number; applyCostMs: number; clientCostMsPerCall: number; hopClientCostMsPerCall?: number; hopServeCostMsPerCall?: number; serviceAcquireP50Ms?: number; serviceAcquireP99Ms?: number }): ChosenBenchProfile {
+function profile(fsyncMs: number, atOne: { requestCostMs: number; applyCostMs: number; clientCostMsPerCall: number; hopClientCostMsPerCall?: number; hopServeCostMsPerCall?: number; serviceAcquireP50Ms?: number; serviceAcquireP99Ms?: number; serviceAcquireSamples?: number }): ChosenBenchProfile {
   return {
     file: 'bench-profile.json',
     byDefault: false,

@@ -9,12 +9,14 @@ import type { HostTiming } from '../../sim/planner/host-timing.js';
 import { priceQuorum, QUORUM_PRESETS, type QuorumPriceRequest, quorumRequestProblems } from '../../sim/planner/quorum-pricing.js';
 import { simulateLosses } from '../../sim/planner/quorum-run.js';
 import { BadInput } from '../cli-errors.js';
+import { durationText, parseDuration } from '../duration.js';
 import { type CliIo, ExitCode } from '../cli-io.js';
 import { yieldToHost } from '../host-yield.js';
 import { REPO_ROOT } from '../repo-root.js';
 import { type ChosenBenchProfile, chosenBenchProfile, DEFAULT_BENCH_PROFILE } from '../files/bench-profile.js';
 import { InputFileError, MIB, readInputFile } from '../files/read-input.js';
 import { runMeasurement } from '../planner-measure/measure-run.js';
+import { ARBITER_WARMUP_MS } from '../planner-measure/quorum-measure.js';
 import { measureTopology, renderDifferences, renderMeasurement } from '../planner-measure/quorum-report.js';
 import { MAX_MEASURED_CLIENTS, measureProblem } from '../planner-measure/real-topology.js';
 import { oneLine } from '../terminal-text.js';
@@ -30,8 +32,12 @@ interface QuorumOptions {
   seed: string;
   measure?: boolean;
   clients?: string;
+  warmup?: string;
   benchProfile?: string;
 }
+
+/** The longest `--warmup`: a run that needs longer is not measuring a steady arbiter. */
+const MAX_WARMUP = { maxMs: 120_000, why: 'a serve is warm well within it (docs/planner.md)' };
 
 const PRESET_DIR = join(REPO_ROOT, 'examples', 'topologies');
 const PRESETS = QUORUM_PRESETS;
@@ -52,6 +58,7 @@ export function registerQuorumCommand(program: Command, io: CliIo, setExitCode: 
     .option('--seed <S>', 'base seed', 'quorum')
     .option('--measure', 'also build each topology of real processes (etcd members on loopback, link proxies adding its one-way delays, a lockstep serve arbiter), run the priced workload and print measured grant p50/p99 beside the predicted (issue 32; takes a minute or more per topology)')
     .option('--clients <N>', `with --measure: this many clients instead of the topology's (1 to ${MAX_MEASURED_CLIENTS}); 1 prices latency without queueing behind other clients`)
+    .option('--warmup <DURATION>', `with --measure: how long each run works unrecorded after restarting the arbiter (a freshly started lockstep serve runs cold code; the model prices a warm one); default ${durationText(ARBITER_WARMUP_MS)}, 0s for none`)
     .option('--bench-profile <FILE|none>', `time the priced world by this machine's lockstep bench --local 3 --profile FILE (WAL fsync, etcd CPU per request and apply, arbiter CPU per etcd call); default ${DEFAULT_BENCH_PROFILE} when it exists, else the simulator's defaults; none: the defaults`)
     .action(async (options: QuorumOptions) => {
       setExitCode(await runQuorum(options, io));
@@ -92,8 +99,9 @@ async function runQuorum(options: QuorumOptions, io: CliIo): Promise<number> {
   }
   const profile = await chosenBenchProfile(options.benchProfile);
   const hostOf = fittedHosts(profile);
-  if (options.measure === true) return measureTopologies(topologies.map((t) => measurable(t, options.clients)), { ...request, hostOf }, options.json === true, io);
+  if (options.measure === true) return measureTopologies(topologies.map((t) => measurable(t, options.clients)), { ...request, hostOf }, warmupMsOf(options.warmup), options.json === true, io);
   if (options.clients !== undefined) throw new BadInput('--clients is for --measure only; add --measure, or give the client count in the topology file');
+  if (options.warmup !== undefined) throw new BadInput('--warmup is for --measure only (the unrecorded start of each measured run); add --measure, or leave it out');
   const results = [];
   for (const topology of topologies) {
     const host = await hostOf(topology);
@@ -103,6 +111,16 @@ async function runQuorum(options: QuorumOptions, io: CliIo): Promise<number> {
   else if (results.length === 1) io.out(render(results[0] as Priced));
   else io.out(renderComparison(results));
   return ExitCode.ok;
+}
+
+/** `--warmup` in ms (ARBITER_WARMUP_MS without it), or BadInput naming the flag, the rule and the fix. */
+function warmupMsOf(flag: string | undefined): number {
+  if (flag === undefined) return ARBITER_WARMUP_MS;
+  try {
+    return parseDuration(flag, '--warmup', MAX_WARMUP);
+  } catch (error) {
+    throw new BadInput((error as Error).message);
+  }
 }
 
 /** The host timing of each topology's client count, fitted once per count (host-fit.ts prices the bench's shape a few times). */
@@ -130,12 +148,12 @@ function measurable(topology: Topology, clients: string | undefined): Topology {
  * `--measure`: each topology measured on real processes (src/planner-measure), one after another, the
  * rig's cost per message probed during each measurement (hop-probe.ts), then priced with it and the host's timing.
  */
-function measureTopologies(topologies: readonly Topology[], request: QuorumPriceRequest & { readonly hostOf: (topology: Topology) => Promise<HostTiming | undefined> }, json: boolean, io: CliIo): Promise<number> {
+function measureTopologies(topologies: readonly Topology[], request: QuorumPriceRequest & { readonly hostOf: (topology: Topology) => Promise<HostTiming | undefined> }, warmupMs: number, json: boolean, io: CliIo): Promise<number> {
   return runMeasurement(io, 'quorum', async (context) => {
     const measured = [];
     for (const topology of topologies) {
       const host = await request.hostOf(topology);
-      measured.push(await measureTopology(topology, { ...request, ...(host === undefined ? {} : { host }) }, context));
+      measured.push(await measureTopology(topology, { ...request, ...(host === undefined ? {} : { host }) }, context, warmupMs));
     }
     io.out(json ? JSON.stringify({ measurements: measured }) : [...measured.map(renderMeasurement), renderDifferences(measured).join('\n')].filter((text) => text !== '').join('\n\n'));
     return ExitCode.ok;

@@ -16,6 +16,18 @@ describe('quorum --measure input', () => {
     expect(alone.err.join('\n')).toMatch(/--clients is for --measure only/);
   });
 
+  it('refuses a --warmup that is not a duration or longer than 2m, and --warmup without --measure', async () => {
+    const bad = await runCli('quorum', '--topology', 'regional-3', '--measure', '--warmup', 'soon');
+    expect(bad.code).toBe(2);
+    expect(bad.err.join('\n')).toMatch(/--warmup "soon" is not a duration; write it like 500ms, 30s/);
+    const long = await runCli('quorum', '--topology', 'regional-3', '--measure', '--warmup', '3m');
+    expect(long.code).toBe(2);
+    expect(long.err.join('\n')).toMatch(/--warmup "3m" is longer than 2m, a serve is warm well within it/);
+    const alone = await runCli('quorum', '--topology', 'regional-3', '--warmup', '5s');
+    expect(alone.code).toBe(2);
+    expect(alone.err.join('\n')).toMatch(/--warmup is for --measure only/);
+  });
+
   it('names what real processes cannot build: an unreachable hall, a member count etcd\'s kit does not start', async () => {
     const stretched = await loadTopology('stretched-3-region');
     expect(measureProblem(stretched)).toBeUndefined();

@@ -15,7 +15,7 @@ import { oneLine } from '../terminal-text.js';
 import { textTable } from '../text-table.js';
 import { loadAverage, type MeasureContext } from './measure-run.js';
 import { type HopProbe, RigProbe } from './hop-probe.js';
-import { measureQuorum, quorumClasses } from './quorum-measure.js';
+import { ARBITER_WARMUP_MS, measureQuorum, quorumClasses } from './quorum-measure.js';
 import { proxyDelayMs, RealTopology } from './real-topology.js';
 
 /** ±20%: issue 32's goal for measured beside predicted p50 and p99. */
@@ -78,7 +78,7 @@ export function proxyDelays(topology: Topology): string[] {
  * loop, stops them (also on failure or Ctrl-C), then prices it with the rig's cost as measured under that
  * load (hop-probe.ts): the printed prediction uses the loaded probe, none is taken before.
  */
-export async function measureTopology(topology: Topology, request: QuorumPriceRequest, context: MeasureContext): Promise<QuorumMeasurement> {
+export async function measureTopology(topology: Topology, request: QuorumPriceRequest, context: MeasureContext, warmupMs = ARBITER_WARMUP_MS): Promise<QuorumMeasurement> {
   const runs = request.runs ?? topology.members.length;
   const real = await RealTopology.start({ topology, classes: quorumClasses, clients: topology.clients.count, say: (line) => context.progress(`${topology.name}: ${line}`) });
   let probe: RigProbe | undefined;
@@ -87,7 +87,7 @@ export async function measureTopology(topology: Topology, request: QuorumPriceRe
   try {
     const started = await RigProbe.start({ collecting: false });
     probe = started;
-    measuredRuns = await measureQuorum(real, { runs, samplesPerRun: request.samplesPerRun, onLoop: (running) => void (started.collecting = running) }, { signal: context.signal, progress: (line) => context.progress(`${topology.name}: ${line}`) });
+    measuredRuns = await measureQuorum(real, { runs, samplesPerRun: request.samplesPerRun, warmupMs, onLoop: (running) => void (started.collecting = running) }, { signal: context.signal, progress: (line) => context.progress(`${topology.name}: ${line}`) });
     rig = await started.stop();
     probe = undefined;
   } finally {
