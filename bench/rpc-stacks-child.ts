@@ -60,7 +60,9 @@ async function clientRole(tlsDir: string): Promise<void> {
           operation: async (_worker, _iteration, record) => {
             const startMs = performance.now();
             await client.call();
-            record(0, performance.now() - startMs);
+            const tookMs = performance.now() - startMs;
+            record(0, tookMs);
+            if (message.periodMs > tookMs) await sleep(message.periodMs - tookMs); // --period: at most one call per period
           },
         });
         tally.cpu.add(before, meter.sample(), completed, [serveBefore, processCpuUs(serverPid) ?? serveBefore]);

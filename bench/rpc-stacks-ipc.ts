@@ -43,7 +43,7 @@ export interface IdleCpu {
 
 export type ParentMessage =
   | { readonly kind: 'setup'; readonly serverPid: number; readonly ports: Readonly<Record<ServerKey, number>> }
-  | ({ readonly kind: 'slice'; readonly warmupMs: number; readonly durationMs: number } & SliceOrder)
+  | ({ readonly kind: 'slice'; readonly warmupMs: number; readonly durationMs: number; readonly periodMs: number } & SliceOrder)
   | { readonly kind: 'idle'; readonly durationMs: number }
   | { readonly kind: 'results' };
 

@@ -33,6 +33,8 @@ export interface RpcStacksReport {
   readonly rounds: number;
   readonly sliceMs: number;
   readonly warmupMs: number;
+  /** --period: a worker's calls at most this often, ms (0: back to back). */
+  readonly periodMs: number;
   readonly elapsedS: number;
   /** 1-minute load average at the start and at the end of the run. */
   readonly loadAverage: readonly [number, number];
@@ -46,7 +48,7 @@ const FLOOR = 'bare';
 
 const over = (value: number | null | undefined, floor: number | null | undefined): number | null => (value == null || floor == null || floor <= 0 ? null : value / floor);
 
-export function rpcStacksReport(run: RpcRun, settings: { readonly rounds: number; readonly sliceMs: number; readonly warmupMs: number; readonly concurrencies: readonly number[] }): RpcStacksReport {
+export function rpcStacksReport(run: RpcRun, settings: { readonly rounds: number; readonly sliceMs: number; readonly warmupMs: number; readonly periodMs: number; readonly concurrencies: readonly number[] }): RpcStacksReport {
   const byKey = new Map(run.results.map((r) => [r.key, r]));
   const rows: StackRow[] = [];
   for (const concurrency of settings.concurrencies) {
@@ -80,7 +82,7 @@ export function rpcStacksReport(run: RpcRun, settings: { readonly rounds: number
   }
   const perS = (us: number) => (run.idle.ms <= 0 ? 0 : us / run.idle.ms);
   const idleCpuMsPerS = { server: perS(run.idle.serverUs), client: perS(run.idle.clientUs) };
-  return { rounds: settings.rounds, sliceMs: settings.sliceMs, warmupMs: settings.warmupMs, elapsedS: run.elapsedS, loadAverage: run.loadAverage, nodeVersion: process.version, idleCpuMsPerS, rows };
+  return { rounds: settings.rounds, sliceMs: settings.sliceMs, warmupMs: settings.warmupMs, periodMs: settings.periodMs, elapsedS: run.elapsedS, loadAverage: run.loadAverage, nodeVersion: process.version, idleCpuMsPerS, rows };
 }
 
 const x = (value: number | null) => (value === null ? 'n/a' : formatRatio(value));
@@ -97,7 +99,7 @@ function cells(report: RpcStacksReport): string[][] {
 
 function summary(report: RpcStacksReport): string {
   const [start, end] = report.loadAverage;
-  return `${report.rounds} round(s) of ${formatNumber(report.sliceMs / 1000, 2)} s slices (after ${formatNumber(report.warmupMs / 1000, 2)} s warm-up each), interleaved; ${report.elapsedS} s in all; load average ${formatNumber(start, 1)} at the start, ${formatNumber(end, 1)} at the end; node ${report.nodeVersion}. The floor is the bare node:http2 echo on the same transport and concurrency; CPU x floor is server + client CPU per call over the floor's. Without calls the server process spends ${formatNumber(report.idleCpuMsPerS.server, 1)} ms of CPU a second and the client process ${formatNumber(report.idleCpuMsPerS.client, 1)} ms (in every stack's CPU per call: that over its calls/s).`;
+  return `${report.rounds} round(s) of ${formatNumber(report.sliceMs / 1000, 2)} s slices (after ${formatNumber(report.warmupMs / 1000, 2)} s warm-up each), interleaved${report.periodMs > 0 ? `, each worker calling at most every ${formatNumber(report.periodMs, 2)} ms` : ''}; ${report.elapsedS} s in all; load average ${formatNumber(start, 1)} at the start, ${formatNumber(end, 1)} at the end; node ${report.nodeVersion}. The floor is the bare node:http2 echo on the same transport and concurrency; CPU x floor is server + client CPU per call over the floor's. Without calls the server process spends ${formatNumber(report.idleCpuMsPerS.server, 1)} ms of CPU a second and the client process ${formatNumber(report.idleCpuMsPerS.client, 1)} ms (in every stack's CPU per call: that over its calls/s).`;
 }
 
 function errorLines(report: RpcStacksReport): string[] {

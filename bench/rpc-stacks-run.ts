@@ -20,6 +20,8 @@ export interface RpcRunOptions {
   readonly rounds: number;
   readonly sliceMs: number;
   readonly warmupMs: number;
+  /** A worker starts a call at most every periodMs (0: back to back). */
+  readonly periodMs: number;
   readonly concurrencies: readonly number[];
   readonly progress: (line: string) => void;
 }
@@ -63,7 +65,7 @@ export async function runRpcStacks(options: RpcRunOptions): Promise<RpcRun> {
       for (const concurrency of options.concurrencies) {
         for (const stack of STACKS) {
           for (const secure of [false, true]) {
-            tell(client, { kind: 'slice', stack: stack.id, secure, concurrency, warmupMs: options.warmupMs, durationMs: options.sliceMs });
+            tell(client, { kind: 'slice', stack: stack.id, secure, concurrency, warmupMs: options.warmupMs, durationMs: options.sliceMs, periodMs: options.periodMs });
             await expectMessage(client, 'sliced', sliceTimeoutMs);
           }
         }

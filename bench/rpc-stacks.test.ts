@@ -69,8 +69,8 @@ describe('the canned-answer check', () => {
 });
 
 describe('npm run bench:rpc', () => {
-  it('measures every stack, plaintext and mTLS, at c=1 and c=64, with both processes\' CPU, in one short run', async () => {
-    const { code, stdout, stderr } = await benchRpc('--rounds', '1', '--slice', '100ms', '--warmup', '50ms', '--json');
+  it('measures every stack, plaintext and mTLS, at c=1 and c=64, with both processes\' CPU, in one short run (each worker at most a call per --period)', async () => {
+    const { code, stdout, stderr } = await benchRpc('--rounds', '1', '--slice', '200ms', '--warmup', '50ms', '--period', '20ms', '--json');
     expect(code, stderr).toBe(0);
     expect(stderr).toMatch(/round 1\/1 done/);
     const report = JSON.parse(stdout) as RpcStacksReport;
@@ -83,6 +83,9 @@ describe('npm run bench:rpc', () => {
       expect([row.serverCpuUs, row.clientCpuUs].every((us) => us !== null && us >= 0), `${row.label}: both processes' CPU read`).toBe(true);
     }
     expect([report.idleCpuMsPerS.server, report.idleCpuMsPerS.client].every((ms) => ms >= 0), 'the CPU without calls, read').toBe(true);
+    // --period 20ms: one worker starts at most 50 calls a second (a little over for the slice's edges); without it thousands.
+    expect(report.periodMs).toBe(20);
+    for (const row of report.rows.filter((r) => r.concurrency === 1)) expect(row.callsPerS, `${row.label} ${row.transport}`).toBeLessThanOrEqual(60);
     // The floor is its own yardstick (n/a when a slice this short saw no call end inside its window).
     const floors = report.rows.filter((r) => r.stack === 'bare');
     expect(floors.map((r) => r.p50OverFloor)).toEqual(floors.map((r) => (r.p50Ms > 0 ? 1 : null)));
@@ -91,6 +94,8 @@ describe('npm run bench:rpc', () => {
   it('refuses a bad flag with exit 2, naming the flag and the fix', async () => {
     const rounds = await benchRpc('--rounds', '0');
     expect([rounds.code, rounds.stderr]).toEqual([2, expect.stringMatching(/--rounds "0" must be a whole number from 1 to 100/)]);
+    const period = await benchRpc('--period', '1s');
+    expect([period.code, period.stderr]).toEqual([2, expect.stringMatching(/--period 1s must be at most 100ms/)]);
     const unknown = await benchRpc('--bogus');
     expect(unknown.code).toBe(2);
     const help = await benchRpc('--help');

@@ -1,4 +1,4 @@
-// `npm run bench:rpc -- [--rounds N] [--slice 1s] [--warmup 250ms] [--json | --md]`: the RPC stack alone
+// `npm run bench:rpc -- [--rounds N] [--slice 1s] [--warmup 250ms] [--period D] [--json | --md]`: the RPC stack alone
 // (issue 30). lock.v1's Acquire, answered with a canned response by no arbiter at all, through lockstep's
 // fast path and UnaryChannel (as shipped), Connect-ES on both sides, @grpc/grpc-js on both sides, the
 // mixed pairs, and a bare node:http2 echo of the same bytes (the floor), each plaintext and mTLS, at c=1
@@ -18,11 +18,14 @@ const CONCURRENCIES = [1, 64] as const;
 const MAX_ROUNDS = 100;
 const SLICE_MS = { min: 50, max: 60_000 };
 const WARMUP_MAX_MS = 10_000;
+/** --period: a call every 100 ms is 10 a second, well below any rate issue 30 compares. */
+const PERIOD_MAX_MS = 100;
 
 interface RpcFlags {
   readonly rounds: string;
   readonly slice: string;
   readonly warmup: string;
+  readonly period: string;
   readonly json?: boolean;
   readonly md?: boolean;
 }
@@ -31,6 +34,7 @@ interface RpcSettings {
   readonly rounds: number;
   readonly sliceMs: number;
   readonly warmupMs: number;
+  readonly periodMs: number;
   readonly format: 'text' | 'json' | 'md';
 }
 
@@ -49,8 +53,10 @@ function parseRpcFlags(flags: RpcFlags): RpcSettings {
   if (sliceMs < SLICE_MS.min || sliceMs > SLICE_MS.max) throw new BadInput(`--slice ${flags.slice} must be between 50ms and 60s; the issue's slices are 1s`);
   const warmupMs = duration(flags.warmup, '--warmup');
   if (warmupMs > WARMUP_MAX_MS) throw new BadInput(`--warmup ${flags.warmup} must be at most 10s (it is paid before every slice)`);
+  const periodMs = duration(flags.period, '--period');
+  if (periodMs > PERIOD_MAX_MS) throw new BadInput(`--period ${flags.period} must be at most 100ms (a call every 100 ms is 10 a second); 0 for back to back`);
   if (flags.json === true && flags.md === true) throw new BadInput('--json and --md exclude each other; choose one');
-  return { rounds, sliceMs, warmupMs, format: flags.json === true ? 'json' : flags.md === true ? 'md' : 'text' };
+  return { rounds, sliceMs, warmupMs, periodMs, format: flags.json === true ? 'json' : flags.md === true ? 'md' : 'text' };
 }
 
 function program(io: CliIo, setExitCode: (code: number) => void): Command {
@@ -61,11 +67,12 @@ function program(io: CliIo, setExitCode: (code: number) => void): Command {
     .option('--rounds <n>', 'rounds of slices; each round gives every stack, transport and concurrency one slice', '5')
     .option('--slice <duration>', 'measured time of one slice', '1s')
     .option('--warmup <duration>', 'unmeasured time before each slice', '250ms')
+    .option('--period <duration>', "each worker starts a call at most this often (0: back to back); at serve's own rate the RPC stack's CPU per call is what serve pays (issue 30: CPU per call rises as the rate falls)", '0')
     .option('--json', 'print the report as one JSON line')
     .option('--md', 'print the report as markdown')
     .action(async (flags: RpcFlags) => {
       const settings = parseRpcFlags(flags);
-      const options = { rounds: settings.rounds, sliceMs: settings.sliceMs, warmupMs: settings.warmupMs, concurrencies: CONCURRENCIES };
+      const options = { rounds: settings.rounds, sliceMs: settings.sliceMs, warmupMs: settings.warmupMs, periodMs: settings.periodMs, concurrencies: CONCURRENCIES };
       const run = await runRpcStacks({ ...options, progress: (line) => io.err(line) });
       const report = rpcStacksReport(run, options);
       io.out(settings.format === 'json' ? JSON.stringify(report) : settings.format === 'md' ? formatRpcMarkdown(report) : formatRpcText(report));
