@@ -83,10 +83,11 @@ describe('lockstep gate with a holder whose clock runs slow', () => {
     // client-1 only while it holds with its acquire answered (an acquire of unknown outcome has no handle
     // to fence, and is not checked), and under npm test's load, and under two CPU hogs each time, two
     // rounds missed and the control passed; three rounds were caught under the same hogs, twice of twice,
-    // and missed once more in a full npm test (stop 27): four rounds now, 3 s apart.
+    // and missed once more in a full npm test (stop 27): four rounds, 3 s apart; four missed once more in a
+    // full npm test (stop 31, the lead's typecheck running beside it): six rounds now.
     const faults = join(scratch, 'arbiter-pauses.json');
-    writeFileSync(faults, JSON.stringify([4_000, 13_000, 22_000, 31_000].flatMap((atMs) => ['arbiter-1', 'arbiter-2'].map((target) => ({ atMs, kind: 'pause', target, forMs: 6_000 })))));
-    const { code, report } = await gate(['--duration', '40s', '--clients', '2', '--keys', '2', '--slow-holder', '--faults', faults, '--out', join(scratch, 'slow')]);
+    writeFileSync(faults, JSON.stringify([4_000, 13_000, 22_000, 31_000, 40_000, 49_000].flatMap((atMs) => ['arbiter-1', 'arbiter-2'].map((target) => ({ atMs, kind: 'pause', target, forMs: 6_000 })))));
+    const { code, report } = await gate(['--duration', '58s', '--clients', '2', '--keys', '2', '--slow-holder', '--faults', faults, '--out', join(scratch, 'slow')]);
     expect(code).toBe(1);
     const deadline = report.checks.find((c) => c.name === 'deadline');
     expect(deadline?.ok).toBe(false);
