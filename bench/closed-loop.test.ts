@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { LoopTally, MAX_ERRORS_PER_RUN, runSlice } from './closed-loop.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { LoopTally, MAX_ERRORS_PER_RUN, type Operation, paced, runSlice } from './closed-loop.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -95,5 +95,28 @@ describe('closed-loop slices', () => {
   it('refuses a concurrency that is not a whole number >= 1', () => {
     expect(() => new LoopTally(0, ['op'])).toThrow(/concurrency/);
     expect(() => new LoopTally(1.5, ['op'])).toThrow(/concurrency/);
+  });
+});
+
+describe('paced (one operation per period and worker)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('sleeps out the rest of the period after a quick operation, none after a slow one, and is the operation itself for 0', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'performance'] });
+    const quick: Operation = async (_w, _i, record) => record(0, 1);
+    expect(paced(quick, 0)).toBe(quick);
+    let done = false;
+    void paced(quick, 20)(0, 0, () => undefined).then(() => (done = true));
+    await vi.advanceTimersByTimeAsync(19);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(done).toBe(true);
+    const slow: Operation = () => new Promise((resolve) => setTimeout(resolve, 30));
+    done = false;
+    void paced(slow, 20)(0, 0, () => undefined).then(() => (done = true));
+    await vi.advanceTimersByTimeAsync(30);
+    expect(done).toBe(true); // it took longer than the period: no rest after it
   });
 });

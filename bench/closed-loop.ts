@@ -5,6 +5,7 @@
 // window shorter than the latency would otherwise see at most one operation per worker and show a slow
 // path near zero. Results accumulate in a LoopTally, so
 // one workload's measurement can be taken in several slices interleaved with other workloads'.
+import { sleepMs } from '../src/clock/index.js';
 import { LatencyHistogram, type LatencySummary, round3 } from './histogram.js';
 
 /** One operation of worker `worker`; it reports each phase's latency through `record(phase, ms)`. */
@@ -21,6 +22,21 @@ export interface ClosedLoopResult {
   readonly phases: Readonly<Record<string, LatencySummary>>;
   readonly errors: number;
   readonly firstError?: string;
+}
+
+/**
+ * `operation` started at most once every `periodMs` per worker: after it ends, the worker sleeps out the rest
+ * of the period (none when it took longer). For CPU per operation at a chosen rate (issue 30: the same code
+ * costs more per operation as the rate falls). `operation` itself for a period of 0 or less.
+ */
+export function paced(operation: Operation, periodMs: number): Operation {
+  if (!(periodMs > 0)) return operation;
+  return async (worker, iteration, record) => {
+    const startMs = performance.now();
+    await operation(worker, iteration, record);
+    const restMs = periodMs - (performance.now() - startMs);
+    if (restMs > 0) await sleepMs(restMs);
+  };
 }
 
 /** TigerStyle: a limit on everything. A workload that fails this often is broken, not slow. */

@@ -7,6 +7,7 @@
 // regional tail was 10.2, 9.8 and 10.1 ms: the 5th-largest of 450 draws of a heavy tail. So `--profile`
 // measures the target on its own, after the interleaved rounds.
 import { formatNumber } from '../core/numbers.js';
+import { sleepMs } from '../src/clock/index.js';
 import { LoopTally, type Operation, runSlice } from './closed-loop.js';
 import type { Workload } from './workloads/workload.js';
 
@@ -35,8 +36,6 @@ export function thinking(operation: Operation, random: () => number, sleep: (ms:
   };
 }
 
-const sleepMs = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 export interface FitTargetLimits {
   readonly samples: number;
   readonly maxMs: number;
@@ -46,7 +45,7 @@ export interface FitTargetLimits {
 export async function measureFitTarget(service: Workload, say: (line: string, final?: boolean) => void, signal?: AbortSignal, limits: FitTargetLimits = { samples: FIT_TARGET_SAMPLES, maxMs: FIT_TARGET_MAX_MS }): Promise<FitTarget> {
   if (service.phases[0] !== 'acquire') throw new Error(`the fit target is the acquire phase; ${service.name}'s first phase is ${service.phases[0]}`);
   const tally = new LoopTally(1, service.phases);
-  const operation = thinking(service.operation, Math.random, sleepMs);
+  const operation = thinking(service.operation, Math.random, (ms) => sleepMs(ms));
   const startedMs = performance.now();
   while (tally.operations < limits.samples && performance.now() - startedMs < limits.maxMs && signal?.aborted !== true && !tally.failing) {
     await runSlice({ tally, warmupMs: tally.measuredMs === 0 ? WARMUP_MS : 0, durationMs: SLICE_MS, operation, ...(signal === undefined ? {} : { signal }) });

@@ -11,7 +11,7 @@ import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { initEtcdLog } from '../src/etcd/index.js';
 import { startEtcdCluster } from '../src/testing/etcd-cluster.js';
-import { LoopTally, runSlice } from './closed-loop.js';
+import { LoopTally, paced, runSlice } from './closed-loop.js';
 import { processCpuUs } from './cpu-meter.js';
 import { attachStrace, countDelta, etcdMessages, threadCpuUs } from './wakeup-counts.js';
 import { grantWorkload } from './workloads/grant.js';
@@ -34,13 +34,7 @@ try {
     values.path === 'grant' ? await grantWorkload(cluster.endpoints, concurrency, runId, say) : await serviceWorkload(cluster.endpoints, concurrency, runId, say, { tls: values.path === 'serviceTls', ...(nodeArgs === undefined ? {} : { nodeArgs }) });
   const etcdPid = cluster.members[0]?.pid ?? 0;
   // --period-ms: a worker starts a cycle at most every N ms (paths compared at one cycle rate: CPU per cycle rises as the rate falls).
-  const periodMs = Number(values['period-ms']);
-  const operation: typeof workload.operation = periodMs <= 0 ? workload.operation : async (worker, iteration, record) => {
-    const startMs = performance.now();
-    await workload.operation(worker, iteration, record);
-    const idleMs = periodMs - (performance.now() - startMs);
-    if (idleMs > 0) await new Promise((resolve) => setTimeout(resolve, idleMs));
-  };
+  const operation = paced(workload.operation, Number(values['period-ms']));
   const tally = new LoopTally(concurrency, workload.phases);
   await runSlice({ tally, warmupMs: 1000, durationMs: 500, operation });
   // The process doing the arbiter's work: serve, or this one in-process.

@@ -4,7 +4,7 @@
 // its own CPU (process.cpuUsage) and the server process's (/proc/<pid>/stat, cpu-meter.ts), and hands the
 // tallies back. Servers and clients are separate processes so each one's CPU per call is its own. Either
 // exits when the bench that started it goes away (the IPC channel closes).
-import { LoopTally, runSlice } from './closed-loop.js';
+import { LoopTally, paced, runSlice } from './closed-loop.js';
 import { CpuMeter, CpuTally, processCpuUs } from './cpu-meter.js';
 import { STACKS, type StackClient, openClient } from './rpc-stacks-clients.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -57,13 +57,12 @@ async function clientRole(tlsDir: string): Promise<void> {
           tally: tally.loop,
           warmupMs: message.warmupMs,
           durationMs: message.durationMs,
-          operation: async (_worker, _iteration, record) => {
+          // --period: at most one call per period and worker
+          operation: paced(async (_worker, _iteration, record) => {
             const startMs = performance.now();
             await client.call();
-            const tookMs = performance.now() - startMs;
-            record(0, tookMs);
-            if (message.periodMs > tookMs) await sleep(message.periodMs - tookMs); // --period: at most one call per period
-          },
+            record(0, performance.now() - startMs);
+          }, message.periodMs),
         });
         tally.cpu.add(before, meter.sample(), completed, [serveBefore, processCpuUs(serverPid) ?? serveBefore]);
         send({ kind: 'sliced' });

@@ -8,6 +8,7 @@
 // `--endpoints` never the lock.v1 client; `--arbiter` without class files gets a file without their reader. The files sit in dist/js/src/, and their import.meta.url is that
 // of a compiled src/ file there (src/repo-root.ts finds the repository and the fence supervisor's entry from it).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 
 /** Modules a bundle may leave out, each replaced by a stub of its exports (lock.ts imports each lazily). */
@@ -130,7 +131,6 @@ export async function rewrite(path, replacements) {
  * (servestart, 10 runs interleaved at load 11). In a comment an escape means the same to the reader.
  */
 async function asciiOnly(file) {
-  const { readFile, writeFile } = await import('node:fs/promises');
   const text = await readFile(file, 'utf8');
   const ascii = text.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
   if (ascii !== text) await writeFile(file, ascii);

@@ -45,7 +45,7 @@ export interface QuorumMeasurement {
   readonly predictedAsBuilt: Percentiles;
   /** minMs: the fastest grant, which no host load can make faster than the links the proxies slow. */
   readonly measured: Percentiles & { readonly minMs: number; readonly samples: number; readonly failures: number };
-  /** measured / predicted - 1. */
+  /** measured / predictedAsBuilt - 1: the verdict is against the topology as built. */
   readonly deviation: Percentiles;
   readonly withinTolerance: { readonly p50: boolean; readonly p99: boolean };
   /** Every link's added one-way delay, "from->to ms". */
